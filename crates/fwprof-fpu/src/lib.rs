@@ -1,0 +1,1 @@
+//! fwprof-fpu (placeholder)

@@ -1,0 +1,1 @@
+//! fwprof-profile (placeholder)

@@ -1,0 +1,1 @@
+//! fwprof-report (placeholder)

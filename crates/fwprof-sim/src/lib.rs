@@ -1,0 +1,1 @@
+//! fwprof-sim (placeholder)
