@@ -59,3 +59,61 @@ pub enum EnvOutcome {
     /// Linux `exit_group`; QEMU's mapping for semihosting exits).
     Exit(i32),
 }
+
+/// An error of the environment itself (not a guest-visible failure, which is
+/// returned to the guest as an error code). Stops the run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvError {
+    /// A semihosting call or system call pointed at unmapped guest memory
+    /// where the kernel/QEMU would kill the program.
+    #[error("{call}: bad guest pointer {addr:#x}")]
+    BadPointer {
+        /// Name of the call, e.g. `SYS_WRITE` or `write`.
+        call: &'static str,
+        /// The faulting guest address.
+        addr: u64,
+    },
+    /// Host I/O failed in a way that cannot be reported to the guest.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Which environment the program runs in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Bare metal, machine mode, RISC-V semihosting, QEMU `virt` memory map.
+    BareMetal,
+    /// Linux user mode (static executables), QEMU 7.2 `linux-user` behaviour.
+    Linux,
+}
+
+/// Options the user gives for a run; shared by both targets.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// The program path as the user gave it (used for argv[0], GET_CMDLINE,
+    /// AT_EXECFN, and `/proc/self/exe` after canonicalisation).
+    pub program: std::path::PathBuf,
+    /// Arguments after the program.
+    pub args: Vec<String>,
+    /// Guest environment, in order (`KEY=VALUE`), already built from the
+    /// host environment, `-E`, `-U` and `--clear-env`.
+    pub env: Vec<String>,
+    /// Force a target instead of detecting it from the ELF.
+    pub target: Option<Target>,
+    /// Bare-metal RAM: base and size in bytes (default 0x8000_0000, 128 MiB).
+    pub ram: (u64, u64),
+    /// File-access confinement.
+    pub sandbox: Sandbox,
+}
+
+/// Directories the guest may read and write. Paths are canonicalised when
+/// added; a guest path is allowed only if its canonical form (symbolic links
+/// resolved) lies under one of them.
+#[derive(Clone, Debug, Default)]
+pub struct Sandbox {
+    /// Readable trees (`--allow-read`, default the current directory).
+    pub read: Vec<std::path::PathBuf>,
+    /// Writable trees (`--allow-write`; none by default).
+    pub write: Vec<std::path::PathBuf>,
+}

@@ -1,0 +1,128 @@
+//! The observation interface: how collectors see execution.
+//!
+//! Modelled on QEMU's TCG plugin API split (`include/qemu/qemu-plugin.h`):
+//! facts about code are delivered once, when a block is translated
+//! ([`Hooks::on_block_translated`]); execution then reports only block ids.
+
+use fwprof_isa::Inst;
+
+/// Dense id of a translated block (index into the simulator's block cache).
+/// Ids are never reused within a run, even after `fence.i` flushes the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// How a block's last instruction transfers control, decided at translation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JumpKind {
+    /// `jal`/`jalr` (incl. `c.jal`, `c.jalr`) with `rd` = `ra` or `t0`:
+    /// a call (Unprivileged ISA 20191213, Table 2.1: push).
+    Call,
+    /// `jalr` with `rd` = x0 and `rs1` = `ra` or `t0`: a return (pop).
+    Return,
+    /// `jalr` with `rd` = `ra`/`t0`, `rs1` the *other* link register: pop then push (coroutine swap).
+    CallReturn,
+    /// `jal x0` / `jalr x0, rs1` with `rs1` not a link register: plain jump
+    /// (a tail call if the target is another function's entry).
+    Jump,
+    /// `jal`/`jalr` linking to a register other than `ra`/`t0`.
+    LinkOther,
+}
+
+/// Why the simulator stopped a block before its last instruction finished normally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrapInfo {
+    /// `mcause` value (Privileged ISA 20211203, §3.1.15, Table 3.6).
+    pub cause: u64,
+    /// PC of the instruction that trapped.
+    pub pc: u64,
+    /// `mtval` value.
+    pub tval: u64,
+}
+
+/// Collectors implement this. All methods default to no-ops; the simulator is
+/// generic over `H: Hooks` and monomorphised, so unused hooks cost nothing.
+/// Tuples `(A, B)` compose collectors.
+pub trait Hooks {
+    /// Set to true if [`Hooks::on_jump`] should be called.
+    const WANTS_JUMPS: bool = false;
+
+    /// A block was translated: `id` is new; `pcs[i]` is the address of
+    /// `insts[i]`; the block runs straight through from `pcs[0]` to its last
+    /// instruction (which alone may branch, jump, trap or call the environment).
+    #[inline]
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        let _ = (id, pcs, insts);
+    }
+
+    /// Block `id` starts executing. Counting its instructions as executed is
+    /// correct unless [`Hooks::on_block_cut`] follows.
+    #[inline]
+    fn on_block_exec(&mut self, id: BlockId) {
+        let _ = id;
+    }
+
+    /// Block `id` stopped early: only its first `executed` instructions started
+    /// executing (the last of them trapped or stopped the run). The remaining
+    /// `insts.len() - executed` did not execute.
+    #[inline]
+    fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        let _ = (id, executed);
+    }
+
+    /// A `jal`/`jalr` at `pc` completed, transferring control to `target`.
+    /// `instret` is the number of instructions executed so far *including*
+    /// this one; `sp` is the value of `sp` (x2) after it.
+    #[inline]
+    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
+        let _ = (kind, pc, target, instret, sp);
+    }
+
+    /// A trap was delivered to the guest's handler (`mtvec` != 0). `instret`
+    /// counts the trapping instruction as executed.
+    #[inline]
+    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+        let _ = (trap, instret, sp);
+    }
+
+    /// An `mret` at `pc` returned to `target`.
+    #[inline]
+    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
+        let _ = (pc, target, instret, sp);
+    }
+}
+
+impl Hooks for () {}
+
+impl<A: Hooks, B: Hooks> Hooks for (A, B) {
+    const WANTS_JUMPS: bool = A::WANTS_JUMPS || B::WANTS_JUMPS;
+    #[inline]
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        self.0.on_block_translated(id, pcs, insts);
+        self.1.on_block_translated(id, pcs, insts);
+    }
+    #[inline]
+    fn on_block_exec(&mut self, id: BlockId) {
+        self.0.on_block_exec(id);
+        self.1.on_block_exec(id);
+    }
+    #[inline]
+    fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        self.0.on_block_cut(id, executed);
+        self.1.on_block_cut(id, executed);
+    }
+    #[inline]
+    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
+        self.0.on_jump(kind, pc, target, instret, sp);
+        self.1.on_jump(kind, pc, target, instret, sp);
+    }
+    #[inline]
+    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+        self.0.on_trap(trap, instret, sp);
+        self.1.on_trap(trap, instret, sp);
+    }
+    #[inline]
+    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
+        self.0.on_mret(pc, target, instret, sp);
+        self.1.on_mret(pc, target, instret, sp);
+    }
+}
