@@ -1,0 +1,308 @@
+//! Call tracking from the link-register hints of the RISC-V Unprivileged ISA
+//! 20191213, Table 2.1, with Callgrind's treatment of tail calls and
+//! recursion.
+//!
+//! Semantics (all costs in executed instructions):
+//! * A call pushes an activation of the callee; it starts counting after the
+//!   call instruction (which is the caller's).
+//! * A return pops the topmost activation whose return address equals the
+//!   return target, and every activation above it (frames left by a
+//!   non-local exit). The `ret` instruction itself is the callee's.
+//! * A plain jump to another function's entry is a tail call: a new
+//!   activation with the same return address, flagged `tail`; the target's
+//!   return ends both activations.
+//! * A return whose target matches no activation near the top (longjmp,
+//!   exception unwinding, a hand-written context switch) resynchronises by
+//!   stack pointer: activations entered at or below the current `sp` are gone.
+//! * Inclusive cost of a function counts instructions executed while at least
+//!   one activation of it is on the stack; an arc counts only the outermost
+//!   activation of its caller→callee pair, so recursion is never counted twice.
+
+use std::collections::HashMap;
+
+/// How many activations from the top a return target is matched against
+/// before falling back to stack-pointer resynchronisation.
+const RETURN_SEARCH_DEPTH: usize = 256;
+
+/// Per-function totals gathered by the call stack.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FunctionStats {
+    /// Number of activations entered (calls and tail calls).
+    pub calls: u64,
+    /// Instructions executed while at least one activation was on the stack.
+    pub inclusive: u64,
+}
+
+/// One call-graph arc: caller → callee from one call site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArcStats {
+    /// Calling function id, `None` for the program's root (`<spontaneous>`).
+    pub caller: Option<u32>,
+    /// Called function id.
+    pub callee: u32,
+    /// Address of the call (or tail-jump) instruction.
+    pub call_site: u64,
+    /// True if the arc was entered by a jump without link (a tail call).
+    pub tail: bool,
+    /// Number of traversals.
+    pub calls: u64,
+    /// Instructions executed inside the callee's outermost activation through this arc.
+    pub inclusive: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    func: u32,
+    arc: u32,
+    /// Expected return target.
+    ret: u64,
+    /// `sp` when the activation was entered.
+    sp: u64,
+    /// Executed-instruction count when it started.
+    start: u64,
+    /// This activation was entered by a tail call (pops with its parent).
+    tail: bool,
+    /// Outermost activation of its function / arc.
+    outer_fn: bool,
+    outer_arc: bool,
+}
+
+/// A shadow call stack that accumulates [`FunctionStats`] and [`ArcStats`].
+#[derive(Clone, Debug, Default)]
+pub struct CallStack {
+    frames: Vec<Frame>,
+    funcs: Vec<FunctionStats>,
+    /// Activations of each function currently on the stack.
+    active_fn: Vec<u32>,
+    arcs: Vec<ArcStats>,
+    active_arc: Vec<u32>,
+    arc_index: HashMap<(u32, u32, u64, bool), u32>,
+}
+
+impl CallStack {
+    /// An empty stack (no root yet).
+    pub fn new() -> CallStack {
+        CallStack::default()
+    }
+
+    fn ensure_fn(&mut self, f: u32) {
+        let need = f as usize + 1;
+        if self.funcs.len() < need {
+            self.funcs.resize(need, FunctionStats::default());
+            self.active_fn.resize(need, 0);
+        }
+    }
+
+    fn arc_id(&mut self, caller: Option<u32>, callee: u32, site: u64, tail: bool) -> u32 {
+        let key = (caller.map_or(u32::MAX, |c| c), callee, site, tail);
+        if let Some(&id) = self.arc_index.get(&key) {
+            return id;
+        }
+        let id = self.arcs.len() as u32;
+        self.arcs.push(ArcStats { caller, callee, call_site: site, tail, calls: 0, inclusive: 0 });
+        self.active_arc.push(0);
+        self.arc_index.insert(key, id);
+        id
+    }
+
+    /// The function of the topmost activation, if any.
+    #[inline]
+    pub fn current(&self) -> Option<u32> {
+        self.frames.last().map(|f| f.func)
+    }
+
+    /// Depth of the stack (number of activations).
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Enter the root activation (the program's entry function) at instruction count `now`.
+    /// It is counted as one call from `<spontaneous>`.
+    pub fn enter_root(&mut self, func: u32, sp: u64, now: u64) {
+        self.push(None, func, 0, u64::MAX, sp, now, false);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(&mut self, caller: Option<u32>, callee: u32, site: u64, ret: u64, sp: u64, now: u64, tail: bool) {
+        self.ensure_fn(callee);
+        let arc = self.arc_id(caller, callee, site, tail);
+        self.funcs[callee as usize].calls += 1;
+        self.arcs[arc as usize].calls += 1;
+        let outer_fn = self.active_fn[callee as usize] == 0;
+        let outer_arc = self.active_arc[arc as usize] == 0;
+        self.active_fn[callee as usize] += 1;
+        self.active_arc[arc as usize] += 1;
+        self.frames.push(Frame { func: callee, arc, ret, sp, start: now, tail, outer_fn, outer_arc });
+    }
+
+    fn pop_one(&mut self, now: u64) -> Option<Frame> {
+        let f = self.frames.pop()?;
+        let spent = now.saturating_sub(f.start);
+        self.active_fn[f.func as usize] -= 1;
+        self.active_arc[f.arc as usize] -= 1;
+        if f.outer_fn {
+            self.funcs[f.func as usize].inclusive += spent;
+        }
+        if f.outer_arc {
+            self.arcs[f.arc as usize].inclusive += spent;
+        }
+        Some(f)
+    }
+
+    /// A call from `caller` (the function holding the call instruction at
+    /// `site`) to `callee`, returning to `ret`. `now` counts the call
+    /// instruction; `sp` is the stack pointer at the call.
+    #[inline]
+    pub fn call(&mut self, caller: u32, callee: u32, site: u64, ret: u64, sp: u64, now: u64) {
+        self.push(Some(caller), callee, site, ret, sp, now, false);
+    }
+
+    /// A jump without link from `caller` at `site` to the entry of `callee`:
+    /// a tail call replacing the current activation (both end at the callee's return).
+    #[inline]
+    pub fn tail_call(&mut self, caller: u32, callee: u32, site: u64, sp: u64, now: u64) {
+        let ret = self.frames.last().map_or(u64::MAX, |f| f.ret);
+        self.push(Some(caller), callee, site, ret, sp, now, true);
+    }
+
+    /// A return to `target` with stack pointer `sp` after it; `now` counts the
+    /// return instruction.
+    #[inline]
+    pub fn ret(&mut self, target: u64, sp: u64, now: u64) {
+        let n = self.frames.len();
+        let lowest = n.saturating_sub(RETURN_SEARCH_DEPTH);
+        // Never pop the root activation: it ends only when the run does.
+        let found = (lowest.max(1)..n).rev().find(|&i| self.frames[i].ret == target);
+        match found {
+            Some(mut i) => {
+                while i > 1 && self.frames[i].tail && self.frames[i - 1].ret == target {
+                    i -= 1;
+                }
+                while self.frames.len() > i {
+                    self.pop_one(now);
+                }
+            }
+            None => self.resync(sp, now),
+        }
+    }
+
+    /// Drop activations entered at or below `sp` (the stack grows down): used
+    /// after non-local exits such as `longjmp`.
+    pub fn resync(&mut self, sp: u64, now: u64) {
+        while self.frames.len() > 1 && self.frames.last().is_some_and(|f| f.sp <= sp) {
+            self.pop_one(now);
+        }
+    }
+
+    /// Close every activation at the end of the run (`now` = total executed).
+    pub fn finish(mut self, now: u64) -> (Vec<FunctionStats>, Vec<ArcStats>) {
+        while !self.frames.is_empty() {
+            self.pop_one(now);
+        }
+        (self.funcs, self.arcs)
+    }
+
+    /// Ensure stats exist for function ids below `n` (functions never entered).
+    pub fn reserve_functions(&mut self, n: usize) {
+        if n > 0 {
+            self.ensure_fn(n as u32 - 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Functions: 0 = main, 1 = f, 2 = g.
+    #[test]
+    fn call_and_return() {
+        let mut cs = CallStack::new();
+        cs.enter_root(0, 1000, 0);
+        // main executes 5 instructions, the 5th a call at 0x10 to f.
+        cs.call(0, 1, 0x10, 0x14, 1000, 5);
+        // f executes 3 instructions, the 3rd a ret.
+        cs.ret(0x14, 1000, 8);
+        let (f, a) = cs.finish(10);
+        assert_eq!(f[0], FunctionStats { calls: 1, inclusive: 10 });
+        assert_eq!(f[1], FunctionStats { calls: 1, inclusive: 3 });
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[1], ArcStats { caller: Some(0), callee: 1, call_site: 0x10, tail: false, calls: 1, inclusive: 3 });
+    }
+
+    #[test]
+    fn recursion_not_counted_twice() {
+        let mut cs = CallStack::new();
+        cs.enter_root(0, 1000, 0);
+        cs.call(0, 1, 0x10, 0x14, 1000, 1); // main→f
+        cs.call(1, 1, 0x20, 0x24, 990, 3); // f→f
+        cs.call(1, 1, 0x20, 0x24, 980, 5); // f→f
+        cs.ret(0x24, 980, 7);
+        cs.ret(0x24, 990, 8);
+        cs.ret(0x14, 1000, 10);
+        let (f, a) = cs.finish(12);
+        assert_eq!(f[1].calls, 3);
+        assert_eq!(f[1].inclusive, 9);
+        let rec = a.iter().find(|x| x.caller == Some(1)).unwrap();
+        assert_eq!(rec.calls, 2);
+        assert_eq!(rec.inclusive, 5); // outermost f→f activation: 3..8
+    }
+
+    #[test]
+    fn tail_call_ends_both() {
+        let mut cs = CallStack::new();
+        cs.enter_root(0, 1000, 0);
+        cs.call(0, 1, 0x10, 0x14, 1000, 2); // main→f
+        cs.tail_call(1, 2, 0x30, 1000, 4); // f tail-jumps to g
+        cs.ret(0x14, 1000, 9); // g returns to main
+        assert_eq!(cs.depth(), 1);
+        let (f, a) = cs.finish(10);
+        assert_eq!(f[1].inclusive, 7);
+        assert_eq!(f[2].inclusive, 5);
+        let t = a.iter().find(|x| x.tail).unwrap();
+        assert_eq!((t.caller, t.callee, t.call_site, t.calls), (Some(1), 2, 0x30, 1));
+    }
+
+    #[test]
+    fn longjmp_resyncs_by_sp() {
+        let mut cs = CallStack::new();
+        cs.enter_root(0, 1000, 0);
+        cs.call(0, 1, 0x10, 0x14, 1000, 1); // main→f (f's frame below 1000)
+        cs.call(1, 2, 0x20, 0x24, 960, 2); // f→g
+        cs.call(2, 2, 0x40, 0x44, 900, 3); // g→g
+        // longjmp: `ret` to a target nobody expects, sp back to f's level 960.
+        cs.ret(0x28, 960, 6);
+        assert_eq!(cs.current(), Some(1));
+        let (f, _) = cs.finish(8);
+        assert_eq!(f[2].inclusive, 4);
+    }
+
+    #[test]
+    fn t0_link_and_nonlocal_pop() {
+        // A call through t0 (millicode) returns with `jr t0`: same mechanics.
+        let mut cs = CallStack::new();
+        cs.enter_root(0, 1000, 0);
+        cs.call(0, 1, 0x10, 0x14, 1000, 1);
+        cs.call(1, 2, 0x50, 0x54, 990, 2);
+        // Return straight to main's return address pops g and f.
+        cs.ret(0x14, 1000, 5);
+        assert_eq!(cs.depth(), 1);
+    }
+
+    #[test]
+    fn deep_recursion_is_linear() {
+        let mut cs = CallStack::new();
+        cs.enter_root(0, u64::MAX, 0);
+        let n = 1_000_000u64;
+        for i in 0..n {
+            cs.call(if i == 0 { 0 } else { 1 }, 1, 0x20, 0x24, u64::MAX - 16 * (i + 1), i + 1);
+        }
+        for i in 0..n {
+            cs.ret(0x24, u64::MAX - 16 * (n - i), n + i + 1);
+        }
+        assert_eq!(cs.depth(), 1);
+        let (f, _) = cs.finish(2 * n + 1);
+        assert_eq!(f[1].calls, n);
+        assert_eq!(f[1].inclusive, 2 * n - 1);
+    }
+}

@@ -1,0 +1,262 @@
+//! The exact collector: every executed instruction, and the call graph.
+
+use std::collections::HashMap;
+
+use fwprof_isa::{Inst, Op};
+
+/// Entries in the direct-mapped call-length cache (a power of two).
+const CALL_CACHE: usize = 1024;
+use fwprof_sim::{BlockId, Hooks, JumpKind, TrapInfo};
+
+use crate::call_stack::{ArcStats, CallStack, FunctionStats};
+use crate::function_map::FunctionMap;
+
+/// Static facts of one executed instruction address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstSite {
+    /// Guest address.
+    pub addr: u64,
+    /// Raw encoding (low 16 bits for RVC).
+    pub raw: u32,
+    /// Length in bytes (2 or 4).
+    pub len: u8,
+    /// Executed-instruction count at this address.
+    pub count: u64,
+    /// Function id containing it (from the [`FunctionMap`]).
+    pub function: u32,
+}
+
+/// A trap cause seen at one PC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrapStats {
+    /// `mcause` (Privileged ISA 20211203, Table 3.6).
+    pub cause: u64,
+    /// PC of the trapping instruction.
+    pub pc: u64,
+    /// How many times it trapped there.
+    pub count: u64,
+}
+
+/// What [`ExactCollector::finish`] returns. Counts are executed instructions.
+#[derive(Clone, Debug)]
+pub struct ExactData {
+    /// Every address that executed at least once, sorted by address.
+    pub sites: Vec<InstSite>,
+    /// Per function id (index): calls and inclusive instructions.
+    pub functions: Vec<FunctionStats>,
+    /// Call-graph arcs, in order of first traversal.
+    pub arcs: Vec<ArcStats>,
+    /// Traps delivered to the guest, sorted by (pc, cause).
+    pub traps: Vec<TrapStats>,
+    /// Total executed instructions (Σ `sites[].count`).
+    pub total: u64,
+    /// The function map, including `[unknown]` ranges added during the run.
+    pub map: FunctionMap,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct BlockMeta {
+    /// Index of the block's first instruction in `insts`.
+    first: u32,
+    len: u32,
+}
+
+/// Exact profile collector: per-block execution counts and a shadow call stack.
+///
+/// Cost per executed block: one counter increment. Cost per `jal`/`jalr`:
+/// a function lookup through a direct-mapped cache and a push or pop.
+#[derive(Debug)]
+pub struct ExactCollector {
+    map: FunctionMap,
+    blocks: Vec<BlockMeta>,
+    block_counts: Vec<u64>,
+    /// `(addr, raw, len)` of every translated instruction, by block.
+    insts: Vec<(u64, u32, u8)>,
+    /// `(block, executed) → times` for blocks left early.
+    cuts: HashMap<(u32, u32), u64>,
+    stack: CallStack,
+    traps: HashMap<(u64, u64), u64>,
+    /// Length of every block-ending instruction that links (a call), by address.
+    call_lens: HashMap<u64, u8>,
+    call_cache: Box<[(u64, u8); CALL_CACHE]>,
+    started: bool,
+    entry: u64,
+    entry_sp: u64,
+}
+
+impl ExactCollector {
+    /// A collector for a program whose functions are `map`, starting at `entry` with stack pointer `sp`.
+    pub fn new(map: FunctionMap, entry: u64, sp: u64) -> ExactCollector {
+        ExactCollector {
+            map,
+            blocks: Vec::new(),
+            block_counts: Vec::new(),
+            insts: Vec::new(),
+            cuts: HashMap::new(),
+            stack: CallStack::new(),
+            traps: HashMap::new(),
+            call_lens: HashMap::new(),
+            call_cache: Box::new([(u64::MAX, 4); CALL_CACHE]),
+            started: false,
+            entry,
+            entry_sp: sp,
+        }
+    }
+
+    #[inline]
+    fn start(&mut self) {
+        if !self.started {
+            self.started = true;
+            let root = self.map.lookup_or_add(self.entry);
+            self.stack.enter_root(root, self.entry_sp, 0);
+        }
+    }
+
+    /// Executed instructions so far, derived from block counts (cheap enough
+    /// for progress displays, not for the hot loop).
+    pub fn executed(&self) -> u64 {
+        let full: u64 = self
+            .blocks
+            .iter()
+            .zip(&self.block_counts)
+            .map(|(b, &c)| c * u64::from(b.len))
+            .sum();
+        let cut: u64 = self
+            .cuts
+            .iter()
+            .map(|(&(b, e), &n)| n * u64::from(self.blocks[b as usize].len - e))
+            .sum();
+        full - cut
+    }
+
+    /// End of run: expand block counts to per-address counts and close the call stack.
+    /// `executed` is the simulator's own count of executed instructions (used
+    /// to close activations still open).
+    pub fn finish(mut self, executed: u64) -> ExactData {
+        self.start();
+        let mut per_addr: HashMap<u64, (u32, u8, u64)> = HashMap::new();
+        for (b, meta) in self.blocks.iter().enumerate() {
+            let n = self.block_counts[b];
+            if n == 0 {
+                continue;
+            }
+            let first = meta.first as usize;
+            for &(addr, raw, len) in &self.insts[first..first + meta.len as usize] {
+                per_addr.entry(addr).or_insert((raw, len, 0)).2 += n;
+            }
+        }
+        for (&(b, executed_in_block), &times) in &self.cuts {
+            let meta = self.blocks[b as usize];
+            let first = meta.first as usize;
+            for &(addr, _, _) in &self.insts[first + executed_in_block as usize..first + meta.len as usize] {
+                if let Some(e) = per_addr.get_mut(&addr) {
+                    e.2 -= times;
+                }
+            }
+        }
+        let mut sites: Vec<InstSite> = per_addr
+            .into_iter()
+            .filter(|(_, v)| v.2 > 0)
+            .map(|(addr, (raw, len, count))| InstSite { addr, raw, len, count, function: 0 })
+            .collect();
+        sites.sort_by_key(|s| s.addr);
+        for s in &mut sites {
+            s.function = self.map.lookup_or_add(s.addr);
+        }
+        let total = sites.iter().map(|s| s.count).sum();
+        let mut stack = self.stack;
+        stack.reserve_functions(self.map.len());
+        let (functions, arcs) = stack.finish(executed);
+        let mut traps: Vec<TrapStats> =
+            self.traps.into_iter().map(|((pc, cause), count)| TrapStats { cause, pc, count }).collect();
+        traps.sort_by_key(|t| (t.pc, t.cause));
+        ExactData { sites, functions, arcs, traps, total, map: self.map }
+    }
+}
+
+impl Hooks for ExactCollector {
+    const WANTS_JUMPS: bool = true;
+
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        let idx = id.0 as usize;
+        if self.blocks.len() <= idx {
+            self.blocks.resize(idx + 1, BlockMeta { first: 0, len: 0 });
+            self.block_counts.resize(idx + 1, 0);
+        }
+        self.blocks[idx] = BlockMeta { first: self.insts.len() as u32, len: insts.len() as u32 };
+        self.insts.extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
+        if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
+            if matches!(last.op, Op::Jal | Op::Jalr) && last.rd != 0 {
+                self.call_lens.insert(pc, last.len);
+                let slot = ((pc >> 1) as usize) & (CALL_CACHE - 1);
+                self.call_cache[slot] = (pc, last.len);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn on_block_exec(&mut self, id: BlockId) {
+        // SAFETY-free fast path: ids are dense and were announced by on_block_translated.
+        if let Some(c) = self.block_counts.get_mut(id.0 as usize) {
+            *c += 1;
+        }
+    }
+
+    fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        *self.cuts.entry((id.0, executed)).or_insert(0) += 1;
+    }
+
+    #[inline]
+    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
+        self.start();
+        match kind {
+            JumpKind::Call => {
+                let caller = self.map.lookup_or_add(pc);
+                let callee = self.map.lookup_or_add(target);
+                // The return address is the instruction after the call: find its length.
+                let ret = pc + self.call_len(pc);
+                self.stack.call(caller, callee, pc, ret, sp, instret);
+            }
+            JumpKind::Return => self.stack.ret(target, sp, instret),
+            JumpKind::CallReturn => {
+                // Pop then push (coroutine swap, Table 2.1).
+                self.stack.ret(target, sp, instret);
+                let caller = self.map.lookup_or_add(pc);
+                let callee = self.map.lookup_or_add(target);
+                let ret = pc + self.call_len(pc);
+                self.stack.call(caller, callee, pc, ret, sp, instret);
+            }
+            JumpKind::Jump | JumpKind::LinkOther => {
+                if self.map.is_entry(target) {
+                    let caller = self.map.lookup_or_add(pc);
+                    let callee = self.map.lookup_or_add(target);
+                    if callee != caller || target == pc {
+                        self.stack.tail_call(caller, callee, pc, sp, instret);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+        self.start();
+        *self.traps.entry((trap.pc, trap.cause)).or_insert(0) += 1;
+        let _ = (instret, sp);
+    }
+}
+
+impl ExactCollector {
+    /// Length of the call instruction at `pc` (2 for `c.jal`/`c.jalr`, else 4),
+    /// recorded when its block was translated.
+    #[inline]
+    fn call_len(&mut self, pc: u64) -> u64 {
+        let slot = ((pc >> 1) as usize) & (CALL_CACHE - 1);
+        let (a, len) = self.call_cache[slot];
+        if a == pc {
+            return u64::from(len);
+        }
+        let len = self.call_lens.get(&pc).copied().unwrap_or(4);
+        self.call_cache[slot] = (pc, len);
+        u64::from(len)
+    }
+}
