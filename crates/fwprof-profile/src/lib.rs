@@ -1,1 +1,48 @@
-//! fwprof-profile (placeholder)
+//! The fwprof profile: the data model that `fwprof record` writes and every
+//! report reads, and its versioned file format.
+//!
+//! A [`Profile`] holds a named event set ([`Profile::events`], the first is
+//! always `"instructions"`), per-function self and inclusive costs
+//! ([`FunctionRecord`]), per-address self costs with the instruction bits
+//! ([`AddressCosts`]), call arcs carrying inclusive cost ([`Arc`]) and trap
+//! counts ([`TrapRecord`]). Every cost is an event vector: one `u64` per
+//! event, in the order of [`Profile::events`]. The crate knows nothing of
+//! the simulator; collectors build a `Profile`, [`Profile::write_atomic`]
+//! stores it and [`Profile::read`] loads it back after checking it (the
+//! format is described in `docs/profile-format.md`).
+//!
+//! ```
+//! use fwprof_profile::{AddressCost, Arc, FunctionId, FunctionRecord, Meta, Profile};
+//!
+//! let mut p = Profile::new(Meta::new("prog.elf"), vec!["instructions".into()]);
+//! let main = p.add_function(FunctionRecord::new("main", 0x100, 0x110));
+//! p.costs.push(AddressCost { addr: 0x100, function: main, len: 4, raw: 0x0000_0013, cost: vec![3] }).unwrap();
+//! p.functions[main.index()].calls = 1;
+//! p.functions[main.index()].self_cost = vec![3];
+//! p.functions[main.index()].inclusive = vec![3];
+//! p.arcs.push(Arc::spontaneous(main, 1, vec![3]));
+//! p.totals = vec![3];
+//! p.check_invariants().unwrap();
+//!
+//! let dir = std::env::temp_dir().join(format!("fwprof-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let path = dir.join("fwprof.data");
+//! p.write_atomic(&path).unwrap();
+//! let back = Profile::read(&path).unwrap();
+//! assert_eq!(back, p);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+#![deny(missing_docs)]
+
+mod costs;
+mod error;
+mod file;
+mod invariants;
+mod model;
+
+pub use costs::{AddressCost, AddressCostRef, AddressCosts};
+pub use error::Error;
+pub use file::{FORMAT_VERSION, MAGIC};
+pub use model::{
+    Arc, FunctionId, FunctionRecord, Meta, Profile, Target, TrapRecord, EVENT_INSTRUCTIONS,
+};

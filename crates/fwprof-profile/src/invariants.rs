@@ -1,0 +1,112 @@
+//! Arithmetic invariants of an exact profile.
+
+use crate::model::Profile;
+
+impl Profile {
+    /// Checks the arithmetic that an exact profile satisfies, per event:
+    ///
+    /// * the self costs of all functions add up to `totals`, and the
+    ///   per-address costs of each function add up to its self cost;
+    /// * `self <= inclusive <= total` for every function (so the root's
+    ///   inclusive cost, the largest, does not exceed the total);
+    /// * a function's `calls` equals the sum of `calls` over its incoming
+    ///   arcs, spontaneous ones included;
+    /// * an arc's inclusive cost does not exceed its callee's.
+    ///
+    /// Call [`Profile::validate`] first: on a profile with wrong shapes this
+    /// reports the shape problem. Errors: a message listing up to ten
+    /// violations.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if let Err(e) = self.validate() {
+            return Err(e.to_string());
+        }
+        let mut problems = Vec::new();
+        let n = self.events.len();
+        let nf = self.functions.len();
+        let event = |e: usize| self.events[e].as_str();
+
+        let mut self_sum = vec![0u128; n];
+        let mut addr_sum = vec![vec![0u128; n]; nf];
+        for c in self.costs.iter() {
+            for (e, &v) in c.cost.iter().enumerate() {
+                addr_sum[c.function.index()][e] += u128::from(v);
+            }
+        }
+        let mut incoming = vec![0u128; nf];
+        for a in &self.arcs {
+            incoming[a.callee.index()] += u128::from(a.calls);
+            let callee = &self.functions[a.callee.index()];
+            for e in 0..n {
+                if a.inclusive[e] > callee.inclusive[e] {
+                    problems.push(format!(
+                        "arc {} -> {} has inclusive {} {} above the callee's {}",
+                        a.caller
+                            .map_or("<spontaneous>", |c| self.functions[c.index()].name.as_str()),
+                        callee.name,
+                        a.inclusive[e],
+                        event(e),
+                        callee.inclusive[e]
+                    ));
+                }
+            }
+        }
+        for (i, f) in self.functions.iter().enumerate() {
+            for e in 0..n {
+                self_sum[e] += u128::from(f.self_cost[e]);
+                if addr_sum[i][e] != u128::from(f.self_cost[e]) {
+                    problems.push(format!(
+                        "{}: per-address {} add up to {}, self is {}",
+                        f.name,
+                        event(e),
+                        addr_sum[i][e],
+                        f.self_cost[e]
+                    ));
+                }
+                if f.inclusive[e] < f.self_cost[e] {
+                    problems.push(format!(
+                        "{}: inclusive {} {} below self {}",
+                        f.name,
+                        event(e),
+                        f.inclusive[e],
+                        f.self_cost[e]
+                    ));
+                }
+                if f.inclusive[e] > self.totals[e] {
+                    problems.push(format!(
+                        "{}: inclusive {} {} above the total {}",
+                        f.name,
+                        event(e),
+                        f.inclusive[e],
+                        self.totals[e]
+                    ));
+                }
+            }
+            if incoming[i] != u128::from(f.calls) {
+                problems.push(format!(
+                    "{}: calls {} but its incoming arcs carry {}",
+                    f.name, f.calls, incoming[i]
+                ));
+            }
+        }
+        for e in 0..n {
+            if self_sum[e] != u128::from(self.totals[e]) {
+                problems.push(format!(
+                    "self {} add up to {}, total is {}",
+                    event(e),
+                    self_sum[e],
+                    self.totals[e]
+                ));
+            }
+        }
+        if problems.is_empty() {
+            return Ok(());
+        }
+        let more = problems.len().saturating_sub(10);
+        problems.truncate(10);
+        let mut msg = problems.join("; ");
+        if more > 0 {
+            msg.push_str(&format!("; and {more} more"));
+        }
+        Err(msg)
+    }
+}
