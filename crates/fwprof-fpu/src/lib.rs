@@ -6,7 +6,63 @@
 //! (the `fflags` bits of Unprivileged ISA 20191213, §11.2). NaN results are
 //! the canonical NaN (§11.3): `0x7fc00000` / `0x7ff8000000000000`.
 //! NaN-boxing is the caller's business.
+//!
+//! ```
+//! use fwprof_fpu::{f32, Flags, RoundingMode};
+//! let mut fl = Flags::default();
+//! // 1.0 + 2^-24 is a tie between 1.0 and 1.0 + 2^-23: RNE picks the even 1.0,
+//! // RUP the larger; both are inexact.
+//! assert_eq!(f32::add(0x3f80_0000, 0x3380_0000, RoundingMode::Rne, &mut fl), 0x3f80_0000);
+//! assert_eq!(f32::add(0x3f80_0000, 0x3380_0000, RoundingMode::Rup, &mut fl), 0x3f80_0001);
+//! assert_eq!(fl, Flags(Flags::NX));
+//! // 0/0 is invalid and gives the canonical NaN.
+//! assert_eq!(f32::div(0, 0, RoundingMode::Rne, &mut fl), 0x7fc0_0000);
+//! assert_eq!(fl.0, Flags::NV | Flags::NX);
+//! ```
+//!
+//! # Implementation: Berkeley SoftFloat 3e, RISCV specialization
+//!
+//! The rounding operations (add, sub, mul, div, sqrt, fused multiply-add,
+//! comparisons, every conversion) are John Hauser's Berkeley SoftFloat
+//! Release 3e, vendored under `softfloat/` (BSD-3-Clause, see
+//! `softfloat/COPYING.txt`) and compiled by `build.rs` with its `RISCV`
+//! specialization. That specialization was written for RISC-V and is what
+//! the RISC-V architecture tests' reference values come from: tininess is
+//! detected after rounding, UF is raised only when the tiny result is also
+//! inexact, every NaN result is the canonical NaN, `fma(inf, 0, qNaN)`
+//! raises NV, and the int conversions saturate exactly as §11.7 Table 11.4.
+//! Only `fmin`/`fmax` (IEEE 754-2019 minimumNumber/maximumNumber, which
+//! SoftFloat lacks) and `fclass` are written here, in Rust.
+//!
+//! Why not a crate: `softfloat-sys`/`softfloat-wrapper` wrap the same
+//! library and have a `riscv` feature, but their build needs CMake (through
+//! the `c99` crate), which the project's machines do not have; vendoring the
+//! 84 needed SoftFloat files and building them with `cc` keeps the same code
+//! and drops that requirement. `rustc_apfloat` (LLVM's APFloat) detects
+//! underflow on the final subnormal result rather than after rounding to
+//! unbounded exponent and knows nothing of RISC-V's NaN and conversion
+//! rules; `simple-soft-float` allocates big integers per operation, too
+//! slow for a simulator's inner loop. A home-grown soft float would be the
+//! least certainly correct of all.
+//!
+//! SoftFloat keeps its rounding mode and flags in `_Thread_local` globals;
+//! each entry point here sets the mode, clears the flags, runs one
+//! operation and ORs the flags into the caller's [`Flags`], so the
+//! functions behave as pure functions and are safe from any thread.
+//!
+//! # Testing
+//!
+//! `tests/host_rne.rs` compares 1M+ operand sets per operation with the x86
+//! host (results from Rust's own operators, flags from MXCSR), `tests/qemu.rs`
+//! compares every operation in every rounding mode with `qemu-riscv64`
+//! running `tests/qemu/fpcheck.c`, and `tests/directed.rs` holds hand-worked
+//! cases and the conversion saturation table.
 #![deny(missing_docs)]
+
+pub mod f32;
+pub mod f64;
+mod format;
+mod softfloat;
 
 /// Rounding modes (Unprivileged ISA §11.2, Table 11.1), encoded as in `frm`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +80,15 @@ pub enum RoundingMode {
 }
 
 impl RoundingMode {
+    /// All five modes in `frm` order.
+    pub const ALL: [RoundingMode; 5] = [
+        RoundingMode::Rne,
+        RoundingMode::Rtz,
+        RoundingMode::Rdn,
+        RoundingMode::Rup,
+        RoundingMode::Rmm,
+    ];
+
     /// Decode a 3-bit `rm`/`frm` value; `None` for 5, 6, 7 (7 = dynamic must be resolved first).
     pub fn from_bits(rm: u8) -> Option<RoundingMode> {
         match rm {
@@ -54,97 +119,16 @@ impl Flags {
     pub const NX: u8 = 0x01;
 }
 
-/// binary32 → binary64 (`fcvt.d.s`; exact, NV on sNaN).
-pub fn f32_to_f64(a: u32, fl: &mut Flags) -> u64 { let _=(a,fl); 0 }
-/// binary64 → binary32 (`fcvt.s.d`), rounded per `rm`.
-pub fn f64_to_f32(a: u64, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,rm,fl); 0 }
-
-/// binary32 operations on raw bit patterns (`u32`).
-pub mod f32 {
-    use super::{RoundingMode, Flags};
-    /// `fadd`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn add(a: u32, b: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,b,rm,fl); 0 }
-    /// `fsub`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn sub(a: u32, b: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,b,rm,fl); 0 }
-    /// `fmul`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn mul(a: u32, b: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,b,rm,fl); 0 }
-    /// `fdiv`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn div(a: u32, b: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,b,rm,fl); 0 }
-    /// `fsqrt`.
-    pub fn sqrt(a: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,rm,fl); 0 }
-    /// Fused `a*b+c` with one rounding (`fmadd`; the executor negates operands for fmsub/fnmsub/fnmadd by flipping sign bits).
-    pub fn fma(a: u32, b: u32, c: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,b,c,rm,fl); 0 }
-    /// `fmin` (IEEE 754-2019 minimumNumber/maximumNumber, -0 < +0; NV on sNaN; both NaN → canonical NaN).
-    pub fn min(a: u32, b: u32, fl: &mut Flags) -> u32 { let _=(a,b,fl); 0 }
-    /// `fmax` (IEEE 754-2019 minimumNumber/maximumNumber, -0 < +0; NV on sNaN; both NaN → canonical NaN).
-    pub fn max(a: u32, b: u32, fl: &mut Flags) -> u32 { let _=(a,b,fl); 0 }
-    /// `feq` (quiet: NV only for signalling NaN).
-    pub fn eq(a: u32, b: u32, fl: &mut Flags) -> bool { let _=(a,b,fl); false }
-    /// `flt` (signalling: NV for any NaN).
-    pub fn lt(a: u32, b: u32, fl: &mut Flags) -> bool { let _=(a,b,fl); false }
-    /// `fle` (signalling: NV for any NaN).
-    pub fn le(a: u32, b: u32, fl: &mut Flags) -> bool { let _=(a,b,fl); false }
-    /// `fclass`: the 10-bit class mask (Unprivileged ISA §11.9, Table 11.5).
-    pub fn classify(a: u32) -> u64 { let _=a; 0 }
-    /// `fcvt.w.*`: to i32, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_i32(a: u32, rm: RoundingMode, fl: &mut Flags) -> i32 { let _=(a,rm,fl); 0 }
-    /// Convert from i32, rounded per `rm`.
-    pub fn from_i32(v: i32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(v,rm,fl); 0 }
-    /// `fcvt.wu.*`: to u32, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_u32(a: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,rm,fl); 0 }
-    /// Convert from u32, rounded per `rm`.
-    pub fn from_u32(v: u32, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(v,rm,fl); 0 }
-    /// `fcvt.l.*`: to i64, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_i64(a: u32, rm: RoundingMode, fl: &mut Flags) -> i64 { let _=(a,rm,fl); 0 }
-    /// Convert from i64, rounded per `rm`.
-    pub fn from_i64(v: i64, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(v,rm,fl); 0 }
-    /// `fcvt.lu.*`: to u64, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_u64(a: u32, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,rm,fl); 0 }
-    /// Convert from u64, rounded per `rm`.
-    pub fn from_u64(v: u64, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(v,rm,fl); 0 }
+/// binary32 → binary64 (`fcvt.d.s`, §12.5): always exact; a NaN operand
+/// gives the canonical NaN `0x7ff8000000000000`, with NV if it was an sNaN.
+pub fn f32_to_f64(a: u32, fl: &mut Flags) -> u64 {
+    // SAFETY: `fl.0` is a valid, exclusively borrowed byte; see `softfloat`.
+    unsafe { softfloat::fwsf_f32_to_f64(a, &mut fl.0) }
 }
 
-/// binary64 operations on raw bit patterns (`u64`).
-pub mod f64 {
-    use super::{RoundingMode, Flags};
-    /// `fadd`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn add(a: u64, b: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,b,rm,fl); 0 }
-    /// `fsub`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn sub(a: u64, b: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,b,rm,fl); 0 }
-    /// `fmul`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn mul(a: u64, b: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,b,rm,fl); 0 }
-    /// `fdiv`: rounded per `rm`; sets NV/DZ/OF/UF/NX in `fl`; NaN results are canonical.
-    pub fn div(a: u64, b: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,b,rm,fl); 0 }
-    /// `fsqrt`.
-    pub fn sqrt(a: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,rm,fl); 0 }
-    /// Fused `a*b+c` with one rounding (`fmadd`; the executor negates operands for fmsub/fnmsub/fnmadd by flipping sign bits).
-    pub fn fma(a: u64, b: u64, c: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,b,c,rm,fl); 0 }
-    /// `fmin` (IEEE 754-2019 minimumNumber/maximumNumber, -0 < +0; NV on sNaN; both NaN → canonical NaN).
-    pub fn min(a: u64, b: u64, fl: &mut Flags) -> u64 { let _=(a,b,fl); 0 }
-    /// `fmax` (IEEE 754-2019 minimumNumber/maximumNumber, -0 < +0; NV on sNaN; both NaN → canonical NaN).
-    pub fn max(a: u64, b: u64, fl: &mut Flags) -> u64 { let _=(a,b,fl); 0 }
-    /// `feq` (quiet: NV only for signalling NaN).
-    pub fn eq(a: u64, b: u64, fl: &mut Flags) -> bool { let _=(a,b,fl); false }
-    /// `flt` (signalling: NV for any NaN).
-    pub fn lt(a: u64, b: u64, fl: &mut Flags) -> bool { let _=(a,b,fl); false }
-    /// `fle` (signalling: NV for any NaN).
-    pub fn le(a: u64, b: u64, fl: &mut Flags) -> bool { let _=(a,b,fl); false }
-    /// `fclass`: the 10-bit class mask (Unprivileged ISA §11.9, Table 11.5).
-    pub fn classify(a: u64) -> u64 { let _=a; 0 }
-    /// `fcvt.w.*`: to i32, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_i32(a: u64, rm: RoundingMode, fl: &mut Flags) -> i32 { let _=(a,rm,fl); 0 }
-    /// Convert from i32, rounded per `rm`.
-    pub fn from_i32(v: i32, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(v,rm,fl); 0 }
-    /// `fcvt.wu.*`: to u32, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_u32(a: u64, rm: RoundingMode, fl: &mut Flags) -> u32 { let _=(a,rm,fl); 0 }
-    /// Convert from u32, rounded per `rm`.
-    pub fn from_u32(v: u32, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(v,rm,fl); 0 }
-    /// `fcvt.l.*`: to i64, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_i64(a: u64, rm: RoundingMode, fl: &mut Flags) -> i64 { let _=(a,rm,fl); 0 }
-    /// Convert from i64, rounded per `rm`.
-    pub fn from_i64(v: i64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(v,rm,fl); 0 }
-    /// `fcvt.lu.*`: to u64, saturating per §11.7 Table 11.4 (NaN → max), NV when out of range, NX when inexact.
-    pub fn to_u64(a: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(a,rm,fl); 0 }
-    /// Convert from u64, rounded per `rm`.
-    pub fn from_u64(v: u64, rm: RoundingMode, fl: &mut Flags) -> u64 { let _=(v,rm,fl); 0 }
+/// binary64 → binary32 (`fcvt.s.d`, §12.5), rounded per `rm`: OF, UF
+/// (after rounding), NX; a NaN operand gives `0x7fc00000`, NV if sNaN.
+pub fn f64_to_f32(a: u64, rm: RoundingMode, fl: &mut Flags) -> u32 {
+    // SAFETY: as in `f32_to_f64`.
+    unsafe { softfloat::fwsf_f64_to_f32(a, rm as u8, &mut fl.0) }
 }
