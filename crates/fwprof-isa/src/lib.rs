@@ -1,5 +1,34 @@
 //! RISC-V RV32GC/RV64GC instruction decoding for fwprof.
+//!
+//! [`decode`] turns one encoding (32-bit, or a 16-bit RVC parcel that it
+//! expands) into a small `Copy` [`Inst`]; the simulator decodes each
+//! instruction once at translation time. [`disasm`] prints an `Inst` either
+//! exactly as `objdump -d -M no-aliases` does ([`Style::NoAliases`]) or with
+//! the assembler's pseudo-instructions ([`Style::Pseudo`]). [`Op::class`]
+//! groups operations for statistics and timing models.
+//!
+//! ```
+//! use fwprof_isa::{decode, disasm, InstClass, Op, Style, Xlen};
+//!
+//! let inst = decode(0x1141, Xlen::Rv64); // c.addi sp,-16
+//! assert_eq!((inst.op, inst.len, inst.imm), (Op::Addi, 2, -16));
+//! assert_eq!(disasm(&inst, 0, Xlen::Rv64, Style::NoAliases), "c.addi sp,-16");
+//! assert_eq!(disasm(&inst, 0, Xlen::Rv64, Style::Pseudo), "addi sp,sp,-16");
+//! assert_eq!(inst.op.class(), InstClass::Alu);
+//! ```
 #![deny(missing_docs)]
 
+mod class;
+mod csr_names;
+mod decode;
+mod decode_rvc;
+mod disasm;
+mod disasm_pseudo;
+mod disasm_rvc;
 mod inst;
+
+pub use class::{rv32_ops, rv64_ops, InstClass};
+pub use csr_names::csr_name;
+pub use decode::{decode, inst_len};
+pub use disasm::{disasm, Style};
 pub use inst::{Inst, Op, Xlen};
