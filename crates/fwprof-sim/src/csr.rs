@@ -1,0 +1,320 @@
+//! Control and status registers (Privileged ISA 20211203, Chapter 2 and
+//! §3.1; Unprivileged ISA 20191213, Chapter 9 "Zicsr" and Chapter 10
+//! "Counters").
+//!
+//! Implemented CSRs and their behaviour:
+//! * `fflags` 0x001, `frm` 0x002, `fcsr` 0x003 (§11.2): illegal while
+//!   `mstatus.FS` is Off (as QEMU 7.2); writes set FS to Dirty.
+//! * `cycle` 0xC00, `time` 0xC01, `instret` 0xC02 (+ `cycleh`/`timeh`/
+//!   `instreth` 0xC80..0xC82 on RV32), `mcycle` 0xB00, `minstret` 0xB02
+//!   (+ `mcycleh`/`minstreth` 0xB80/0xB82 on RV32). There is no core model,
+//!   so one instruction takes one cycle of 100 ns: `cycle` = `instret`, and
+//!   `time` ticks at 10 MHz, i.e. `time` = `instret` as well. A read returns
+//!   the count of instructions retired *before* the reading instruction;
+//!   instructions that trap do not retire (Privileged ISA §3.3.1).
+//!   `mcycle`/`minstret` are writable (§3.1.11); `time` is read-only.
+//!   `hpmcounter3..31`(+h), `mhpmcounter3..31`(+h) and `mhpmevent3..31`
+//!   read as zero and ignore writes (§3.1.11: legal implementation).
+//! * `mstatus` 0x300 (§3.1.6): MIE, MPIE and FS writable; MPP reads as M
+//!   (3) always; SD summarises FS == Dirty; on RV64 UXL = SXL = 2 as QEMU
+//!   reports. `mstatush` 0x310 (RV32): reads zero.
+//! * `misa` 0x301 (§3.1.1): RV32/RV64 IMAFDC + S + U as QEMU 7.2 reports
+//!   (`0x800000000014112d` / `0x4014112d`); writes ignored (WARL).
+//! * `mvendorid`, `marchid`, `mimpid`, `mhartid`, `mconfigptr`
+//!   (0xF11..0xF15): read-only zero (§3.1.2–3.1.5, §3.1.17).
+//! * `mtvec` 0x305 (§3.1.7): writes with MODE >= 2 are ignored (QEMU 7.2).
+//! * `mepc` 0x341 (§3.1.14): bit 0 reads as zero (IALIGN = 16).
+//! * `mcause` 0x342, `mtval` 0x343, `mscratch` 0x340: plain registers.
+//! * `mie` 0x304, `mip` 0x344 (§3.1.9): storage only, no interrupt source
+//!   is modelled, so no interrupt is ever taken.
+//! * `medeleg` 0x302, `mideleg` 0x303, `mcounteren` 0x306,
+//!   `mcountinhibit` 0x320, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15` 0x3B0..:
+//!   storage only (no S mode, no PMP checking).
+//!
+//! Access rules (Privileged ISA §2.1): CSR number bits \[11:10\] = 0b11 means
+//! read-only (a write raises illegal instruction); bits \[9:8\] give the lowest
+//! privilege allowed. Any other CSR number raises illegal instruction.
+
+use crate::hart::{Hart, Privilege};
+
+/// Why a CSR access failed: always an illegal-instruction exception.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CsrIllegal;
+
+const MSTATUS_MIE: u64 = 1 << 3;
+const MSTATUS_MPIE: u64 = 1 << 7;
+const MSTATUS_MPP: u64 = 3 << 11;
+const MSTATUS_FS_SHIFT: u32 = 13;
+
+impl Hart {
+    /// Read-only `misa` value (Privileged ISA §3.1.1).
+    pub fn misa(&self) -> u64 {
+        if self.rv64 {
+            0x8000_0000_0014_112d
+        } else {
+            0x4014_112d
+        }
+    }
+
+    /// The composed `mstatus` value (§3.1.6).
+    pub fn mstatus(&self) -> u64 {
+        let mut v = MSTATUS_MPP | (self.fs as u64) << MSTATUS_FS_SHIFT;
+        if self.mstatus_mie {
+            v |= MSTATUS_MIE;
+        }
+        if self.mstatus_mpie {
+            v |= MSTATUS_MPIE;
+        }
+        if self.rv64 {
+            v |= 0xa_0000_0000; // UXL = SXL = 2 (64-bit)
+            if self.fs == 3 {
+                v |= 1 << 63;
+            }
+        } else if self.fs == 3 {
+            v |= 1 << 31;
+        }
+        v
+    }
+
+    /// Retired count as seen by a counter read (before the current CSR instruction).
+    fn retired_before(&self) -> u64 {
+        self.csr_point - self.not_retired
+    }
+
+    fn xlen_mask(&self, v: u64) -> u64 {
+        if self.rv64 {
+            v
+        } else {
+            v & 0xffff_ffff
+        }
+    }
+
+    /// Read CSR `csr` (0..=0xfff) as the current instruction would.
+    ///
+    /// # Errors
+    /// [`CsrIllegal`] for an unknown CSR, one above the current privilege,
+    /// or an FP CSR while `mstatus.FS` is Off.
+    pub fn csr_read(&self, csr: u16) -> Result<u64, CsrIllegal> {
+        self.check_access(csr)?;
+        let rv32 = !self.rv64;
+        let cycle = self.retired_before().wrapping_add(self.cycle_offset);
+        let instret = self.retired_before().wrapping_add(self.instret_offset);
+        let time = self.retired_before();
+        let v = match csr {
+            0x001 => self.fflags as u64,
+            0x002 => self.frm as u64,
+            0x003 => (self.frm as u64) << 5 | self.fflags as u64,
+            0xC00 | 0xB00 => cycle,
+            0xC01 => time,
+            0xC02 | 0xB02 => instret,
+            0xC80 | 0xB80 if rv32 => cycle >> 32,
+            0xC81 if rv32 => time >> 32,
+            0xC82 | 0xB82 if rv32 => instret >> 32,
+            0xC03..=0xC1F | 0xB03..=0xB1F | 0x323..=0x33F => 0,
+            0xC83..=0xC9F | 0xB83..=0xB9F if rv32 => 0,
+            0xF11..=0xF15 => 0,
+            0x300 => self.mstatus(),
+            0x310 if rv32 => 0,
+            0x301 => self.misa(),
+            0x302 => self.medeleg,
+            0x303 => self.mideleg,
+            0x304 => self.mie,
+            0x305 => self.mtvec,
+            0x306 => self.mcounteren,
+            0x320 => self.mcountinhibit,
+            0x340 => self.mscratch,
+            0x341 => self.mepc,
+            0x342 => self.mcause,
+            0x343 => self.mtval,
+            0x344 => self.mip,
+            0x3A0..=0x3A3 => {
+                let i = (csr - 0x3A0) as usize;
+                if self.rv64 && i % 2 == 1 {
+                    return Err(CsrIllegal);
+                }
+                self.pmpcfg[i]
+            }
+            0x3B0..=0x3BF => self.pmpaddr[(csr - 0x3B0) as usize],
+            _ => return Err(CsrIllegal),
+        };
+        Ok(self.xlen_mask(v))
+    }
+
+    /// Privilege and FS checks common to reads and writes.
+    fn check_access(&self, csr: u16) -> Result<(), CsrIllegal> {
+        let min_priv = (csr >> 8) & 3;
+        if self.privilege == Privilege::User && min_priv != 0 {
+            return Err(CsrIllegal);
+        }
+        if (0x001..=0x003).contains(&csr) && self.fs == 0 {
+            return Err(CsrIllegal);
+        }
+        Ok(())
+    }
+
+    /// Write `v` to CSR `csr`. The CSR must exist (check with
+    /// [`Hart::csr_read`] first when the instruction also reads).
+    ///
+    /// # Errors
+    /// [`CsrIllegal`] for a read-only CSR (number bits \[11:10\] = 0b11,
+    /// Privileged ISA §2.1), an unknown one, or an access the privilege or
+    /// `mstatus.FS` forbids.
+    pub fn csr_write(&mut self, csr: u16, v: u64) -> Result<(), CsrIllegal> {
+        self.check_access(csr)?;
+        if csr >> 10 == 3 {
+            return Err(CsrIllegal);
+        }
+        // Existence check (reads have no side effects here).
+        self.csr_read(csr)?;
+        let v = self.xlen_mask(v);
+        let rv32 = !self.rv64;
+        // A write to a counter makes the *next* instruction read `v`: the
+        // writing instruction's own increment is absorbed (§3.1.11).
+        let next = self.retired_before().wrapping_add(1);
+        match csr {
+            0x001 => {
+                self.fflags = (v & 0x1f) as u8;
+                self.fs = 3;
+            }
+            0x002 => {
+                self.frm = (v & 7) as u8;
+                self.fs = 3;
+            }
+            0x003 => {
+                self.fflags = (v & 0x1f) as u8;
+                self.frm = ((v >> 5) & 7) as u8;
+                self.fs = 3;
+            }
+            0xB00 => {
+                let nv = if rv32 { (self.counter(self.cycle_offset) & !0xffff_ffff) | v } else { v };
+                self.cycle_offset = nv.wrapping_sub(next);
+            }
+            0xB02 => {
+                let nv = if rv32 { (self.counter(self.instret_offset) & !0xffff_ffff) | v } else { v };
+                self.instret_offset = nv.wrapping_sub(next);
+            }
+            0xB80 => {
+                let nv = (self.counter(self.cycle_offset) & 0xffff_ffff) | v << 32;
+                self.cycle_offset = nv.wrapping_sub(next);
+            }
+            0xB82 => {
+                let nv = (self.counter(self.instret_offset) & 0xffff_ffff) | v << 32;
+                self.instret_offset = nv.wrapping_sub(next);
+            }
+            0x300 => {
+                self.mstatus_mie = v & MSTATUS_MIE != 0;
+                self.mstatus_mpie = v & MSTATUS_MPIE != 0;
+                self.fs = ((v >> MSTATUS_FS_SHIFT) & 3) as u8;
+            }
+            0x302 => self.medeleg = v & 0xb109,
+            0x303 => self.mideleg = v & 0x222,
+            0x304 => self.mie = v & 0xaaa,
+            0x305 => {
+                if v & 3 < 2 {
+                    self.mtvec = v;
+                }
+            }
+            0x306 => self.mcounteren = v & 0xffff_ffff,
+            0x320 => self.mcountinhibit = v & 0xffff_fffd,
+            0x340 => self.mscratch = v,
+            0x341 => self.mepc = v & !1,
+            0x342 => self.mcause = v,
+            0x343 => self.mtval = v,
+            0x344 => self.mip = (self.mip & !0x222) | (v & 0x222),
+            0x3A0..=0x3A3 => self.pmpcfg[(csr - 0x3A0) as usize] = v,
+            0x3B0..=0x3BF => self.pmpaddr[(csr - 0x3B0) as usize] = v,
+            // misa (WARL, fixed), mstatush, hpm counters/events: writes ignored.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Current value of a counter with the given offset, as the next
+    /// instruction would read it.
+    fn counter(&self, offset: u64) -> u64 {
+        self.retired_before().wrapping_add(1).wrapping_add(offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misa_and_mstatus_reset_values() {
+        let h = Hart::new(true);
+        assert_eq!(h.csr_read(0x301), Ok(0x8000_0000_0014_112d));
+        assert_eq!(h.csr_read(0x300), Ok(0xa_0000_1800));
+        let h32 = Hart::new(false);
+        assert_eq!(h32.csr_read(0x301), Ok(0x4014_112d));
+        assert_eq!(h32.csr_read(0x300), Ok(0x1800));
+    }
+
+    #[test]
+    fn fs_off_makes_fcsr_illegal_and_writes_dirty() {
+        let mut h = Hart::new(true);
+        assert_eq!(h.csr_read(0x003), Err(CsrIllegal));
+        h.csr_write(0x300, 1 << 13).unwrap(); // FS = Initial
+        assert_eq!(h.csr_read(0x003), Ok(0));
+        h.csr_write(0x002, 3).unwrap();
+        assert_eq!(h.csr_read(0x003), Ok(3 << 5));
+        // FS became Dirty, SD set.
+        assert_eq!(h.csr_read(0x300).unwrap() >> 13 & 3, 3);
+        assert_eq!(h.csr_read(0x300).unwrap() >> 63, 1);
+        h.csr_write(0x001, 0xff).unwrap();
+        assert_eq!(h.csr_read(0x003), Ok(3 << 5 | 0x1f));
+    }
+
+    #[test]
+    fn read_only_and_unknown_csrs() {
+        let mut h = Hart::new(true);
+        assert_eq!(h.csr_write(0xC00, 1), Err(CsrIllegal));
+        assert_eq!(h.csr_write(0xF14, 1), Err(CsrIllegal));
+        assert_eq!(h.csr_read(0xF14), Ok(0));
+        assert_eq!(h.csr_read(0x7C0), Err(CsrIllegal));
+        assert_eq!(h.csr_read(0x180), Err(CsrIllegal)); // satp: no S mode here
+        assert_eq!(h.csr_read(0xC80), Err(CsrIllegal)); // cycleh is RV32-only
+        assert_eq!(h.csr_read(0x3A1), Err(CsrIllegal)); // pmpcfg1 is RV32-only
+    }
+
+    #[test]
+    fn user_mode_sees_only_user_csrs() {
+        let mut h = Hart::new(true);
+        h.enter_user_mode();
+        assert_eq!(h.csr_read(0x300), Err(CsrIllegal));
+        assert_eq!(h.csr_read(0x003), Ok(0));
+        assert_eq!(h.csr_read(0xC01), Ok(0));
+    }
+
+    #[test]
+    fn counters_count_retired_before_the_reader() {
+        let mut h = Hart::new(false);
+        h.executed = 0x1_0000_0005;
+        h.csr_point = 0x1_0000_0004;
+        h.not_retired = 1;
+        assert_eq!(h.csr_read(0xC02), Ok(3));
+        assert_eq!(h.csr_read(0xC82), Ok(1));
+        assert_eq!(h.csr_read(0xC00), Ok(3));
+        assert_eq!(h.csr_read(0xC01), Ok(3));
+        // minstret write: the next instruction reads the written value.
+        h.csr_write(0xB02, 100).unwrap();
+        h.csr_point += 1;
+        assert_eq!(h.csr_read(0xB02), Ok(100));
+        assert_eq!(h.csr_read(0xB82), Ok(1));
+    }
+
+    #[test]
+    fn mtvec_mepc_and_masks() {
+        let mut h = Hart::new(true);
+        h.csr_write(0x305, 0x8000_0101).unwrap();
+        assert_eq!(h.csr_read(0x305), Ok(0x8000_0101));
+        h.csr_write(0x305, 0x8000_0202).unwrap(); // mode 2: ignored
+        assert_eq!(h.csr_read(0x305), Ok(0x8000_0101));
+        h.csr_write(0x341, 0x8000_0003).unwrap();
+        assert_eq!(h.csr_read(0x341), Ok(0x8000_0002));
+        h.csr_write(0x300, u64::MAX).unwrap();
+        assert_eq!(h.csr_read(0x300), Ok(0x8000_000a_0000_7888));
+        h.csr_write(0x304, u64::MAX).unwrap();
+        assert_eq!(h.csr_read(0x304), Ok(0xaaa));
+    }
+}

@@ -1,0 +1,117 @@
+//! The A extension (Unprivileged ISA 20191213, Chapter 8): `lr`/`sc` and AMOs.
+//!
+//! LR/SC follow QEMU 7.2 (`target/riscv/insn_trans/trans_rva.c.inc`): `lr`
+//! records the address and the loaded value; `sc` fails (rd = 1, no memory
+//! access, no trap) unless its address equals the reserved one, and otherwise
+//! succeeds iff memory still holds the loaded value (a compare-and-exchange),
+//! so a plain store of the *same* value in between does not break the
+//! reservation while a store of a different value does. Every `sc` clears
+//! the reservation. AMOs do not touch it.
+//!
+//! Alignment (§8.2, §8.4): `lr` on a misaligned address raises
+//! load-address-misaligned (4); AMOs raise store/AMO-address-misaligned (6);
+//! `mtval` = the address. Access faults: `lr` → load access fault (5);
+//! `sc`/AMOs → store/AMO access fault (7).
+
+use crate::exec::{ea, load_fault, store_fault};
+use crate::hart::Hart;
+use crate::memory::Memory;
+use crate::trap::{Exc, CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE};
+use fwprof_isa::{Inst, Op};
+
+/// Execute an A-extension instruction.
+///
+/// # Errors
+/// Misaligned or access-fault exceptions as described in the module docs;
+/// illegal instruction for a `.d` form on RV32.
+pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> Result<(), Exc> {
+    let addr = ea::<RV64>(h.x(i.rs1));
+    let src = h.x(i.rs2);
+    let double = matches!(
+        i.op,
+        Op::LrD | Op::ScD | Op::AmoswapD | Op::AmoaddD | Op::AmoxorD | Op::AmoandD | Op::AmoorD
+            | Op::AmominD | Op::AmomaxD | Op::AmominuD | Op::AmomaxuD
+    );
+    if double && !RV64 {
+        return Err(Exc::illegal(i.raw));
+    }
+    let size: u64 = if double { 8 } else { 4 };
+    match i.op {
+        Op::LrW | Op::LrD => {
+            if addr & (size - 1) != 0 {
+                return Err(Exc { cause: CAUSE_MISALIGNED_LOAD, tval: addr });
+            }
+            let v = if double {
+                m.load_u64(addr).map_err(load_fault)?
+            } else {
+                m.load_u32(addr).map_err(load_fault)? as i32 as i64 as u64
+            };
+            h.res_addr = addr;
+            h.res_val = v;
+            h.set_x_xlen::<RV64>(i.rd, v);
+        }
+        Op::ScW | Op::ScD => {
+            let ok = if h.res_addr != addr {
+                false
+            } else if addr & (size - 1) != 0 {
+                return Err(Exc { cause: CAUSE_MISALIGNED_STORE, tval: addr });
+            } else if double {
+                let cur = m.load_u64(addr).map_err(store_fault)?;
+                if cur == h.res_val {
+                    m.store_u64(addr, src).map_err(store_fault)?;
+                    true
+                } else {
+                    false
+                }
+            } else {
+                let cur = m.load_u32(addr).map_err(store_fault)? as i32 as i64 as u64;
+                if cur == h.res_val {
+                    m.store_u32(addr, src as u32).map_err(store_fault)?;
+                    true
+                } else {
+                    false
+                }
+            };
+            h.res_addr = u64::MAX;
+            h.set_x_xlen::<RV64>(i.rd, (!ok) as u64);
+        }
+        _ => {
+            if addr & (size - 1) != 0 {
+                return Err(Exc { cause: CAUSE_MISALIGNED_STORE, tval: addr });
+            }
+            if double {
+                let old = m.load_u64(addr).map_err(store_fault)?;
+                let new = match i.op {
+                    Op::AmoswapD => src,
+                    Op::AmoaddD => old.wrapping_add(src),
+                    Op::AmoxorD => old ^ src,
+                    Op::AmoandD => old & src,
+                    Op::AmoorD => old | src,
+                    Op::AmominD => (old as i64).min(src as i64) as u64,
+                    Op::AmomaxD => (old as i64).max(src as i64) as u64,
+                    Op::AmominuD => old.min(src),
+                    _ => old.max(src), // amomaxu.d
+                };
+                m.store_u64(addr, new).map_err(store_fault)?;
+                h.set_x_xlen::<RV64>(i.rd, old);
+            } else {
+                let old = m.load_u32(addr).map_err(store_fault)?;
+                let s = src as u32;
+                let new = match i.op {
+                    Op::AmoswapW => s,
+                    Op::AmoaddW => old.wrapping_add(s),
+                    Op::AmoxorW => old ^ s,
+                    Op::AmoandW => old & s,
+                    Op::AmoorW => old | s,
+                    Op::AmominW => (old as i32).min(s as i32) as u32,
+                    Op::AmomaxW => (old as i32).max(s as i32) as u32,
+                    Op::AmominuW => old.min(s),
+                    _ => old.max(s), // amomaxu.w
+                };
+                m.store_u32(addr, new).map_err(store_fault)?;
+                h.set_x_xlen::<RV64>(i.rd, old as i32 as i64 as u64);
+            }
+        }
+    }
+    Ok(())
+}

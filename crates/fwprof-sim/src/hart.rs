@@ -1,0 +1,231 @@
+//! Architectural state of one RISC-V hart (machine mode, or user mode for
+//! Linux programs).
+//!
+//! * `x` registers are `u64`; on RV32 every value is kept sign-extended from
+//!   bit 31, so comparisons and branches need no XLEN case. `x0` is
+//!   hard-wired to zero in exactly one place, [`Hart::set_x`].
+//! * `f` registers are `u64`. Single-precision values are NaN-boxed
+//!   (Unprivileged ISA 20191213, §12.2): writing an `f32` sets the upper 32
+//!   bits to ones; reading an `f32` from a register whose upper 32 bits are
+//!   not all ones yields the canonical NaN `0x7fc00000`.
+//! * CSRs are in [`crate::csr`].
+
+/// Canonical single-precision NaN (Unprivileged ISA §11.3).
+pub const CANONICAL_NAN_S: u32 = 0x7fc0_0000;
+
+/// Privilege level the hart runs at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Privilege {
+    /// Machine mode (bare-metal programs).
+    Machine,
+    /// User mode (Linux user-mode programs; only user CSRs are accessible).
+    User,
+}
+
+/// One hart's registers and CSRs.
+#[derive(Clone, Debug)]
+pub struct Hart {
+    /// Integer registers; index = register number. Read them directly, write
+    /// them with [`Hart::set_x`] (keeps `x0` zero and RV32 values sign-extended).
+    pub(crate) x: [u64; 32],
+    /// Floating-point registers as raw bits (singles NaN-boxed).
+    pub(crate) f: [u64; 32],
+    /// Program counter (zero-extended to 64 bits on RV32).
+    pub pc: u64,
+    pub(crate) rv64: bool,
+    pub(crate) privilege: Privilege,
+
+    // Floating-point control (Unprivileged ISA §11.2) and mstatus.FS
+    // (Privileged ISA 20211203, §3.1.6.6): 0 Off, 1 Initial, 2 Clean, 3 Dirty.
+    pub(crate) fflags: u8,
+    pub(crate) frm: u8,
+    pub(crate) fs: u8,
+    // mstatus.MIE / MPIE (§3.1.6.1).
+    pub(crate) mstatus_mie: bool,
+    pub(crate) mstatus_mpie: bool,
+
+    pub(crate) mtvec: u64,
+    pub(crate) mepc: u64,
+    pub(crate) mcause: u64,
+    pub(crate) mtval: u64,
+    pub(crate) mscratch: u64,
+    pub(crate) mie: u64,
+    pub(crate) mip: u64,
+    pub(crate) medeleg: u64,
+    pub(crate) mideleg: u64,
+    pub(crate) mcounteren: u64,
+    pub(crate) mcountinhibit: u64,
+    pub(crate) pmpcfg: [u64; 4],
+    pub(crate) pmpaddr: [u64; 16],
+
+    /// Instructions that started executing (the profile's count).
+    pub(crate) executed: u64,
+    /// Instructions that started but did not retire (they trapped:
+    /// Privileged ISA §3.3.1, an `ecall`/`ebreak` or faulting instruction
+    /// does not retire).
+    pub(crate) not_retired: u64,
+    /// `executed` before the CSR instruction being executed (set per block;
+    /// CSR instructions always end a block).
+    pub(crate) csr_point: u64,
+    /// Offsets added to the retired count to give `mcycle` / `minstret`
+    /// (changed by CSR writes to them).
+    pub(crate) cycle_offset: u64,
+    pub(crate) instret_offset: u64,
+
+    /// LR/SC reservation: address (`u64::MAX` = none) and the value loaded
+    /// (QEMU 7.2 `load_res`/`load_val`).
+    pub(crate) res_addr: u64,
+    pub(crate) res_val: u64,
+}
+
+impl Hart {
+    /// A hart at reset: all registers zero, `pc` 0, machine mode, `mstatus.FS`
+    /// off (as QEMU 7.2's `virt` machine resets it; the C runtime turns it on).
+    pub fn new(rv64: bool) -> Hart {
+        Hart {
+            x: [0; 32],
+            f: [0; 32],
+            pc: 0,
+            rv64,
+            privilege: Privilege::Machine,
+            fflags: 0,
+            frm: 0,
+            fs: 0,
+            mstatus_mie: false,
+            mstatus_mpie: false,
+            mtvec: 0,
+            mepc: 0,
+            mcause: 0,
+            mtval: 0,
+            mscratch: 0,
+            mie: 0,
+            mip: 0,
+            medeleg: 0,
+            mideleg: 0,
+            mcounteren: 0,
+            mcountinhibit: 0,
+            pmpcfg: [0; 4],
+            pmpaddr: [0; 16],
+            executed: 0,
+            not_retired: 0,
+            csr_point: 0,
+            cycle_offset: 0,
+            instret_offset: 0,
+            res_addr: u64::MAX,
+            res_val: 0,
+        }
+    }
+
+    /// True for RV64, false for RV32.
+    pub fn rv64(&self) -> bool {
+        self.rv64
+    }
+
+    /// Current privilege level.
+    pub fn privilege(&self) -> Privilege {
+        self.privilege
+    }
+
+    /// Switch to user mode with the FP unit enabled (`FS` = Initial), as the
+    /// Linux kernel starts a process.
+    pub fn enter_user_mode(&mut self) {
+        self.privilege = Privilege::User;
+        self.fs = 1;
+    }
+
+    /// Value of integer register `r` (0..=31; RV32 values sign-extended).
+    #[inline(always)]
+    pub fn x(&self, r: u8) -> u64 {
+        self.x[(r & 31) as usize]
+    }
+
+    /// All integer registers (index = register number).
+    pub fn xs(&self) -> &[u64; 32] {
+        &self.x
+    }
+
+    /// Write integer register `r`. This is the one place `x0` is kept zero;
+    /// on RV32 the value is sign-extended from bit 31.
+    #[inline(always)]
+    pub fn set_x(&mut self, r: u8, v: u64) {
+        if self.rv64 {
+            self.set_x_xlen::<true>(r, v)
+        } else {
+            self.set_x_xlen::<false>(r, v)
+        }
+    }
+
+    /// [`Hart::set_x`] with XLEN known at compile time (the executor's form).
+    #[inline(always)]
+    pub(crate) fn set_x_xlen<const RV64: bool>(&mut self, r: u8, v: u64) {
+        let v = if RV64 { v } else { v as i32 as i64 as u64 };
+        self.x[(r & 31) as usize] = v;
+        self.x[0] = 0;
+    }
+
+    /// Restore the register-file invariants after an outside party (the
+    /// environment) wrote `x` directly: `x0` = 0, RV32 values sign-extended.
+    pub(crate) fn normalize_x(&mut self) {
+        for r in 0..32 {
+            let v = self.x[r];
+            self.set_x(r as u8, v);
+        }
+    }
+
+    /// Raw bits of floating-point register `r`.
+    #[inline(always)]
+    pub fn f(&self, r: u8) -> u64 {
+        self.f[(r & 31) as usize]
+    }
+
+    /// Single-precision view of `f[r]`: the low 32 bits if properly NaN-boxed,
+    /// else the canonical NaN (Unprivileged ISA §12.2).
+    #[inline(always)]
+    pub fn f32(&self, r: u8) -> u32 {
+        let v = self.f(r);
+        if v >> 32 == 0xffff_ffff {
+            v as u32
+        } else {
+            CANONICAL_NAN_S
+        }
+    }
+
+    /// Write raw bits to `f[r]` and mark the FP state dirty.
+    #[inline(always)]
+    pub fn set_f(&mut self, r: u8, v: u64) {
+        self.f[(r & 31) as usize] = v;
+        self.fs = 3;
+    }
+
+    /// Write a single (NaN-boxed) to `f[r]` and mark the FP state dirty.
+    #[inline(always)]
+    pub fn set_f32(&mut self, r: u8, v: u32) {
+        self.set_f(r, 0xffff_ffff_0000_0000 | v as u64);
+    }
+
+    /// All floating-point registers as raw bits.
+    pub fn fs_raw(&self) -> &[u64; 32] {
+        &self.f
+    }
+
+    /// Accrue floating-point exception flags (`fflags`, §11.2); any change
+    /// marks the FP state dirty.
+    #[inline(always)]
+    pub(crate) fn accrue(&mut self, flags: u8) {
+        if flags != 0 {
+            self.fflags |= flags & 0x1f;
+            self.fs = 3;
+        }
+    }
+
+    /// Instructions retired so far (executed minus those that trapped).
+    pub fn retired(&self) -> u64 {
+        self.executed - self.not_retired
+    }
+
+    /// Instructions that started executing (the profile's count; equals one
+    /// QEMU `-d exec` line per instruction with `-singlestep`).
+    pub fn executed(&self) -> u64 {
+        self.executed
+    }
+}

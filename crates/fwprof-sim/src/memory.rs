@@ -1,0 +1,567 @@
+//! Guest memory: a sorted set of mapped regions with per-access-kind
+//! last-hit caches.
+//!
+//! Shape: each [`Region`] is `[start, start+len)` backed by a `Vec<u8>`, with
+//! [`Perm`] bits. Regions never overlap and are kept sorted by `start`.
+//! Loads, stores and instruction fetches each remember the last region they
+//! hit, so the hot path is one subtraction, one compare and a slice copy.
+//!
+//! Accesses are little-endian. Misaligned plain loads and stores are allowed
+//! (as QEMU's RISC-V targets allow them), also across region boundaries (the
+//! slow path goes byte by byte). Any byte not mapped with the needed
+//! permission makes the access fail with the address of the *first* such
+//! byte, which the executor turns into an access-fault trap
+//! (Privileged ISA 20211203, §3.1.15: causes 1, 5, 7; `mtval` = that address).
+//!
+//! Self-modifying code: the simulator marks the 64-byte lines that hold
+//! translated instructions ([`Memory::mark_code`]). A write touching a marked
+//! line (from a guest store or through [`GuestMemory::write`]) is recorded in
+//! a pending list that the simulator drains after the store
+//! ([`Memory::take_code_writes`]) to invalidate the affected blocks.
+
+use fwprof_os::{GuestMemory, MemFault, Perm};
+
+/// log2 of the code-tracking granule in bytes (64-byte lines).
+pub(crate) const CODE_LINE_SHIFT: u32 = 6;
+
+/// One mapped range of guest memory.
+#[derive(Debug)]
+struct Region {
+    start: u64,
+    perm: Perm,
+    data: Vec<u8>,
+    /// Bitmap of code lines, indexed by `(addr >> 6) - (start >> 6)`; empty
+    /// until the first instruction in this region is translated.
+    code: Vec<u64>,
+}
+
+impl Region {
+    fn end(&self) -> u64 {
+        self.start + self.data.len() as u64
+    }
+}
+
+/// A last-hit cache for one kind of access: `addr - start < len` means hit.
+#[derive(Clone, Copy, Debug)]
+struct HitCache {
+    start: u64,
+    len: u64,
+    idx: usize,
+    /// For the store cache: the region holds translated code.
+    code: bool,
+}
+
+const EMPTY_CACHE: HitCache = HitCache { start: 0, len: 0, idx: 0, code: false };
+
+/// Which permission an access needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    Read,
+    Write,
+    Exec,
+}
+
+/// Guest memory. Create with [`Memory::new`], map regions with
+/// [`GuestMemory::map`] (or let `fwprof_os::load` do it).
+#[derive(Debug)]
+pub struct Memory {
+    regions: Vec<Region>,
+    rc: HitCache,
+    wc: HitCache,
+    xc: HitCache,
+    /// Writes that touched a code line since the last `take_code_writes`:
+    /// `(addr, len)`.
+    code_writes: Vec<(u64, u64)>,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+macro_rules! load_fn {
+    ($name:ident, $t:ty, $n:expr) => {
+        /// Little-endian load of a value of this width from `addr` (any
+        /// alignment).
+        ///
+        /// # Errors
+        /// The first address that is not mapped readable.
+        #[inline(always)]
+        pub fn $name(&mut self, addr: u64) -> Result<$t, u64> {
+            let off = addr.wrapping_sub(self.rc.start);
+            if off < self.rc.len && self.rc.len - off >= $n {
+                let d = &self.regions[self.rc.idx].data;
+                let o = off as usize;
+                if let Some(b) = d.get(o..o + $n) {
+                    let mut a = [0u8; $n];
+                    a.copy_from_slice(b);
+                    return Ok(<$t>::from_le_bytes(a));
+                }
+            }
+            let mut a = [0u8; $n];
+            self.access_slow(addr, &mut a, Access::Read)?;
+            Ok(<$t>::from_le_bytes(a))
+        }
+    };
+}
+
+macro_rules! store_fn {
+    ($name:ident, $t:ty, $n:expr) => {
+        /// Little-endian store of a value of this width to `addr` (any
+        /// alignment). Records a code write if a translated line is touched.
+        ///
+        /// # Errors
+        /// The first address that is not mapped writable; nothing is written
+        /// then.
+        #[inline(always)]
+        pub fn $name(&mut self, addr: u64, v: $t) -> Result<(), u64> {
+            let off = addr.wrapping_sub(self.wc.start);
+            if off < self.wc.len && self.wc.len - off >= $n {
+                let r = &mut self.regions[self.wc.idx];
+                if !self.wc.code || !Self::code_bits($n, r, addr) {
+                    let o = off as usize;
+                    if let Some(b) = r.data.get_mut(o..o + $n) {
+                        b.copy_from_slice(&v.to_le_bytes());
+                        return Ok(());
+                    }
+                }
+            }
+            self.store_slow(addr, &v.to_le_bytes())
+        }
+    };
+}
+
+impl Memory {
+    /// Empty memory: nothing mapped.
+    pub fn new() -> Self {
+        Memory {
+            regions: Vec::new(),
+            rc: EMPTY_CACHE,
+            wc: EMPTY_CACHE,
+            xc: EMPTY_CACHE,
+            code_writes: Vec::new(),
+        }
+    }
+
+    load_fn!(load_u8, u8, 1);
+    load_fn!(load_u16, u16, 2);
+    load_fn!(load_u32, u32, 4);
+    load_fn!(load_u64, u64, 8);
+    store_fn!(store_u8, u8, 1);
+    store_fn!(store_u16, u16, 2);
+    store_fn!(store_u32, u32, 4);
+    store_fn!(store_u64, u64, 8);
+
+    /// Fetch a 16-bit instruction parcel at `addr` from executable memory.
+    ///
+    /// # Errors
+    /// The first address that is not mapped executable.
+    #[inline]
+    pub fn fetch_u16(&mut self, addr: u64) -> Result<u16, u64> {
+        let off = addr.wrapping_sub(self.xc.start);
+        if off < self.xc.len && self.xc.len - off >= 2 {
+            let d = &self.regions[self.xc.idx].data;
+            let o = off as usize;
+            return Ok(u16::from_le_bytes([d[o], d[o + 1]]));
+        }
+        let mut a = [0u8; 2];
+        self.access_slow(addr, &mut a, Access::Exec)?;
+        Ok(u16::from_le_bytes(a))
+    }
+
+    /// End address (exclusive) of the executable region containing `addr`,
+    /// or `None` if `addr` is not executable. Blocks never cross it.
+    pub fn exec_region_end(&self, addr: u64) -> Option<u64> {
+        let i = self.find(addr)?;
+        let r = &self.regions[i];
+        r.perm.exec.then(|| r.end())
+    }
+
+    /// Read bytes regardless of permissions (for tools, e.g. the semihosting
+    /// sequence check reads instruction words). `None` if any byte is unmapped.
+    pub fn peek(&self, addr: u64, buf: &mut [u8]) -> Option<()> {
+        for (k, b) in buf.iter_mut().enumerate() {
+            let a = addr.checked_add(k as u64)?;
+            let i = self.find(a)?;
+            let r = &self.regions[i];
+            *b = r.data[(a - r.start) as usize];
+        }
+        Some(())
+    }
+
+    /// Index of the region containing `addr`.
+    fn find(&self, addr: u64) -> Option<usize> {
+        let i = self.regions.partition_point(|r| r.start <= addr);
+        if i == 0 {
+            return None;
+        }
+        let r = &self.regions[i - 1];
+        (addr < r.end()).then_some(i - 1)
+    }
+
+    fn allowed(perm: Perm, kind: Access) -> bool {
+        match kind {
+            Access::Read => perm.read,
+            Access::Write => perm.write,
+            Access::Exec => perm.exec,
+        }
+    }
+
+    /// Refill the cache of `kind` with region `i`.
+    fn fill_cache(&mut self, i: usize, kind: Access) {
+        let r = &self.regions[i];
+        let c = HitCache {
+            start: r.start,
+            len: r.data.len() as u64,
+            idx: i,
+            code: !r.code.is_empty(),
+        };
+        match kind {
+            Access::Read => self.rc = c,
+            Access::Write => self.wc = c,
+            Access::Exec => self.xc = c,
+        }
+    }
+
+    /// Byte-wise read with permission checks; refills the cache.
+    #[cold]
+    fn access_slow(&mut self, addr: u64, buf: &mut [u8], kind: Access) -> Result<(), u64> {
+        let mut k = 0usize;
+        while k < buf.len() {
+            let a = addr.wrapping_add(k as u64);
+            let i = match self.find(a) {
+                Some(i) if Self::allowed(self.regions[i].perm, kind) => i,
+                _ => return Err(a),
+            };
+            self.fill_cache(i, kind);
+            let r = &self.regions[i];
+            let o = (a - r.start) as usize;
+            let n = (buf.len() - k).min(r.data.len() - o);
+            buf[k..k + n].copy_from_slice(&r.data[o..o + n]);
+            k += n;
+        }
+        Ok(())
+    }
+
+    /// Checked write with code-line tracking; all-or-nothing.
+    #[cold]
+    fn store_slow(&mut self, addr: u64, bytes: &[u8]) -> Result<(), u64> {
+        // First check every byte, so a faulting store writes nothing.
+        let mut k = 0usize;
+        while k < bytes.len() {
+            let a = addr.wrapping_add(k as u64);
+            match self.find(a) {
+                Some(i) if self.regions[i].perm.write => {
+                    let r = &self.regions[i];
+                    k += ((r.end() - a) as usize).min(bytes.len() - k);
+                }
+                _ => return Err(a),
+            }
+        }
+        let mut k = 0usize;
+        while k < bytes.len() {
+            let a = addr.wrapping_add(k as u64);
+            let i = self.find(a).unwrap_or(0);
+            self.fill_cache(i, Access::Write);
+            let r = &mut self.regions[i];
+            let o = (a - r.start) as usize;
+            let n = (bytes.len() - k).min(r.data.len() - o);
+            r.data[o..o + n].copy_from_slice(&bytes[k..k + n]);
+            if !r.code.is_empty() && Self::touches_code(r, a, n as u64) {
+                self.code_writes.push((a, n as u64));
+            }
+            k += n;
+        }
+        Ok(())
+    }
+
+    /// Fast check of the (at most two) code lines an `n`-byte access at `a`
+    /// touches; `a` lies in `r`.
+    #[inline(always)]
+    fn code_bits(n: u64, r: &Region, a: u64) -> bool {
+        let base = r.start >> CODE_LINE_SHIFT;
+        let l0 = (a >> CODE_LINE_SHIFT) - base;
+        let l1 = ((a + n - 1) >> CODE_LINE_SHIFT) - base;
+        let bit = |l: u64| r.code.get((l / 64) as usize).is_some_and(|w| w & (1u64 << (l % 64)) != 0);
+        bit(l0) || bit(l1)
+    }
+
+    fn touches_code(r: &Region, a: u64, n: u64) -> bool {
+        let base = r.start >> CODE_LINE_SHIFT;
+        let first = (a >> CODE_LINE_SHIFT) - base;
+        let last = ((a + n - 1) >> CODE_LINE_SHIFT) - base;
+        (first..=last).any(|l| {
+            r.code
+                .get((l / 64) as usize)
+                .is_some_and(|w| w & (1u64 << (l % 64)) != 0)
+        })
+    }
+
+    /// Mark `[addr, addr+len)` as holding translated code, so later writes
+    /// to it are reported by [`Memory::take_code_writes`].
+    pub fn mark_code(&mut self, addr: u64, len: u64) {
+        for a in [addr, addr.wrapping_add(len.saturating_sub(1))] {
+            if let Some(i) = self.find(a) {
+                let r = &mut self.regions[i];
+                if r.code.is_empty() {
+                    let lines = (r.end() - 1 >> CODE_LINE_SHIFT) - (r.start >> CODE_LINE_SHIFT) + 1;
+                    r.code = vec![0u64; lines.div_ceil(64) as usize];
+                }
+                let l = (a >> CODE_LINE_SHIFT) - (r.start >> CODE_LINE_SHIFT);
+                r.code[(l / 64) as usize] |= 1u64 << (l % 64);
+                if self.wc.idx == i {
+                    self.wc.code = true;
+                }
+            }
+        }
+    }
+
+    /// Forget that the 64-byte line with number `line` (`addr >> 6`) holds code.
+    pub fn unmark_code_line(&mut self, line: u64) {
+        if let Some(i) = self.find(line << CODE_LINE_SHIFT).or_else(|| {
+            // The region may start inside the line.
+            self.find((line << CODE_LINE_SHIFT) | ((1 << CODE_LINE_SHIFT) - 1))
+        }) {
+            let r = &mut self.regions[i];
+            let l = line - (r.start >> CODE_LINE_SHIFT);
+            if let Some(w) = r.code.get_mut((l / 64) as usize) {
+                *w &= !(1u64 << (l % 64));
+            }
+        }
+    }
+
+    /// Forget all code marks (after the block cache was flushed).
+    pub fn unmark_all_code(&mut self) {
+        for r in &mut self.regions {
+            r.code.clear();
+        }
+        self.wc.code = false;
+    }
+
+    /// True if a write since the last [`Memory::take_code_writes`] touched
+    /// translated code.
+    #[inline(always)]
+    pub fn has_code_writes(&self) -> bool {
+        !self.code_writes.is_empty()
+    }
+
+    /// Drain the list of `(addr, len)` writes that touched translated code.
+    pub fn take_code_writes(&mut self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.code_writes)
+    }
+
+    fn reset_caches(&mut self) {
+        self.rc = EMPTY_CACHE;
+        self.wc = EMPTY_CACHE;
+        self.xc = EMPTY_CACHE;
+    }
+
+    /// Remove `[addr, end)` from the region list, keeping the outside parts.
+    /// Code in the removed part is reported as written.
+    fn carve(&mut self, addr: u64, end: u64) {
+        let mut out = Vec::with_capacity(self.regions.len() + 1);
+        for r in self.regions.drain(..) {
+            let (rs, re) = (r.start, r.end());
+            if re <= addr || rs >= end {
+                out.push(r);
+                continue;
+            }
+            if !r.code.is_empty() {
+                self.code_writes.push((rs.max(addr), re.min(end) - rs.max(addr)));
+            }
+            if rs < addr {
+                out.push(Region {
+                    start: rs,
+                    perm: r.perm,
+                    data: r.data[..(addr - rs) as usize].to_vec(),
+                    code: r.code.clone(),
+                });
+            }
+            if re > end {
+                let keep = r.data[(end - rs) as usize..].to_vec();
+                // Code bitmaps are relative to the region start: re-marking is
+                // left to later translations, conservatively report instead.
+                if !r.code.is_empty() {
+                    self.code_writes.push((end, re - end));
+                }
+                out.push(Region { start: end, perm: r.perm, data: keep, code: Vec::new() });
+            }
+        }
+        self.regions = out;
+        self.reset_caches();
+    }
+
+    /// Split regions so that `at` is a region boundary (if it is mapped).
+    fn split_at(&mut self, at: u64) {
+        if let Some(i) = self.find(at) {
+            let r = &mut self.regions[i];
+            if r.start == at {
+                return;
+            }
+            let tail = r.data.split_off((at - r.start) as usize);
+            let had_code = !r.code.is_empty();
+            let perm = r.perm;
+            if had_code {
+                self.code_writes.push((at, tail.len() as u64));
+            }
+            self.regions.insert(i + 1, Region { start: at, perm, data: tail, code: Vec::new() });
+        }
+    }
+
+    /// Copy of every mapped range as `(start, len, perm)`, sorted.
+    pub fn regions(&self) -> Vec<(u64, u64, Perm)> {
+        self.regions.iter().map(|r| (r.start, r.data.len() as u64, r.perm)).collect()
+    }
+}
+
+impl GuestMemory for Memory {
+    fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
+        self.access_slow(addr, buf, Access::Read).map_err(|addr| MemFault { addr })
+    }
+
+    fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.store_slow(addr, data).map_err(|addr| MemFault { addr })
+    }
+
+    fn map(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MemFault> {
+        if len == 0 {
+            return Ok(());
+        }
+        let end = addr.checked_add(len).ok_or(MemFault { addr })?;
+        let n = usize::try_from(len).map_err(|_| MemFault { addr })?;
+        self.carve(addr, end);
+        let i = self.regions.partition_point(|r| r.start < addr);
+        self.regions.insert(i, Region { start: addr, perm, data: vec![0u8; n], code: Vec::new() });
+        self.reset_caches();
+        Ok(())
+    }
+
+    fn unmap(&mut self, addr: u64, len: u64) {
+        if len == 0 {
+            return;
+        }
+        let end = addr.saturating_add(len);
+        self.carve(addr, end);
+    }
+
+    fn protect(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MemFault> {
+        if len == 0 {
+            return Ok(());
+        }
+        let end = addr.checked_add(len).ok_or(MemFault { addr })?;
+        // Every byte must be mapped.
+        let mut a = addr;
+        while a < end {
+            let i = self.find(a).ok_or(MemFault { addr: a })?;
+            a = self.regions[i].end();
+        }
+        self.split_at(addr);
+        self.split_at(end);
+        for r in &mut self.regions {
+            if r.start >= addr && r.end() <= end {
+                r.perm = perm;
+            }
+        }
+        self.reset_caches();
+        Ok(())
+    }
+
+    fn is_mapped(&self, addr: u64, len: u64) -> bool {
+        let end = addr.saturating_add(len);
+        self.regions.iter().any(|r| r.start < end && r.end() > addr)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RW: Perm = Perm { read: true, write: true, exec: false };
+    const RO: Perm = Perm { read: true, write: false, exec: false };
+
+    #[test]
+    fn little_endian_and_misaligned() {
+        let mut m = Memory::new();
+        m.map(0x1000, 0x100, RW).unwrap();
+        m.store_u32(0x1001, 0x1122_3344).unwrap();
+        assert_eq!(m.load_u8(0x1001).unwrap(), 0x44);
+        assert_eq!(m.load_u16(0x1003).unwrap(), 0x1122);
+        assert_eq!(m.load_u64(0x1000).unwrap(), 0x11_2233_4400);
+    }
+
+    #[test]
+    fn access_across_adjacent_regions() {
+        let mut m = Memory::new();
+        m.map(0x1000, 0x10, RW).unwrap();
+        m.map(0x1010, 0x10, RW).unwrap();
+        m.store_u64(0x100c, 0x0807_0605_0403_0201).unwrap();
+        assert_eq!(m.load_u32(0x100e).unwrap(), 0x0605_0403);
+        assert_eq!(m.load_u8(0x1013).unwrap(), 0x08);
+    }
+
+    #[test]
+    fn faults_report_first_bad_byte() {
+        let mut m = Memory::new();
+        m.map(0x1000, 0x10, RW).unwrap();
+        assert_eq!(m.load_u32(0x100e), Err(0x1010));
+        assert_eq!(m.load_u8(0xfff), Err(0xfff));
+        // A faulting store writes nothing.
+        assert_eq!(m.store_u32(0x100e, 0xffff_ffff), Err(0x1010));
+        assert_eq!(m.load_u16(0x100e).unwrap(), 0);
+    }
+
+    #[test]
+    fn permissions_are_checked() {
+        let mut m = Memory::new();
+        m.map(0x2000, 0x1000, RO).unwrap();
+        assert_eq!(m.load_u32(0x2000).unwrap(), 0);
+        assert_eq!(m.store_u32(0x2000, 1), Err(0x2000));
+        assert_eq!(m.fetch_u16(0x2000), Err(0x2000));
+        m.protect(0x2800, 0x800, RW).unwrap();
+        m.store_u32(0x2800, 7).unwrap();
+        assert_eq!(m.store_u32(0x27fc, 7), Err(0x27fc));
+        assert_eq!(m.regions().len(), 2);
+        assert!(m.protect(0x2f00, 0x200, RW).is_err());
+    }
+
+    #[test]
+    fn map_replaces_and_unmap_splits() {
+        let mut m = Memory::new();
+        m.map(0x1000, 0x3000, RW).unwrap();
+        m.store_u8(0x1000, 1).unwrap();
+        m.store_u8(0x2000, 2).unwrap();
+        m.store_u8(0x3fff, 3).unwrap();
+        m.unmap(0x2000, 0x1000);
+        assert_eq!(m.load_u8(0x2000), Err(0x2000));
+        assert_eq!(m.load_u8(0x1000).unwrap(), 1);
+        assert_eq!(m.load_u8(0x3fff).unwrap(), 3);
+        m.map(0x1800, 0x1000, RW).unwrap();
+        assert_eq!(m.load_u8(0x1000).unwrap(), 1);
+        assert_eq!(m.load_u8(0x1800).unwrap(), 0);
+        assert!(m.is_mapped(0x27ff, 1));
+        assert!(!m.is_mapped(0x2800, 0x800));
+        assert!(m.map(u64::MAX - 4, 16, RW).is_err());
+    }
+
+    #[test]
+    fn writes_to_code_lines_are_reported() {
+        let mut m = Memory::new();
+        m.map(0x8000_0000, 0x1000, Perm { read: true, write: true, exec: true }).unwrap();
+        m.store_u32(0x8000_0100, 1).unwrap();
+        assert!(!m.has_code_writes());
+        m.mark_code(0x8000_0100, 4);
+        m.store_u32(0x8000_0140, 1).unwrap(); // other line
+        assert!(!m.has_code_writes());
+        m.store_u16(0x8000_013f, 1).unwrap(); // touches the marked line
+        assert_eq!(m.take_code_writes(), vec![(0x8000_013f, 2)]);
+        m.write(0x8000_0102, &[1, 2]).unwrap();
+        assert_eq!(m.take_code_writes(), vec![(0x8000_0102, 2)]);
+        m.unmark_code_line(0x8000_0100 >> 6);
+        m.store_u32(0x8000_0100, 1).unwrap();
+        assert!(!m.has_code_writes());
+    }
+}

@@ -1,0 +1,375 @@
+//! The simulator: hart + memory + environment + block cache + hooks, and
+//! the run loop.
+
+use crate::block::{BlockCache, NO_BLOCK};
+use crate::exec::step;
+use crate::hart::Hart;
+use crate::hooks::{BlockId, Hooks, TrapInfo};
+use crate::memory::Memory;
+use crate::trap::{
+    signal_for, Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M,
+    CAUSE_ECALL_U,
+};
+use fwprof_isa::{Inst, Xlen};
+use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Instructions between two polls of the interrupt flag (about).
+const POLL_INTERVAL: i64 = 1 << 16;
+
+/// The three words of the RISC-V semihosting sequence: `slli x0,x0,0x1f`,
+/// `ebreak`, `srai x0,x0,7` (RISC-V Semihosting spec, §2.1).
+const SEMIHOST_PRE: u32 = 0x01f0_1013;
+const SEMIHOST_EBREAK: u32 = 0x0010_0073;
+const SEMIHOST_POST: u32 = 0x4070_5013;
+
+/// A RISC-V hart running one program, reporting to hooks `H`.
+///
+/// Build with [`Simulator::new`] from what `fwprof_os::load` returned, then
+/// call [`Simulator::run`] until it returns a final [`StopReason`].
+pub struct Simulator<H: Hooks> {
+    hart: Hart,
+    mem: Memory,
+    env: Option<Environment>,
+    target: Target,
+    hooks: H,
+    cache: BlockCache,
+}
+
+/// What one block execution ended with.
+struct BlockEnd {
+    /// Instructions that started executing.
+    count: usize,
+    /// The next pc (or, with an exception, the pc of the faulting instruction).
+    pc: u64,
+    exc: Option<Exc>,
+}
+
+/// Execute the first `k` instructions of a block starting at `pc`.
+#[inline(always)]
+fn exec_insts<const RV64: bool>(h: &mut Hart, m: &mut Memory, insts: &[Inst], mut pc: u64) -> BlockEnd {
+    for (n, inst) in insts.iter().enumerate() {
+        match step::<RV64>(h, m, inst, pc) {
+            Ok(next) => pc = next,
+            Err(exc) => return BlockEnd { count: n + 1, pc, exc: Some(exc) },
+        }
+    }
+    BlockEnd { count: insts.len(), pc, exc: None }
+}
+
+impl<H: Hooks> Simulator<H> {
+    /// A simulator for a loaded program: `pc` = `prog.entry`, integer
+    /// registers from `prog.regs`, `sp` = `prog.sp` when non-zero, XLEN from
+    /// `prog.rv64`. Linux programs run in user mode with the FP unit on;
+    /// bare-metal programs in machine mode with `mstatus.FS` off.
+    pub fn new(mem: Memory, prog: &LoadedProgram, env: Environment, hooks: H) -> Self {
+        let target = env.target();
+        let mut sim = Self::build(mem, prog.rv64, prog.entry, target, Some(env), hooks);
+        sim.hart.x = prog.regs;
+        if prog.sp != 0 {
+            sim.hart.x[2] = prog.sp;
+        }
+        sim.hart.normalize_x();
+        sim
+    }
+
+    /// A bare-metal simulator without a guest environment (tests, tools):
+    /// semihosting calls stop the run with [`SimError::NoEnvironment`].
+    pub fn bare(mem: Memory, rv64: bool, entry: u64, hooks: H) -> Self {
+        Self::build(mem, rv64, entry, Target::BareMetal, None, hooks)
+    }
+
+    fn build(mem: Memory, rv64: bool, entry: u64, target: Target, env: Option<Environment>, hooks: H) -> Self {
+        let mut hart = Hart::new(rv64);
+        hart.pc = if rv64 { entry } else { entry & 0xffff_ffff };
+        if target == Target::Linux {
+            hart.enter_user_mode();
+        }
+        Simulator { hart, mem, env, target, hooks, cache: BlockCache::new() }
+    }
+
+    /// The hart (registers, CSRs, counters).
+    pub fn hart(&self) -> &Hart {
+        &self.hart
+    }
+    /// The hart, mutably (e.g. to set registers before a run).
+    pub fn hart_mut(&mut self) -> &mut Hart {
+        &mut self.hart
+    }
+    /// Guest memory.
+    pub fn memory(&self) -> &Memory {
+        &self.mem
+    }
+    /// Guest memory, mutably. Writes through [`fwprof_os::GuestMemory::write`]
+    /// into translated code are noticed at the next `run`.
+    pub fn memory_mut(&mut self) -> &mut Memory {
+        &mut self.mem
+    }
+    /// The hooks.
+    pub fn hooks(&self) -> &H {
+        &self.hooks
+    }
+    /// The hooks, mutably.
+    pub fn hooks_mut(&mut self) -> &mut H {
+        &mut self.hooks
+    }
+    /// Consume the simulator, returning the hooks (to `finish` collectors).
+    pub fn into_hooks(self) -> H {
+        self.hooks
+    }
+    /// Instructions that started executing so far, including ones that
+    /// trapped (one QEMU `-singlestep -d nochain,exec` line each).
+    pub fn executed(&self) -> u64 {
+        self.hart.executed
+    }
+    /// The target the program runs on.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Single-step mode: every block is exactly one instruction (for
+    /// lock-step comparison; slow). Switching flushes the block cache.
+    pub fn set_single_step(&mut self, on: bool) {
+        let len = if on { 1 } else { crate::block::MAX_BLOCK_INSTS };
+        if self.cache.max_len != len {
+            self.cache.max_len = len;
+            self.cache.flush(&mut self.mem);
+        }
+    }
+
+    /// Run until the program exits, faults, `limit` instructions have been
+    /// executed in total (counted by [`Simulator::executed`]; `u64::MAX` =
+    /// no limit; the run stops exactly at the limit), or `interrupt` is set
+    /// (polled about every 64k instructions).
+    ///
+    /// # Errors
+    /// [`SimError`] if the environment fails (not for guest faults, which
+    /// are traps or [`StopReason`]s).
+    pub fn run(&mut self, limit: u64, interrupt: &AtomicBool) -> Result<StopReason, SimError> {
+        if self.hart.rv64 {
+            self.run_xlen::<true>(limit, interrupt)
+        } else {
+            self.run_xlen::<false>(limit, interrupt)
+        }
+    }
+
+    fn run_xlen<const RV64: bool>(&mut self, limit: u64, interrupt: &AtomicBool) -> Result<StopReason, SimError> {
+        let xlen = if RV64 { Xlen::Rv64 } else { Xlen::Rv32 };
+        let mut poll = POLL_INTERVAL;
+        // Writes made by tools or the environment before this run.
+        if self.mem.has_code_writes() {
+            let w = self.mem.take_code_writes();
+            self.cache.invalidate(&w, &mut self.mem);
+        }
+        // (block, true = fall-through slot) to fill with the next block's id.
+        let mut chain_from: Option<(u32, bool)> = None;
+        let mut next_id = NO_BLOCK;
+        loop {
+            if self.hart.executed >= limit {
+                return Ok(StopReason::InstructionLimit);
+            }
+            if poll <= 0 {
+                poll = POLL_INTERVAL;
+                if interrupt.load(Ordering::Relaxed) {
+                    return Ok(StopReason::Interrupted);
+                }
+            }
+            let pc = self.hart.pc;
+            let id = if next_id != NO_BLOCK
+                && self.cache.blocks[next_id as usize].live
+                && self.cache.blocks[next_id as usize].start == pc
+            {
+                next_id
+            } else {
+                let found = match self.cache.lookup(pc) {
+                    Some(id) => Ok(id),
+                    None => self.cache.translate(pc, xlen, &mut self.mem, &mut self.hooks),
+                };
+                match found {
+                    Ok(id) => {
+                        if let Some((from, fall)) = chain_from {
+                            let b = &mut self.cache.blocks[from as usize];
+                            if fall {
+                                b.fall = id;
+                            } else {
+                                b.taken = id;
+                            }
+                        }
+                        id
+                    }
+                    Err(exc) => {
+                        // Fetch fault: nothing started executing.
+                        poll -= 1;
+                        chain_from = None;
+                        next_id = NO_BLOCK;
+                        if let Some(stop) = self.fetch_fault(exc, pc) {
+                            return Ok(stop);
+                        }
+                        continue;
+                    }
+                }
+            };
+            let (start, count, first) = {
+                let b = &self.cache.blocks[id as usize];
+                (b.start, b.count as usize, b.first as usize)
+            };
+            let budget = limit - self.hart.executed;
+            let k = if (count as u64) > budget { budget as usize } else { count };
+            self.hart.csr_point = self.hart.executed + count as u64 - 1;
+            self.hooks.on_block_exec(BlockId(id));
+            let end = exec_insts::<RV64>(
+                &mut self.hart,
+                &mut self.mem,
+                &self.cache.insts[first..first + k],
+                start,
+            );
+            self.hart.executed += end.count as u64;
+            poll -= end.count as i64;
+            if end.count < count {
+                self.hooks.on_block_cut(BlockId(id), end.count as u32);
+            }
+            chain_from = None;
+            next_id = NO_BLOCK;
+            match end.exc {
+                None => {
+                    self.hart.pc = end.pc;
+                    if end.count == count {
+                        self.block_done(id, end.pc);
+                        let b = &self.cache.blocks[id as usize];
+                        let fall = end.pc == b.end;
+                        next_id = if fall { b.fall } else { b.taken };
+                        chain_from = Some((id, fall));
+                    }
+                }
+                Some(exc) if exc.cause == CAUSE_CODE_WRITTEN => {
+                    self.hart.pc = exc.tval;
+                    let w = self.mem.take_code_writes();
+                    self.cache.invalidate(&w, &mut self.mem);
+                }
+                Some(exc) => {
+                    let inst = self.cache.insts[first + end.count - 1];
+                    if let Some(stop) = self.exception(exc, end.pc, inst)? {
+                        return Ok(stop);
+                    }
+                }
+            }
+        }
+    }
+
+    /// After a block completed: jump/mret hooks and `fence.i`.
+    #[inline(always)]
+    fn block_done(&mut self, id: u32, target: u64) {
+        let b = &self.cache.blocks[id as usize];
+        if H::WANTS_JUMPS {
+            if let Some(kind) = b.jump {
+                self.hooks.on_jump(kind, b.last_pc, target, self.hart.executed, self.hart.x[2]);
+            }
+        }
+        match b.last_op {
+            fwprof_isa::Op::Mret => {
+                let pc = b.last_pc;
+                self.hooks.on_mret(pc, target, self.hart.executed, self.hart.x[2]);
+            }
+            fwprof_isa::Op::FenceI => self.cache.flush(&mut self.mem),
+            _ => {}
+        }
+    }
+
+    /// Retired count before the instruction that just executed.
+    fn retired_before_last(&self) -> u64 {
+        self.hart.executed - 1 - self.hart.not_retired
+    }
+
+    /// Resolve an exception raised by `inst` at `pc` (already counted as
+    /// executed): environment calls, semihosting, trap delivery or a stop.
+    #[cold]
+    fn exception(&mut self, exc: Exc, pc: u64, inst: Inst) -> Result<Option<StopReason>, SimError> {
+        let next = pc.wrapping_add(inst.len as u64);
+        match exc.cause {
+            CAUSE_ECALL_U | CAUSE_ECALL_M if self.target == Target::Linux => {
+                return self.env_call(pc, next, false);
+            }
+            CAUSE_BREAKPOINT if self.target == Target::BareMetal && self.is_semihost(pc, &inst) => {
+                return self.env_call(pc, next, true);
+            }
+            _ => {}
+        }
+        // The instruction trapped: it does not retire (Privileged ISA §3.3.1).
+        self.hart.not_retired += 1;
+        if self.target == Target::Linux {
+            self.hart.pc = pc;
+            return Ok(Some(StopReason::Signal { signo: signal_for(exc.cause), cause: exc.cause, pc, tval: exc.tval }));
+        }
+        if self.hart.mtvec & !3 == 0 {
+            self.hart.pc = pc;
+            return Ok(Some(StopReason::Fault { cause: exc.cause, pc, tval: exc.tval, raw: inst.raw, len: inst.len }));
+        }
+        self.deliver(exc, pc);
+        Ok(None)
+    }
+
+    fn deliver(&mut self, exc: Exc, pc: u64) {
+        self.hart.take_trap(exc, pc);
+        let info = TrapInfo { cause: exc.cause, pc, tval: exc.tval };
+        self.hooks.on_trap(info, self.hart.executed, self.hart.x[2]);
+    }
+
+    /// Fetch fault at `pc` (nothing executed).
+    #[cold]
+    fn fetch_fault(&mut self, exc: Exc, pc: u64) -> Option<StopReason> {
+        if self.target == Target::Linux {
+            return Some(StopReason::Signal { signo: signal_for(exc.cause), cause: exc.cause, pc, tval: exc.tval });
+        }
+        let vector = self.hart.mtvec & !3;
+        // No handler, or the handler itself cannot be fetched (would loop forever).
+        if vector == 0 || vector == pc {
+            return Some(StopReason::Fault { cause: exc.cause, pc, tval: exc.tval, raw: 0, len: 0 });
+        }
+        self.deliver(exc, pc);
+        None
+    }
+
+    /// The semihosting sequence check, as QEMU 7.2 `trans_ebreak`: an
+    /// uncompressed `ebreak` between `slli x0,x0,0x1f` and `srai x0,x0,7`,
+    /// all three in the same 4 KiB page.
+    fn is_semihost(&self, pc: u64, inst: &Inst) -> bool {
+        if inst.len != 4 || inst.raw != SEMIHOST_EBREAK {
+            return false;
+        }
+        let (pre, post) = (pc.wrapping_sub(4), pc.wrapping_add(4));
+        if pre >> 12 != post >> 12 {
+            return false;
+        }
+        let word = |a: u64| {
+            let mut b = [0u8; 4];
+            self.mem.peek(a, &mut b).map(|_| u32::from_le_bytes(b))
+        };
+        word(pre) == Some(SEMIHOST_PRE) && word(post) == Some(SEMIHOST_POST)
+    }
+
+    /// Hand a system call / semihosting call to the environment.
+    fn env_call(&mut self, pc: u64, next: u64, semihost: bool) -> Result<Option<StopReason>, SimError> {
+        let instret = self.retired_before_last();
+        let Some(env) = self.env.as_mut() else {
+            let call = if semihost { "semihosting call" } else { "system call" };
+            self.hart.pc = pc;
+            return Err(SimError::NoEnvironment { call, pc });
+        };
+        let out = if semihost {
+            env.semihost(&mut self.hart.x, &mut self.mem, instret)
+        } else {
+            env.ecall(&mut self.hart.x, &mut self.mem, instret)
+        };
+        self.hart.normalize_x();
+        self.hart.pc = next;
+        if self.mem.has_code_writes() {
+            let w = self.mem.take_code_writes();
+            self.cache.invalidate(&w, &mut self.mem);
+        }
+        match out {
+            Ok(EnvOutcome::Continue) => Ok(None),
+            Ok(EnvOutcome::Exit(code)) => Ok(Some(StopReason::Exit(code))),
+            Err(source) => Err(SimError::Environment { pc, source }),
+        }
+    }
+}
