@@ -1,1 +1,70 @@
-//! fwprof-report (placeholder)
+//! Reports on an fwprof [`Profile`]: gprof's flat profile and call graph,
+//! a JSON document, and source/assembly annotation.
+//!
+//! Every report is a pure function from a profile (plus, for annotation,
+//! the optional ELF [`Program`] and a [`SourceResolver`]) and a plain
+//! options struct to an [`std::io::Write`]: [`write_flat`],
+//! [`write_call_graph`], [`write_json`], [`write_annotate`]. Costs are read
+//! for one event of the profile's event set (by default `instructions`);
+//! nothing re-runs the program.
+//!
+//! ```
+//! use fwprof_profile::{AddressCost, Arc, FunctionRecord, Meta, Profile};
+//! use fwprof_report::{write_flat, FlatOptions};
+//!
+//! let mut p = Profile::new(Meta::new("prog.elf"), vec!["instructions".into()]);
+//! let main = p.add_function(FunctionRecord::new("main", 0x100, 0x104));
+//! p.costs.push(AddressCost { addr: 0x100, function: main, len: 4, raw: 0x13, cost: vec![5] }).unwrap();
+//! let f = &mut p.functions[main.index()];
+//! (f.calls, f.self_cost, f.inclusive) = (1, vec![5], vec![5]);
+//! p.arcs.push(Arc::spontaneous(main, 1, vec![5]));
+//! p.totals = vec![5];
+//!
+//! let mut out = Vec::new();
+//! write_flat(&p, &FlatOptions::default(), &mut out).unwrap();
+//! let text = String::from_utf8(out).unwrap();
+//! assert!(text.contains("100.00"));
+//! assert!(text.contains("main"));
+//! ```
+//!
+//! [`Profile`]: fwprof_profile::Profile
+//! [`Program`]: fwprof_symbols::Program
+//! [`SourceResolver`]: fwprof_symbols::SourceResolver
+#![deny(missing_docs)]
+
+mod annotate;
+mod call_graph;
+mod cycles;
+mod flat;
+mod json;
+mod options;
+
+pub use annotate::write_annotate;
+pub use call_graph::write_call_graph;
+pub use cycles::{find_cycles, Cycles};
+pub use flat::write_flat;
+pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
+pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};
+
+/// Short unit name of an event for column headers: `instrs` for
+/// `instructions`, the event name itself otherwise.
+pub(crate) fn unit(event: &str) -> &str {
+    match event {
+        "instructions" => "instrs",
+        other => other,
+    }
+}
+
+/// `part / whole` in percent; 0 when `whole` is 0.
+pub(crate) fn percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// The cost of `v` for event `e`, 0 if the vector is short.
+pub(crate) fn cost(v: &[u64], e: usize) -> u64 {
+    v.get(e).copied().unwrap_or(0)
+}

@@ -1,0 +1,299 @@
+//! Source and assembly annotation, in the manner of
+//! `opannotate --source --assembly`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+use fwprof_isa::{decode, disasm, inst_len, Style, Xlen};
+use fwprof_profile::{FunctionRecord, Profile};
+use fwprof_symbols::{Location, Program, SourceResolver};
+
+use crate::options::AnnotateOptions;
+use crate::{cost, percent, unit};
+
+/// Longest run of instructions walked in one function from the ELF.
+const MAX_WALK: usize = 1 << 20;
+
+/// One instruction of the annotated function.
+struct Row {
+    addr: u64,
+    len: u8,
+    raw: u32,
+    count: u64,
+}
+
+/// The key that groups consecutive instructions under one source line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LineKey {
+    file: Option<String>,
+    line: Option<u32>,
+    inlined: Option<String>,
+}
+
+/// Writes annotated functions: for each, a header with its costs, then its
+/// instructions in address order, grouped under the source line they come
+/// from (`count  percent : line  source text`), each instruction as
+/// `count  percent : address:  raw  disassembly` (pseudo-instructions,
+/// ABI register names). Percentages are of the profile's total for the
+/// event; zero counts are left blank. Code inlined from another function
+/// is labelled `[inlined: f, called at file:line]`.
+///
+/// `program` supplies source lines (DWARF) and the bytes of instructions
+/// that never executed; without it, or without DWARF or the source file
+/// (looked up with `resolver`), only disassembly of executed instructions
+/// is shown, from the raw bits kept in the profile.
+///
+/// `opts.function` selects functions by name; otherwise every function
+/// with a nonzero self cost is annotated, hottest first, up to `opts.top`.
+///
+/// Errors: those of `w`, and [`io::ErrorKind::NotFound`] if
+/// `opts.function` names no function of the profile.
+pub fn write_annotate(
+    profile: &Profile,
+    program: Option<&Program>,
+    resolver: &SourceResolver,
+    opts: &AnnotateOptions,
+    mut w: impl Write,
+) -> io::Result<()> {
+    let e = opts.event;
+    let selected: Vec<usize> = match &opts.function {
+        Some(name) => {
+            let found: Vec<usize> = (0..profile.functions.len())
+                .filter(|&i| profile.functions[i].name == *name)
+                .collect();
+            if found.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("no function named `{name}` in the profile"),
+                ));
+            }
+            found
+        }
+        None => {
+            let mut hot: Vec<usize> = (0..profile.functions.len())
+                .filter(|&i| cost(&profile.functions[i].self_cost, e) > 0)
+                .collect();
+            hot.sort_by(|&a, &b| {
+                let (fa, fb) = (&profile.functions[a], &profile.functions[b]);
+                cost(&fb.self_cost, e)
+                    .cmp(&cost(&fa.self_cost, e))
+                    .then(fa.name.cmp(&fb.name))
+                    .then(a.cmp(&b))
+            });
+            hot.truncate(opts.top.unwrap_or(usize::MAX));
+            hot
+        }
+    };
+    let mut sources = SourceCache {
+        resolver,
+        files: HashMap::new(),
+    };
+    for (k, &i) in selected.iter().enumerate() {
+        if k > 0 {
+            writeln!(w)?;
+        }
+        write_function(profile, program, &mut sources, opts, i, &mut w)?;
+    }
+    Ok(())
+}
+
+struct SourceCache<'r> {
+    resolver: &'r SourceResolver,
+    files: HashMap<String, Option<Vec<String>>>,
+}
+
+impl SourceCache<'_> {
+    /// Line `line` (1-based) of the file DWARF calls `path`, if found.
+    fn line(&mut self, path: &str, line: u32) -> Option<&str> {
+        let resolver = self.resolver;
+        let lines = self.files.entry(path.to_string()).or_insert_with(|| {
+            let found = resolver.resolve(path)?;
+            let bytes = std::fs::read(found).ok()?;
+            Some(
+                String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .map(str::to_string)
+                    .collect(),
+            )
+        });
+        lines
+            .as_ref()?
+            .get((line as usize).checked_sub(1)?)
+            .map(String::as_str)
+    }
+}
+
+fn rows_of(profile: &Profile, program: Option<&Program>, f: &FunctionRecord, e: usize) -> Vec<Row> {
+    let mut rows: BTreeMap<u64, Row> = profile
+        .costs
+        .range(f.start, f.end)
+        .map(|c| {
+            (
+                c.addr,
+                Row {
+                    addr: c.addr,
+                    len: c.len,
+                    raw: c.raw,
+                    count: cost(c.cost, e),
+                },
+            )
+        })
+        .collect();
+    if let Some(program) = program {
+        let mut addr = f.start;
+        let mut walked = 0;
+        while addr < f.end && walked < MAX_WALK {
+            walked += 1;
+            if let Some(r) = rows.get(&addr) {
+                addr = addr.saturating_add(u64::from(r.len));
+                continue;
+            }
+            let Some(half) = program.bytes_at(addr, 2) else {
+                break;
+            };
+            let low = u16::from_le_bytes([half[0], half[1]]);
+            let len = inst_len(low);
+            let raw = match program.bytes_at(addr, len as usize) {
+                Some(b) if len == 4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                Some(_) => u32::from(low),
+                None => break,
+            };
+            rows.insert(
+                addr,
+                Row {
+                    addr,
+                    len,
+                    raw,
+                    count: 0,
+                },
+            );
+            addr = addr.saturating_add(u64::from(len));
+        }
+    }
+    rows.into_values().collect()
+}
+
+fn key_of(loc: Option<&Location>) -> LineKey {
+    let Some(loc) = loc else {
+        return LineKey {
+            file: None,
+            line: None,
+            inlined: None,
+        };
+    };
+    let inlined = (!loc.inlined.is_empty()).then(|| {
+        loc.inlined
+            .iter()
+            .map(|f| {
+                let file = f.call_file.as_deref().map_or("??", base_name);
+                let line = f.call_line.map_or("?".to_string(), |l| l.to_string());
+                format!("{}, called at {file}:{line}", f.function)
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    });
+    LineKey {
+        file: loc.file.clone(),
+        line: loc.line,
+        inlined,
+    }
+}
+
+fn base_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn write_function(
+    profile: &Profile,
+    program: Option<&Program>,
+    sources: &mut SourceCache<'_>,
+    opts: &AnnotateOptions,
+    i: usize,
+    w: &mut impl Write,
+) -> io::Result<()> {
+    let e = opts.event;
+    let event = profile.events.get(e).map_or("instructions", String::as_str);
+    let total = cost(&profile.totals, e);
+    let f = &profile.functions[i];
+    let xlen = if profile.meta.xlen == 32 {
+        Xlen::Rv32
+    } else {
+        Xlen::Rv64
+    };
+    let (s, incl) = (cost(&f.self_cost, e), cost(&f.inclusive, e));
+    writeln!(w, "Function {} [{:#x}, {:#x})", f.name, f.start, f.end)?;
+    writeln!(
+        w,
+        "  self {s} {u} ({:.2}%), inclusive {incl} {u} ({:.2}%), calls {}",
+        percent(s, total),
+        percent(incl, total),
+        f.calls,
+        u = unit(event)
+    )?;
+    if let (Some(file), Some(line)) = (&f.file, f.line) {
+        writeln!(w, "  defined at {file}:{line}")?;
+    }
+    writeln!(w, "{:>10} {:>8} :", event, "%")?;
+
+    let rows = rows_of(profile, program, f, e);
+    let keys: Vec<LineKey> = rows
+        .iter()
+        .map(|r| {
+            let loc = if opts.no_source {
+                None
+            } else {
+                program.and_then(|p| p.lines(r.addr).ok().flatten())
+            };
+            key_of(loc.as_ref())
+        })
+        .collect();
+    let mut current_file: Option<&str> = None;
+    let mut k = 0;
+    while k < rows.len() {
+        let mut end = k + 1;
+        while end < rows.len() && keys[end] == keys[k] {
+            end += 1;
+        }
+        let key = &keys[k];
+        if let (Some(file), Some(line)) = (&key.file, key.line) {
+            if current_file != Some(file.as_str()) {
+                writeln!(w, "{:>10} {:>8} : file {file}", "", "")?;
+                current_file = Some(file.as_str());
+            }
+            let count: u64 = rows[k..end]
+                .iter()
+                .map(|r| r.count)
+                .fold(0, u64::saturating_add);
+            let text = sources
+                .line(file, line)
+                .unwrap_or("<source not found>")
+                .to_string();
+            write_counts(w, count, total)?;
+            write!(w, " : {line:>6}  {text}")?;
+            if let Some(inl) = &key.inlined {
+                write!(w, "  [inlined: {inl}]")?;
+            }
+            writeln!(w)?;
+        }
+        for r in &rows[k..end] {
+            write_counts(w, r.count, total)?;
+            let text = disasm(&decode(r.raw, xlen), r.addr, xlen, Style::Pseudo);
+            let raw = if r.len == 2 {
+                format!("{:04x}    ", r.raw & 0xffff)
+            } else {
+                format!("{:08x}", r.raw)
+            };
+            writeln!(w, " : {:>14x}:  {raw}  {text}", r.addr)?;
+        }
+        k = end;
+    }
+    Ok(())
+}
+
+fn write_counts(w: &mut impl Write, count: u64, total: u64) -> io::Result<()> {
+    if count == 0 {
+        write!(w, "{:>10} {:>8}", "", "")
+    } else {
+        write!(w, "{count:>10} {:>8.4}", percent(count, total))
+    }
+}

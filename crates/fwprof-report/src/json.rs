@@ -1,0 +1,141 @@
+//! The JSON report (schema in `docs/report-json.md`).
+
+use std::io::{self, Write};
+
+use fwprof_profile::Profile;
+use serde_json::{json, Map, Value};
+
+/// Value of the top-level `"schema"` field; bumped on incompatible changes.
+pub const JSON_SCHEMA: &str = "fwprof-report/1";
+
+/// Name of a RISC-V trap cause (`mcause` with the interrupt bit in the top
+/// bit of XLEN), from the Privileged Architecture 20211203, §3.1.15
+/// table 3.6; `None` for reserved or custom codes.
+pub fn trap_cause_name(cause: u64, xlen: u32) -> Option<&'static str> {
+    let top = if xlen == 32 { 1u64 << 31 } else { 1u64 << 63 };
+    let code = cause & !top;
+    if cause & top != 0 {
+        return Some(match code {
+            1 => "supervisor software interrupt",
+            3 => "machine software interrupt",
+            5 => "supervisor timer interrupt",
+            7 => "machine timer interrupt",
+            9 => "supervisor external interrupt",
+            11 => "machine external interrupt",
+            _ => return None,
+        });
+    }
+    Some(match code {
+        0 => "instruction address misaligned",
+        1 => "instruction access fault",
+        2 => "illegal instruction",
+        3 => "breakpoint",
+        4 => "load address misaligned",
+        5 => "load access fault",
+        6 => "store/AMO address misaligned",
+        7 => "store/AMO access fault",
+        8 => "environment call from U-mode",
+        9 => "environment call from S-mode",
+        11 => "environment call from M-mode",
+        12 => "instruction page fault",
+        13 => "load page fault",
+        15 => "store/AMO page fault",
+        _ => return None,
+    })
+}
+
+/// `{event name: value}` for one cost vector.
+fn by_event(profile: &Profile, v: &[u64]) -> Value {
+    let mut m = Map::new();
+    for (i, name) in profile.events.iter().enumerate() {
+        m.insert(name.clone(), json!(v.get(i).copied().unwrap_or(0)));
+    }
+    Value::Object(m)
+}
+
+/// Builds the JSON document of [`write_json`] as a value.
+pub fn report_value(profile: &Profile) -> Value {
+    let m = &profile.meta;
+    let name = |i: usize| profile.functions.get(i).map(|f| f.name.clone());
+    let functions: Vec<Value> = profile
+        .functions
+        .iter()
+        .enumerate()
+        .map(|(id, f)| {
+            json!({
+                "id": id,
+                "name": f.name,
+                "address": f.start,
+                "end": f.end,
+                "calls": f.calls,
+                "self": by_event(profile, &f.self_cost),
+                "inclusive": by_event(profile, &f.inclusive),
+                "file": f.file,
+                "line": f.line,
+            })
+        })
+        .collect();
+    let call_graph: Vec<Value> = profile
+        .arcs
+        .iter()
+        .map(|a| {
+            json!({
+                "caller": a.caller.and_then(|c| name(c.index())),
+                "caller_id": a.caller.map(|c| c.0),
+                "callee": name(a.callee.index()),
+                "callee_id": a.callee.0,
+                "call_site": a.call_site,
+                "calls": a.calls,
+                "tail": a.tail,
+                "inclusive": by_event(profile, &a.inclusive),
+            })
+        })
+        .collect();
+    let traps: Vec<Value> = profile
+        .traps
+        .iter()
+        .map(|t| {
+            json!({
+                "cause": t.cause,
+                "name": trap_cause_name(t.cause, m.xlen),
+                "pc": t.pc,
+                "function": profile.function_at(t.pc).and_then(|f| name(f.index())),
+                "count": t.count,
+            })
+        })
+        .collect();
+    json!({
+        "schema": JSON_SCHEMA,
+        "meta": {
+            "program": m.program,
+            "sha256": m.sha256,
+            "build_id": m.build_id,
+            "target": m.target.as_str(),
+            "isa": m.isa,
+            "xlen": m.xlen,
+            "command": m.command,
+            "fwprof_version": m.fwprof_version,
+            "start_time": m.start_time,
+            "partial": m.partial,
+            "exit_status": m.exit_status,
+            "warnings": m.warnings,
+            "format_version": m.format_version,
+        },
+        "events": profile.events,
+        "totals": by_event(profile, &profile.totals),
+        "functions": functions,
+        "call_graph": call_graph,
+        "traps": traps,
+    })
+}
+
+/// Writes the profile as one pretty-printed JSON object followed by a
+/// newline (see `docs/report-json.md`): `schema`, `meta`, `events`,
+/// `totals`, `functions[]`, `call_graph[]`, `traps[]`. Costs are objects
+/// keyed by event name (`{"instructions": 123}`); addresses are integers.
+///
+/// Errors: only those of `w`.
+pub fn write_json(profile: &Profile, mut w: impl Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut w, &report_value(profile))?;
+    writeln!(w)
+}

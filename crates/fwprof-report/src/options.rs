@@ -1,0 +1,69 @@
+//! Plain option structs for the reports (the CLI converts its flags into these).
+
+/// Order of the flat profile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortKey {
+    /// Self cost descending, then calls descending, then name (gprof's order).
+    #[default]
+    SelfCost,
+    /// Inclusive cost descending, then self, then name.
+    Inclusive,
+    /// Calls descending, then self, then name.
+    Calls,
+    /// Name ascending, then start address.
+    Name,
+}
+
+impl std::str::FromStr for SortKey {
+    type Err = String;
+
+    /// Parses `self`, `inclusive`, `calls` or `name`.
+    fn from_str(s: &str) -> Result<SortKey, String> {
+        match s {
+            "self" => Ok(SortKey::SelfCost),
+            "inclusive" => Ok(SortKey::Inclusive),
+            "calls" => Ok(SortKey::Calls),
+            "name" => Ok(SortKey::Name),
+            other => Err(format!(
+                "unknown sort key `{other}` (expected self, inclusive, calls or name)"
+            )),
+        }
+    }
+}
+
+/// Options of [`crate::write_flat`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlatOptions {
+    /// Print only the first N rows.
+    pub top: Option<usize>,
+    /// Row order.
+    pub sort: SortKey,
+    /// Index of the event to report in the profile's event set (0 = instructions).
+    pub event: usize,
+    /// Omit the explanation that follows the table (gprof's `-b`).
+    pub brief: bool,
+}
+
+/// Options of [`crate::write_call_graph`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallGraphOptions {
+    /// Index of the event to report (0 = instructions).
+    pub event: usize,
+    /// Omit the explanation and the index by function name (gprof's `-b`
+    /// omits the explanation; the index is kept unless this is set).
+    pub brief: bool,
+}
+
+/// Options of [`crate::write_annotate`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AnnotateOptions {
+    /// Annotate only this function (by name or alias); `None` for every
+    /// function with a nonzero self cost, hottest first.
+    pub function: Option<String>,
+    /// Index of the event to report (0 = instructions).
+    pub event: usize,
+    /// Annotate at most this many functions (when `function` is `None`).
+    pub top: Option<usize>,
+    /// Print only disassembly, even if source is available.
+    pub no_source: bool,
+}
