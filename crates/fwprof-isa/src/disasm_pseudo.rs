@@ -65,6 +65,8 @@ pub(crate) fn pseudo(inst: &Inst, pc: u64, xlen: Xlen) -> Option<String> {
         Op::Jalr if rd == 0 && rs1 == 1 && imm == 0 => "ret".to_string(),
         Op::Jalr if rd == 0 && imm == 0 => format!("jr {}", x(rs1)),
         Op::Jalr if rd == 1 && imm == 0 => format!("jalr {}", x(rs1)),
+        Op::Jalr if rd == 0 => format!("jr {imm}({})", x(rs1)),
+        Op::Jalr if rd == 1 => format!("jalr {imm}({})", x(rs1)),
         Op::Fence if imm & 0xfff == 0xff => "fence".to_string(),
         Op::Csrrs if rs1 == 0 => match (counter_alias(imm, xlen), fp_csr_alias(imm)) {
             (Some(name), _) => format!("{name} {}", x(rd)),

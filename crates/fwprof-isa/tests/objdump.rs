@@ -18,141 +18,13 @@
 //!
 //! Skipped (with a message) only when the binutils are not installed.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use common::{have_binutils, objdump, sample_32, scratch, AS, OBJDUMP};
 
 use fwprof_isa::{decode, disasm, Op, Style, Xlen};
-
-const AS: &str = "riscv64-unknown-elf-as";
-const OBJDUMP: &str = "riscv64-unknown-elf-objdump";
-
-/// Number of random 32-bit encodings per XLEN.
-const RANDOM_32: usize = 240_000;
-
-/// Small deterministic PRNG (SplitMix64), so the sample is the same on
-/// every run without a dependency.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// The 32-bit encodings to test: each has low bits `11` and is not a
-/// 48-bit-or-longer encoding (`bits[4:2] != 111`).
-fn sample_32(seed: u64) -> Vec<u32> {
-    // Every 32-bit major opcode (bits 6:0 = xxxxx11, excluding xxx11111).
-    let opcodes: Vec<u32> = (0..32u32)
-        .map(|o| (o << 2) | 3)
-        .filter(|o| (o >> 2) & 7 != 7)
-        .collect();
-    // funct7 values used by RV32GC/RV64GC (OP, OP-32, OP-FP, shifts) and
-    // AMO funct5 values with all aq/rl combinations.
-    let mut funct7s: Vec<u32> = vec![
-        0x00, 0x01, 0x20, 0x04, 0x05, 0x08, 0x09, 0x0c, 0x0d, 0x2c, 0x2d, 0x10, 0x11, 0x14, 0x15,
-        0x20, 0x21, 0x60, 0x61, 0x68, 0x69, 0x70, 0x71, 0x78, 0x79, 0x50, 0x51, 0x02, 0x03, 0x06,
-        0x07, 0x22, 0x30, 0x18, 0x19, 0x12, 0x13,
-    ];
-    for funct5 in [
-        0x00, 0x01, 0x02, 0x03, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c,
-    ] {
-        for aqrl in 0..4 {
-            funct7s.push(funct5 << 2 | aqrl);
-        }
-    }
-    let fp_funct7s = [
-        0x00, 0x01, 0x04, 0x05, 0x08, 0x09, 0x0c, 0x0d, 0x2c, 0x2d, 0x10, 0x11, 0x14, 0x15, 0x20,
-        0x21, 0x60, 0x61, 0x68, 0x69, 0x70, 0x71, 0x78, 0x79, 0x50, 0x51, 0x02, 0x06, 0x72, 0x7a,
-    ];
-    let mut rng = SplitMix(seed);
-    let mut out = Vec::with_capacity(RANDOM_32 + 64);
-    // Exact SYSTEM encodings and the fences, which random bits rarely hit.
-    out.extend([
-        0x0000_0073,
-        0x0010_0073,
-        0x3020_0073,
-        0x1050_0073,
-        0x1020_0073,
-        0x0020_0073,
-        0x1200_0073,
-        0x7b20_0073,
-        0x0ff0_000f,
-        0x8330_000f,
-        0x0000_100f,
-        0xc000_1073,
-    ]);
-    while out.len() < RANDOM_32 {
-        let mut raw = rng.next() as u32;
-        let opcode = opcodes[rng.below(opcodes.len() as u64) as usize];
-        raw = (raw & !0x7f) | opcode;
-        // A quarter of the time an OP-FP encoding with an F/D funct7 (the
-        // unary ones also need a small rs2 and an exact funct3 below).
-        if rng.below(4) == 0 {
-            let f7 = fp_funct7s[rng.below(fp_funct7s.len() as u64) as usize];
-            raw = (raw & 0x01ff_ff80) | (f7 << 25) | 0x53;
-            if rng.below(2) == 0 {
-                raw = (raw & !(31 << 20)) | ((rng.below(4) as u32) << 20);
-            }
-        } else if rng.below(2) == 0 {
-            // Half of the rest, a meaningful funct7.
-            let f7 = funct7s[rng.below(funct7s.len() as u64) as usize];
-            raw = (raw & 0x01ff_ffff) | (f7 << 25);
-        }
-        // A third of the time a small rs2 (the selector of unary FP ops,
-        // lr's zero rs2).
-        if rng.below(3) == 0 {
-            raw = (raw & !(31 << 20)) | ((rng.below(4) as u32) << 20);
-        }
-        // Sometimes a zero rd / rs1 (fences, HINTs, CSR aliases).
-        if rng.below(8) == 0 {
-            raw &= !(31 << 7);
-        }
-        if rng.below(8) == 0 {
-            raw &= !(31 << 15);
-        }
-        out.push(raw);
-    }
-    out
-}
-
-/// One line of objdump output: the address and the normalised text.
-fn parse_objdump(text: &str) -> BTreeMap<u64, String> {
-    let mut map = BTreeMap::new();
-    for line in text.lines() {
-        let mut parts = line.splitn(3, '\t');
-        let (Some(addr), Some(_hex), Some(asm)) = (parts.next(), parts.next(), parts.next()) else {
-            continue;
-        };
-        let Some(addr) = addr.trim().strip_suffix(':') else {
-            continue;
-        };
-        let Ok(addr) = u64::from_str_radix(addr, 16) else {
-            continue;
-        };
-        map.insert(addr, normalise(asm));
-    }
-    map
-}
-
-/// Whitespace collapsed, ` <sym+off>` and `# comment` removed.
-fn normalise(asm: &str) -> String {
-    let asm = asm.split('#').next().unwrap_or("");
-    let asm = match asm.find(" <") {
-        Some(i) => &asm[..i],
-        None => asm,
-    };
-    asm.split_whitespace().collect::<Vec<_>>().join(" ")
-}
 
 /// Encodings that binutils 2.40 disassembles although they are reserved
 /// (or outside what fwprof's hart implements); `decode` must return
@@ -211,59 +83,6 @@ fn legal_but_objdump_rejects(raw: u32, len: u8, xlen: Xlen) -> Option<&'static s
     }
 }
 
-/// Runs a command, returning stdout, or panics with its stderr.
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("failed to start binutils");
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Whether the binutils are installed.
-fn have_binutils() -> bool {
-    [AS, OBJDUMP]
-        .iter()
-        .all(|tool| Command::new(tool).arg("--version").output().is_ok())
-}
-
-/// A scratch directory under the target directory (or the system temp dir).
-fn scratch(name: &str) -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join(format!("fwprof-isa-objdump-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
-}
-
-/// Assembles `(raw, len)` encodings for `march` and returns objdump's text
-/// by address; also returns each encoding's address.
-fn objdump(dir: &Path, march: &str, encodings: &[(u32, u8)]) -> (Vec<u64>, BTreeMap<u64, String>) {
-    let mut src = String::from(".text\n");
-    let mut addrs = Vec::with_capacity(encodings.len());
-    let mut addr = 0u64;
-    for &(raw, len) in encodings {
-        addrs.push(addr);
-        let _ = writeln!(src, ".insn {len}, 0x{raw:x}");
-        addr += len as u64;
-    }
-    let s = dir.join(format!("{march}.s"));
-    let o = dir.join(format!("{march}.o"));
-    std::fs::write(&s, src).expect("write .s");
-    run(Command::new(AS)
-        .arg(format!("-march={march}"))
-        .arg(&s)
-        .arg("-o")
-        .arg(&o));
-    let text = run(Command::new(OBJDUMP)
-        .args(["-d", "-M", "no-aliases"])
-        .arg(&o));
-    (addrs, parse_objdump(&text))
-}
-
 /// Counts of the comparison, for the summary.
 #[derive(Default, Debug)]
 struct Tally {
@@ -286,7 +105,7 @@ fn differential(xlen: Xlen, march: &str, seed: u64) {
         .collect();
     encodings.extend(sample_32(seed).into_iter().map(|w| (w, 4)));
     let dir = scratch(march);
-    let (addrs, dump) = objdump(&dir, march, &encodings);
+    let (addrs, dump) = objdump(&dir, march, &encodings, true);
     let mut tally = Tally::default();
     let mut matched_ops = std::collections::BTreeSet::new();
     // Failures grouped by (objdump mnemonic, our mnemonic): count, example.
