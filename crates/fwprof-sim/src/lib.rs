@@ -48,3 +48,10 @@ pub use trap::{
     CAUSE_ILLEGAL_INSTRUCTION, CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH, CAUSE_MISALIGNED_LOAD,
     CAUSE_MISALIGNED_STORE, CAUSE_STORE_ACCESS,
 };
+
+#[cfg(test)]
+mod test_asm;
+#[cfg(test)]
+mod tests_int;
+#[cfg(test)]
+mod tests_sys;
