@@ -88,13 +88,11 @@ impl Profile {
                 ));
             }
         }
-        for e in 0..n {
-            if self_sum[e] != u128::from(self.totals[e]) {
+        for (e, (&sum, &total)) in self_sum.iter().zip(&self.totals).enumerate() {
+            if sum != u128::from(total) {
                 problems.push(format!(
-                    "self {} add up to {}, total is {}",
-                    event(e),
-                    self_sum[e],
-                    self.totals[e]
+                    "self {} add up to {sum}, total is {total}",
+                    event(e)
                 ));
             }
         }

@@ -29,7 +29,8 @@ pub fn sample() -> Profile {
     meta.exit_status = Some(0);
     let mut p = Profile::new(meta, vec!["instructions".into(), "cycles".into()]);
     // (name, start, end, calls, self, inclusive, code: (len, raw, count))
-    let funcs: [(&str, u64, u64, u64, u64, u64, &[(u8, u32, u64)]); 8] = [
+    type Code = &'static [(u8, u32, u64)];
+    let funcs: [(&str, u64, u64, u64, u64, u64, Code); 8] = [
         (
             "_start",
             0x1000,
