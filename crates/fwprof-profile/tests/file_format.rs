@@ -313,3 +313,17 @@ proptest! {
         let _ = Profile::from_bytes(&bytes);
     }
 }
+
+#[test]
+fn io_failures_are_io_errors() {
+    let missing = std::env::temp_dir().join(format!("fwprof-no-such-dir-{}", std::process::id()));
+    assert!(matches!(
+        Profile::read(missing.join("x")),
+        Err(Error::Io(_))
+    ));
+    assert!(matches!(
+        sample().write_atomic(missing.join("x")),
+        Err(Error::Io(_))
+    ));
+    assert!(!missing.exists());
+}
