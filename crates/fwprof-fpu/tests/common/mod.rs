@@ -5,6 +5,8 @@
 //! ties or at the underflow/overflow thresholds).
 #![allow(dead_code)]
 
+use fwprof_fpu::{Flags, RoundingMode};
+
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, reproducible.
 pub struct Rng(pub u64);
 
@@ -200,4 +202,42 @@ impl Fmt {
             (b, a)
         }
     }
+}
+
+/// Checks `op` in all five modes against `[RNE, RTZ, RDN, RUP, RMM]`.
+pub fn modes<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    op: impl Fn(RoundingMode, &mut Flags) -> T,
+    want: [(T, u8); 5],
+) {
+    for (rm, (v, f)) in RoundingMode::ALL.into_iter().zip(want) {
+        let mut fl = Flags::default();
+        let got = op(rm, &mut fl);
+        assert_eq!(
+            (&got, fl.0),
+            (&v, f),
+            "{what} in {rm:?}: got ({got:?}, {:#04x}), want ({v:?}, {f:#04x})",
+            fl.0
+        );
+    }
+}
+
+/// Same result and flags in every mode.
+pub fn every<T: PartialEq + std::fmt::Debug + Clone>(
+    what: &str,
+    op: impl Fn(RoundingMode, &mut Flags) -> T,
+    v: T,
+    f: u8,
+) {
+    modes(
+        what,
+        op,
+        [
+            (v.clone(), f),
+            (v.clone(), f),
+            (v.clone(), f),
+            (v.clone(), f),
+            (v, f),
+        ],
+    );
 }
