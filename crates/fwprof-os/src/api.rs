@@ -77,6 +77,11 @@ pub enum EnvError {
     /// Host I/O failed in a way that cannot be reported to the guest.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The guest asked for something fwprof does not serve and that cannot
+    /// be answered with an error code (e.g. an unknown semihosting
+    /// operation, on which QEMU 7.2 aborts).
+    #[error("{0}")]
+    Unsupported(String),
 }
 
 /// Which environment the program runs in.

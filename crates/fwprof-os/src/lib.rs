@@ -13,7 +13,25 @@
 #![deny(missing_docs)]
 
 mod api;
+mod console;
+mod guest;
+pub mod linux;
+mod linux_stack;
+mod loader;
+mod sandbox;
+pub mod semihost;
+#[cfg(test)]
+mod test_mem;
+
 pub use api::*;
+pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP};
+pub use sandbox::{Access, SandboxError};
+
+use std::path::PathBuf;
+
+use console::Console;
+use linux::LinuxState;
+use semihost::SemihostState;
 
 /// The loaded program: where to start and in what state.
 #[derive(Clone, Debug)]
@@ -48,9 +66,20 @@ pub enum LoadError {
 
 /// Load an ELF executable image into `mem` and prepare its initial state.
 ///
-/// Bare metal: maps every PT_LOAD segment and the RAM of `cfg.ram`.
-/// Linux: maps PT_LOAD segments, sets up `brk` and the initial stack (argv,
-/// envp, auxv in QEMU 7.2's order and alignment).
+/// Bare metal: maps the RAM of `cfg.ram` (RWX) and places every PT_LOAD
+/// segment at its `p_paddr` (QEMU `load_elf`); initial registers as the
+/// QEMU 7.2 `virt` reset vector leaves them (`a0` = hart id 0, `a1` = the
+/// device-tree address, `a2` = the `fw_dynamic_info` address 0x1028,
+/// `t0` = entry).
+/// Linux: maps PT_LOAD segments at `p_vaddr` (page-granular, QEMU 7.2
+/// `load_elf_image`), sets `brk` to the page-aligned end of the highest
+/// segment (`target_set_brk`), builds the initial stack (argv, envp, auxv
+/// in QEMU 7.2's order and alignment, see [`StackLayout`]) and sets `sp`;
+/// every other register is 0 (`init_thread`/`target_cpu_copy_regs`).
+///
+/// argv is `[cfg.program as given, cfg.args...]`. The guest environment is
+/// `cfg.env` in reverse order: QEMU 7.2 builds it with `envlist`, which
+/// inserts at the head, so a guest sees the host environment reversed.
 ///
 /// # Errors
 /// [`LoadError`] naming the defect; never panics on arbitrary bytes.
@@ -59,35 +88,161 @@ pub fn load(
     cfg: &RunConfig,
     mem: &mut dyn GuestMemory,
 ) -> Result<(LoadedProgram, Environment), LoadError> {
-    let _ = (elf, cfg, mem);
-    Err(LoadError::Unsupported("loader not written yet".into()))
+    let info = loader::parse(elf)?;
+    let target = cfg.target.unwrap_or_else(|| info.detected_target());
+    let mut env = Environment::new(cfg, target, info.rv64);
+    let mut regs = [0u64; 32];
+    let sp;
+    match target {
+        Target::Linux => {
+            if let Some(interp) = &info.interp {
+                return Err(LoadError::Unsupported(format!(
+                    "dynamically linked executable (interpreter {interp}): fwprof runs static executables only; link with -static"
+                )));
+            }
+            let ranges = loader::map_linux(elf, &info, mem)?;
+            env.linux.target_brk = 0;
+            env.linux = LinuxState::new(info.rv64, info.end_of_image(), env.linux.exe.take());
+            for ((s, e), p) in ranges {
+                env.linux.aspace.insert(s, e, p);
+            }
+            let mut argv = vec![path_bytes(&cfg.program)];
+            argv.extend(cfg.args.iter().map(|a| a.as_bytes().to_vec()));
+            let envp: Vec<Vec<u8>> = cfg.env.iter().rev().map(|e| e.as_bytes().to_vec()).collect();
+            let ids = linux::misc::host_ids();
+            let inputs = linux_stack::StackInputs {
+                argv: &argv,
+                envp: &envp,
+                execfn: &argv[0],
+                stack_size: linux_stack::host_stack_size(),
+                ids: [ids[0] as u64, ids[1] as u64, ids[2] as u64, ids[3] as u64],
+            };
+            let layout = linux_stack::build(&info, &inputs, &mut env.linux.aspace, mem)?;
+            sp = layout.sp;
+            regs[2] = sp;
+            env.stack = Some(layout);
+        }
+        Target::BareMetal => {
+            loader::map_bare_metal(elf, &info, cfg.ram, mem)?;
+            let fdt = virt_fdt_addr(cfg.ram);
+            env.semi.heapinfo = bare_metal_heapinfo(&info, cfg.ram, fdt);
+            sp = 0;
+            regs[5] = info.entry;
+            regs[11] = fdt;
+            regs[12] = VIRT_FW_DYNAMIC_INFO;
+        }
+    }
+    let prog = LoadedProgram {
+        target,
+        rv64: info.rv64,
+        entry: info.entry,
+        sp,
+        regs,
+    };
+    Ok((prog, env))
 }
 
-/// The guest environment state for one run (open files, brk, sandbox, ...).
+/// Address of `fw_dynamic_info` after the QEMU 7.2 `virt` reset vector
+/// (`riscv_setup_rom_reset_vec`: 0x1000 + 10 words).
+const VIRT_FW_DYNAMIC_INFO: u64 = 0x1028;
+/// `FDT_MAX_SIZE` (QEMU `create_device_tree`): the device tree blob size.
+const VIRT_FDT_SIZE: u64 = 0x10_0000;
+
+/// QEMU 7.2 `riscv_load_fdt`: the device tree goes at a 2 MiB aligned
+/// address below the end of RAM (or 3 GiB, whichever is lower).
+fn virt_fdt_addr(ram: (u64, u64)) -> u64 {
+    const MIB: u64 = 1 << 20;
+    let end = ram.0.saturating_add(ram.1);
+    let temp = if ram.0 < 3072 * MIB { end.min(3072 * MIB) } else { end };
+    temp.saturating_sub(VIRT_FDT_SIZE) & !(2 * MIB - 1)
+}
+
+/// `SYS_HEAPINFO` for the `virt` machine (QEMU 7.2 `common_semi_find_bases`
+/// + `rom_find_largest_gap_between`): the largest gap of RAM not covered by
+/// a loaded segment or the device tree; the heap is the gap, the stack
+/// grows down from its top: `[heap base, heap limit, stack base, stack limit]`
+/// = `[gap start, gap end, gap end, gap start]`.
+fn bare_metal_heapinfo(info: &loader::ElfInfo, ram: (u64, u64), fdt: u64) -> [u64; 4] {
+    let (base, size) = ram;
+    let end = base.saturating_add(size);
+    let mut blobs: Vec<(u64, u64)> = info
+        .loads
+        .iter()
+        .filter(|s| s.memsz > 0)
+        .map(|s| (s.paddr, s.paddr.saturating_add(s.memsz)))
+        .collect();
+    blobs.push((fdt, fdt.saturating_add(VIRT_FDT_SIZE)));
+    let mut gaps = loader::subtract((base, end), &blobs);
+    gaps.sort_unstable();
+    let mut best = (base, base);
+    for g in gaps {
+        if g.1 - g.0 > best.1 - best.0 {
+            best = g;
+        }
+    }
+    [best.0, best.1, best.1, best.0]
+}
+
+fn path_bytes(p: &std::path::Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes().to_vec()
+}
+
+/// The guest environment state for one run: open files and handles,
+/// `brk` and the memory map (Linux), signal state, the sandbox, the
+/// semihosting errno, and where the standard streams go.
 #[derive(Debug)]
 pub struct Environment {
-    _private: (),
+    pub(crate) target: Target,
+    pub(crate) rv64: bool,
+    pub(crate) program: PathBuf,
+    pub(crate) args: Vec<String>,
+    pub(crate) sandbox: Sandbox,
+    pub(crate) console: Console,
+    pub(crate) semi: SemihostState,
+    pub(crate) linux: LinuxState,
+    pub(crate) stack: Option<StackLayout>,
 }
 
 impl Environment {
+    /// A fresh environment for `target` without loading anything (the
+    /// sandbox roots are canonicalised here). [`load`] is the usual way in;
+    /// this serves simulators and tests that place code themselves.
+    pub fn new(cfg: &RunConfig, target: Target, rv64: bool) -> Environment {
+        let exe = std::fs::canonicalize(&cfg.program).ok();
+        Environment {
+            target,
+            rv64,
+            program: cfg.program.clone(),
+            args: cfg.args.clone(),
+            sandbox: cfg.sandbox.canonicalized(),
+            console: Console::Host,
+            semi: SemihostState::default(),
+            linux: LinuxState::new(rv64, 0, exe),
+            stack: None,
+        }
+    }
+
     /// Serve a semihosting call: `op` is `a0`, `param` is `a1`; the result
     /// goes in `regs[10]` (a0). `instret` (instructions retired so far)
     /// drives the deterministic clock (10 MHz of instructions).
+    /// See [`semihost`] for the operations and QEMU 7.2 behaviour followed.
     ///
     /// # Errors
-    /// [`EnvError`] only for failures that must stop the run.
+    /// [`EnvError::Unsupported`] for an unknown operation (QEMU aborts);
+    /// [`EnvError::Io`] if writing the console fails.
     pub fn semihost(
         &mut self,
         regs: &mut [u64; 32],
         mem: &mut dyn GuestMemory,
         instret: u64,
     ) -> Result<EnvOutcome, EnvError> {
-        let _ = (regs, mem, instret);
-        Ok(EnvOutcome::Exit(1))
+        semihost::semihost(self, regs, mem, instret)
     }
 
     /// Serve a Linux system call: number in `a7`, arguments in `a0..a5`,
-    /// result (or `-errno`) written to `a0`.
+    /// result (or `-errno`) written to `a0` (sign-extended from 32 bits on
+    /// RV32). See [`linux`] for the calls served.
     ///
     /// # Errors
     /// [`EnvError`] only for failures that must stop the run.
@@ -97,12 +252,57 @@ impl Environment {
         mem: &mut dyn GuestMemory,
         instret: u64,
     ) -> Result<EnvOutcome, EnvError> {
-        let _ = (regs, mem, instret);
-        Ok(EnvOutcome::Exit(1))
+        let _ = instret;
+        linux::ecall(self, regs, mem)
     }
 
     /// The target this environment serves.
     pub fn target(&self) -> Target {
-        Target::BareMetal
+        self.target
+    }
+
+    /// The initial Linux stack built by [`load`] (None for bare metal).
+    pub fn stack_layout(&self) -> Option<&StackLayout> {
+        self.stack.as_ref()
+    }
+
+    /// Current Linux program break (QEMU `target_brk`).
+    pub fn brk(&self) -> u64 {
+        self.linux.target_brk
+    }
+
+    /// `SYS_HEAPINFO` answer: heap base, heap limit, stack base, stack limit.
+    pub fn heapinfo(&self) -> [u64; 4] {
+        self.semi.heapinfo
+    }
+
+    /// Send guest stdout/stderr to in-memory buffers and read guest stdin
+    /// from `stdin` instead of the host's fds 0/1/2.
+    pub fn capture_console(&mut self, stdin: Vec<u8>) {
+        self.console = Console::Captured {
+            stdin,
+            pos: 0,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+        };
+    }
+
+    /// Captured (stdout, stderr) so far; empty unless
+    /// [`Environment::capture_console`] was called.
+    pub fn captured_output(&self) -> (&[u8], &[u8]) {
+        match &self.console {
+            Console::Captured { stdout, stderr, .. } => (stdout, stderr),
+            Console::Host => (&[], &[]),
+        }
+    }
+
+    /// The `SYS_GET_CMDLINE` string: QEMU 7.2 `semihosting_arg_fallback`
+    /// (program, then the `-append` string split at spaces), joined with
+    /// single spaces; just the program when there are no arguments.
+    pub fn cmdline(&self) -> String {
+        let mut parts = vec![self.program.to_string_lossy().into_owned()];
+        let joined = self.args.join(" ");
+        parts.extend(joined.split(' ').filter(|t| !t.is_empty()).map(str::to_owned));
+        parts.join(" ")
     }
 }

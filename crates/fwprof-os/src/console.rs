@@ -1,0 +1,99 @@
+//! The guest's standard streams: the host's fds 0, 1 and 2, or in-memory
+//! buffers when output is captured (tests, and callers that want the
+//! guest's output as data).
+
+use std::io;
+
+/// Where guest stdin/stdout/stderr go.
+#[derive(Debug, Default)]
+pub(crate) enum Console {
+    /// Host file descriptors 0, 1, 2, written unbuffered.
+    #[default]
+    Host,
+    /// In-memory streams.
+    Captured {
+        /// Bytes the guest will read from stdin.
+        stdin: Vec<u8>,
+        /// Read position in `stdin`.
+        pos: usize,
+        /// What the guest wrote to stdout.
+        stdout: Vec<u8>,
+        /// What the guest wrote to stderr.
+        stderr: Vec<u8>,
+    },
+}
+
+fn host_write(fd: i32, mut data: &[u8]) -> io::Result<usize> {
+    let total = data.len();
+    while !data.is_empty() {
+        // SAFETY: writing from a valid slice to a host fd.
+        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            if total == data.len() {
+                return Err(e);
+            }
+            break;
+        }
+        data = &data[n as usize..];
+    }
+    Ok(total - data.len())
+}
+
+impl Console {
+    /// Write to stream 1 (stdout) or 2 (stderr); returns bytes written.
+    pub fn write(&mut self, stream: i32, data: &[u8]) -> io::Result<usize> {
+        match self {
+            Console::Host => host_write(stream, data),
+            Console::Captured { stdout, stderr, .. } => {
+                if stream == 2 {
+                    stderr.extend_from_slice(data);
+                } else {
+                    stdout.extend_from_slice(data);
+                }
+                Ok(data.len())
+            }
+        }
+    }
+
+    /// Read from stdin into `buf`; 0 at end of input.
+    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Console::Host => loop {
+                // SAFETY: reading into a valid mutable slice from host fd 0.
+                let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
+                if n >= 0 {
+                    return Ok(n as usize);
+                }
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            },
+            Console::Captured { stdin, pos, .. } => {
+                let rest = &stdin[(*pos).min(stdin.len())..];
+                let n = rest.len().min(buf.len());
+                buf[..n].copy_from_slice(&rest[..n]);
+                *pos += n;
+                Ok(n)
+            }
+        }
+    }
+
+    /// True if `stream` (0, 1, 2) is a terminal (never when captured).
+    pub fn isatty(&self, stream: i32) -> bool {
+        match self {
+            // SAFETY: isatty only inspects the fd.
+            Console::Host => unsafe { libc::isatty(stream) == 1 },
+            Console::Captured { .. } => false,
+        }
+    }
+
+    /// True when the streams are in-memory buffers.
+    pub fn is_captured(&self) -> bool {
+        matches!(self, Console::Captured { .. })
+    }
+}

@@ -1,0 +1,328 @@
+//! Process, signal, time and identity system calls (QEMU 7.2
+//! `linux-user/syscall.c` and `signal.c` behaviour for a single thread).
+
+use super::structs::{timespec_bytes, utsname_bytes};
+use super::{err, Args, Sys};
+use crate::guest::{read_u32, read_u64, word_size, write_word};
+use crate::{Environment, GuestMemory};
+
+/// `SS_DISABLE`: no alternate signal stack.
+pub const SS_DISABLE: u64 = 2;
+/// `SS_ONSTACK`.
+const SS_ONSTACK: u64 = 1;
+/// `MINSIGSTKSZ` for RISC-V.
+const MINSIGSTKSZ: u64 = 2048;
+/// `SIGKILL`, `SIGSTOP`.
+const SIGKILL: u64 = 9;
+const SIGSTOP: u64 = 19;
+/// `SIG_IGN` handler value.
+const SIG_IGN: u64 = 1;
+
+/// Host process id (QEMU passes the host's).
+pub fn host_pid() -> i64 {
+    i64::from(std::process::id())
+}
+
+/// Host `[uid, euid, gid, egid, ppid]`.
+pub fn host_ids() -> [i64; 5] {
+    // SAFETY: these calls cannot fail.
+    unsafe {
+        [
+            i64::from(libc::getuid()),
+            i64::from(libc::geteuid()),
+            i64::from(libc::getgid()),
+            i64::from(libc::getegid()),
+            i64::from(libc::getppid()),
+        ]
+    }
+}
+
+fn write_or_fault(mem: &mut dyn GuestMemory, addr: u64, b: &[u8]) -> Sys {
+    match mem.write(addr, b) {
+        Ok(()) => Sys::Ret(0),
+        Err(_) => err(libc::EFAULT),
+    }
+}
+
+impl Environment {
+    /// `rt_sigaction(sig, act, oldact, sigsetsize)`: records the action
+    /// (`struct sigaction` on RISC-V: handler, flags, 8-byte mask; no
+    /// restorer) and returns the previous one (zero initially).
+    pub(crate) fn sys_rt_sigaction(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
+        let (sig, act, old, setsize) = (a.u(0), a.u(1), a.u(2), a.u(3));
+        if setsize != 8 {
+            return err(libc::EINVAL);
+        }
+        if sig == 0 || sig > 64 || (act != 0 && (sig == SIGKILL || sig == SIGSTOP)) {
+            return err(libc::EINVAL);
+        }
+        let rv64 = a.rv64;
+        let n = word_size(rv64);
+        let new = if act != 0 {
+            let r = (|| -> Result<[u64; 3], crate::MemFault> {
+                let h = crate::guest::read_word(mem, act, rv64)?;
+                let f = crate::guest::read_word(mem, act + n, rv64)?;
+                let m = read_u64(mem, act + 2 * n)?;
+                Ok([h, f, m])
+            })();
+            match r {
+                Ok(v) => Some(v),
+                Err(_) => return err(libc::EFAULT),
+            }
+        } else {
+            None
+        };
+        let prev = self.linux.sigactions[sig as usize];
+        if old != 0 {
+            let r = write_word(mem, old, prev[0], rv64)
+                .and_then(|()| write_word(mem, old + n, prev[1], rv64))
+                .and_then(|()| mem.write(old + 2 * n, &prev[2].to_le_bytes()));
+            if r.is_err() {
+                return err(libc::EFAULT);
+            }
+        }
+        if let Some(v) = new {
+            self.linux.sigactions[sig as usize] = v;
+        }
+        Sys::Ret(0)
+    }
+
+    /// `rt_sigprocmask(how, set, oldset, sigsetsize)`; SIGKILL and SIGSTOP
+    /// cannot be blocked.
+    pub(crate) fn sys_rt_sigprocmask(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
+        let (how, set, old, setsize) = (a.u(0), a.u(1), a.u(2), a.u(3));
+        if setsize != 8 {
+            return err(libc::EINVAL);
+        }
+        let prev = self.linux.sigmask;
+        if set != 0 {
+            let Ok(s) = read_u64(mem, set) else {
+                return err(libc::EFAULT);
+            };
+            let next = match how {
+                0 => prev | s,  // SIG_BLOCK
+                1 => prev & !s, // SIG_UNBLOCK
+                2 => s,         // SIG_SETMASK
+                _ => return err(libc::EINVAL),
+            };
+            self.linux.sigmask = next & !((1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1)));
+        }
+        if old != 0 && mem.write(old, &prev.to_le_bytes()).is_err() {
+            return err(libc::EFAULT);
+        }
+        Sys::Ret(0)
+    }
+
+    /// `sigaltstack(ss, old_ss)`: `stack_t` = sp (XLEN), flags (int),
+    /// size (XLEN), naturally aligned.
+    pub(crate) fn sys_sigaltstack(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
+        let (ss, old) = (a.u(0), a.u(1));
+        let rv64 = a.rv64;
+        let n = word_size(rv64);
+        let prev = self.linux.altstack;
+        if ss != 0 {
+            let r = (|| -> Result<[u64; 3], crate::MemFault> {
+                Ok([
+                    crate::guest::read_word(mem, ss, rv64)?,
+                    u64::from(read_u32(mem, ss + n)?),
+                    crate::guest::read_word(mem, ss + 2 * n, rv64)?,
+                ])
+            })();
+            let Ok(v) = r else {
+                return err(libc::EFAULT);
+            };
+            if v[1] & !(SS_DISABLE | SS_ONSTACK | (1 << 31)) != 0 {
+                return err(libc::EINVAL);
+            }
+            if v[1] & SS_DISABLE == 0 && v[2] < MINSIGSTKSZ {
+                return err(libc::ENOMEM);
+            }
+            self.linux.altstack = if v[1] & SS_DISABLE != 0 { [0, SS_DISABLE, 0] } else { v };
+        }
+        if old != 0 {
+            let r = write_word(mem, old, prev[0], rv64)
+                .and_then(|()| mem.write(old + n, &(prev[1] as u32).to_le_bytes()))
+                .and_then(|()| write_word(mem, old + 2 * n, prev[2], rv64));
+            if r.is_err() {
+                return err(libc::EFAULT);
+            }
+        }
+        Sys::Ret(0)
+    }
+
+    /// `kill`/`tkill`/`tgkill` aimed at the process itself: a signal whose
+    /// action is default and fatal ends the run with status 128 + signal
+    /// (what a shell reports for QEMU dying of it); ignored or caught
+    /// signals return 0 (handlers are not run). Other targets: `EPERM`.
+    pub(crate) fn sys_kill(&mut self, number: u64, a: Args) -> Sys {
+        let (pid, sig) = match number {
+            super::syscalls::TGKILL => (a.i(1), a.u(2)),
+            _ => (a.i(0), a.u(1)),
+        };
+        if sig > 64 {
+            return err(libc::EINVAL);
+        }
+        if pid != host_pid() && pid != 0 {
+            return err(libc::EPERM);
+        }
+        if sig == 0 {
+            return Sys::Ret(0);
+        }
+        let handler = self.linux.sigactions[sig as usize][0];
+        // Default-ignored signals: SIGCHLD, SIGURG, SIGWINCH, SIGCONT.
+        let default_ignored = matches!(sig, 17 | 23 | 28 | 18);
+        if sig == SIGKILL || (handler == 0 && !default_ignored) {
+            return Sys::Exit(128 + sig as i32);
+        }
+        let _ = SIG_IGN;
+        Sys::Ret(0)
+    }
+
+    /// `uname`: host values with machine `riscv64`/`riscv32` (QEMU 7.2
+    /// `cpu_to_uname_machine`; the release is the host's, no `-r`).
+    pub(crate) fn sys_uname(&mut self, mem: &mut dyn GuestMemory, a: Args) -> Sys {
+        // SAFETY: zeroed utsname is valid; uname fills it.
+        let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+        unsafe { libc::uname(&mut u) };
+        let field = |f: &[libc::c_char]| -> Vec<u8> {
+            f.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect()
+        };
+        let machine: &[u8] = if self.rv64 { b"riscv64" } else { b"riscv32" };
+        let b = utsname_bytes([
+            &field(&u.sysname),
+            &field(&u.nodename),
+            &field(&u.release),
+            &field(&u.version),
+            machine,
+            &field(&u.domainname),
+        ]);
+        write_or_fault(mem, a.u(0), &b)
+    }
+
+    /// `getrandom(buf, len, flags)`: deterministic bytes (splitmix64 stream).
+    pub(crate) fn sys_getrandom(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
+        let len = a.u(1).min(1 << 25) as usize;
+        let mut out = Vec::with_capacity(len + 8);
+        while out.len() < len {
+            self.linux.rng = self.linux.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.linux.rng;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
+        }
+        out.truncate(len);
+        match mem.write(a.u(0), &out) {
+            Ok(()) => Sys::Ret(len as i64),
+            Err(_) => err(libc::EFAULT),
+        }
+    }
+}
+
+/// `clock_gettime`, `clock_gettime64` (riscv32) and `clock_getres` from the
+/// host clock; the guest `struct timespec` has two 64-bit fields.
+pub(crate) fn sys_clock_gettime(number: u64, a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: valid timespec out-pointer.
+    let r = unsafe {
+        if number == super::syscalls::CLOCK_GETRES {
+            libc::clock_getres(a.int(0), &mut ts)
+        } else {
+            libc::clock_gettime(a.int(0), &mut ts)
+        }
+    };
+    if r < 0 {
+        return err(libc::EINVAL);
+    }
+    if a.u(1) == 0 {
+        return Sys::Ret(0);
+    }
+    write_or_fault(mem, a.u(1), &timespec_bytes(ts.tv_sec, ts.tv_nsec))
+}
+
+/// `gettimeofday(tv, tz)` (riscv64): `struct timeval` = two 64-bit fields;
+/// the timezone, if asked, is zero.
+pub(crate) fn sys_gettimeofday(a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    if a.u(0) != 0 {
+        if let Sys::Ret(e @ ..=-1) = write_or_fault(mem, a.u(0), &timespec_bytes(d.as_secs() as i64, i64::from(d.subsec_micros()))) {
+            return Sys::Ret(e);
+        }
+    }
+    if a.u(1) != 0 {
+        return write_or_fault(mem, a.u(1), &[0u8; 8]);
+    }
+    Sys::Ret(0)
+}
+
+/// `prlimit64(pid, resource, new, old)`: reads the host limits; new limits
+/// are accepted and ignored (QEMU 7.2 ignores them for `RLIMIT_AS`,
+/// `RLIMIT_DATA`, `RLIMIT_STACK`; fwprof never changes its own limits).
+pub(crate) fn sys_prlimit64(a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    let (pid, res, old) = (a.i(0), a.u(1), a.u(3));
+    if pid != 0 && pid != host_pid() {
+        return err(libc::EPERM);
+    }
+    if res >= 16 {
+        return err(libc::EINVAL);
+    }
+    if old == 0 {
+        return Sys::Ret(0);
+    }
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: valid out-pointer.
+    if unsafe { libc::getrlimit(res as _, &mut lim) } < 0 {
+        return err(libc::EINVAL);
+    }
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&lim.rlim_cur.to_le_bytes());
+    b[8..].copy_from_slice(&lim.rlim_max.to_le_bytes());
+    write_or_fault(mem, old, &b)
+}
+
+/// `getrlimit(resource, rlim)` (XLEN-sized fields).
+pub(crate) fn sys_getrlimit(a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    let res = a.u(0);
+    if res >= 16 {
+        return err(libc::EINVAL);
+    }
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: valid out-pointer.
+    if unsafe { libc::getrlimit(res as _, &mut lim) } < 0 {
+        return err(libc::EINVAL);
+    }
+    let n = word_size(a.rv64);
+    let clamp = |v: u64| if a.rv64 || v <= u64::from(u32::MAX) { v } else { u64::from(u32::MAX) };
+    let r = write_word(mem, a.u(1), clamp(lim.rlim_cur), a.rv64)
+        .and_then(|()| write_word(mem, a.u(1) + n, clamp(lim.rlim_max), a.rv64));
+    if r.is_err() {
+        err(libc::EFAULT)
+    } else {
+        Sys::Ret(0)
+    }
+}
+
+/// `futex` for one thread: `FUTEX_WAKE` wakes nobody (0); `FUTEX_WAIT`/
+/// `FUTEX_WAIT_BITSET` with a value that differs returns `EAGAIN`; an
+/// equal value would block forever (no other thread can wake it), so it
+/// returns `ETIMEDOUT` with a timeout and `EDEADLK` without.
+pub(crate) fn sys_futex(a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    let (uaddr, op, val, timeout) = (a.u(0), a.int(1) & 0x7f, a.u(2) as u32, a.u(3));
+    match op {
+        0 | 9 => {
+            let Ok(cur) = read_u32(mem, uaddr) else {
+                return err(libc::EFAULT);
+            };
+            if cur != val {
+                err(libc::EAGAIN)
+            } else if timeout != 0 {
+                err(libc::ETIMEDOUT)
+            } else {
+                err(libc::EDEADLK)
+            }
+        }
+        1 | 10 => Sys::Ret(0),
+        _ => err(libc::ENOSYS),
+    }
+}

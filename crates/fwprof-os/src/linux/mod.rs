@@ -1,0 +1,208 @@
+//! Linux user-mode system calls, following QEMU 7.2 `linux-user/syscall.c`
+//! (`do_syscall1`) for a single-threaded static RISC-V process.
+//!
+//! Arguments come from `a0..a5`, the number from `a7`; the result (or
+//! `-errno`) goes to `a0`. Guest pointers that do not map give `-EFAULT`,
+//! as QEMU's `lock_user` failures do. Unknown numbers give `-ENOSYS` and one
+//! line on stderr per distinct number.
+
+pub(crate) mod fs;
+pub(crate) mod misc;
+pub(crate) mod mm;
+pub(crate) mod structs;
+pub mod syscalls;
+pub(crate) mod vma;
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::PathBuf;
+
+use crate::{EnvError, EnvOutcome, Environment, GuestMemory};
+use syscalls as nr;
+
+/// A guest file descriptor.
+#[derive(Debug)]
+pub(crate) enum Fd {
+    /// Host stdin/stdout/stderr (0, 1, 2).
+    Std(i32),
+    /// A host file opened by fwprof, with the canonical path it was opened by.
+    File { file: File, path: PathBuf },
+}
+
+/// Linux process state.
+#[derive(Debug)]
+pub(crate) struct LinuxState {
+    /// Mapped ranges and mmap placement.
+    pub aspace: vma::AddressSpace,
+    /// QEMU `target_brk`.
+    pub target_brk: u64,
+    /// QEMU `target_original_brk`.
+    pub original_brk: u64,
+    /// QEMU `brk_page`.
+    pub brk_page: u64,
+    /// Guest fd table (index = guest fd).
+    pub fds: Vec<Option<Fd>>,
+    /// Signal actions as recorded: handler, flags, mask (index = signal).
+    pub sigactions: Vec<[u64; 3]>,
+    /// Blocked signal mask.
+    pub sigmask: u64,
+    /// Alternate signal stack: sp, flags, size.
+    pub altstack: [u64; 3],
+    /// Canonical host path of the program (for `/proc/self/exe`).
+    pub exe: Option<PathBuf>,
+    /// State of the deterministic `getrandom` generator.
+    pub rng: u64,
+    /// Unsupported numbers already reported.
+    pub warned: BTreeSet<u64>,
+}
+
+impl LinuxState {
+    /// Fresh state; `brk` is the end of the highest segment (QEMU
+    /// `target_set_brk(info->brk)`: both brks page-aligned up).
+    pub fn new(rv64: bool, brk: u64, exe: Option<PathBuf>) -> Self {
+        let b = vma::page_up(brk).unwrap_or(brk);
+        LinuxState {
+            aspace: vma::AddressSpace::new(rv64),
+            target_brk: b,
+            original_brk: b,
+            brk_page: b,
+            fds: vec![Some(Fd::Std(0)), Some(Fd::Std(1)), Some(Fd::Std(2))],
+            sigactions: vec![[0; 3]; 65],
+            sigmask: 0,
+            altstack: [0, misc::SS_DISABLE, 0],
+            exe,
+            rng: 0x6677_7072_6f66_0001,
+            warned: BTreeSet::new(),
+        }
+    }
+
+    /// Lowest free guest fd.
+    pub fn alloc_fd(&mut self, fd: Fd) -> i64 {
+        for (i, slot) in self.fds.iter_mut().enumerate() {
+            if slot.is_none() {
+                *slot = Some(fd);
+                return i as i64;
+            }
+        }
+        self.fds.push(Some(fd));
+        (self.fds.len() - 1) as i64
+    }
+}
+
+/// Decoded syscall arguments.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Args {
+    a: [u64; 6],
+    rv64: bool,
+}
+
+impl Args {
+    /// Argument `i` as an unsigned XLEN value (zero-extended on RV32).
+    pub fn u(&self, i: usize) -> u64 {
+        if self.rv64 {
+            self.a[i]
+        } else {
+            self.a[i] & 0xffff_ffff
+        }
+    }
+    /// Argument `i` as a signed XLEN value.
+    pub fn i(&self, i: usize) -> i64 {
+        if self.rv64 {
+            self.a[i] as i64
+        } else {
+            i64::from(self.a[i] as u32 as i32)
+        }
+    }
+    /// Argument `i` as a C `int` (fd, flags).
+    pub fn int(&self, i: usize) -> i32 {
+        self.a[i] as u32 as i32
+    }
+}
+
+/// What a handler asks for.
+pub(crate) enum Sys {
+    /// Put this value (or `-errno`) in `a0`.
+    Ret(i64),
+    /// Terminate with this status.
+    Exit(i32),
+}
+
+/// `-errno` helper.
+pub(crate) fn err(e: i32) -> Sys {
+    Sys::Ret(-i64::from(e))
+}
+
+/// Serve one system call (see [`Environment::ecall`]).
+pub(crate) fn ecall(
+    env: &mut Environment,
+    regs: &mut [u64; 32],
+    mem: &mut dyn GuestMemory,
+) -> Result<EnvOutcome, EnvError> {
+    let rv64 = env.rv64;
+    let number = regs[17];
+    let args = Args {
+        a: [regs[10], regs[11], regs[12], regs[13], regs[14], regs[15]],
+        rv64,
+    };
+    let r = match number {
+        nr::READ | nr::WRITE | nr::READV | nr::WRITEV | nr::PREAD64 | nr::PWRITE64 => {
+            env.sys_rw(number, args, mem)?
+        }
+        nr::OPENAT => env.sys_openat(args, mem),
+        nr::CLOSE => env.sys_close(args),
+        nr::LSEEK => env.sys_lseek(args, mem),
+        nr::FSTAT if rv64 => env.sys_fstat(args, mem),
+        nr::NEWFSTATAT if rv64 => env.sys_newfstatat(args, mem),
+        nr::STATX => env.sys_statx(args, mem),
+        nr::READLINKAT => env.sys_readlinkat(args, mem),
+        nr::FACCESSAT | nr::FACCESSAT2 => env.sys_faccessat(args, mem),
+        nr::GETCWD => env.sys_getcwd(args, mem),
+        nr::UNLINKAT => env.sys_unlinkat(args, mem),
+        nr::MKDIRAT => env.sys_mkdirat(args, mem),
+        nr::RENAMEAT | nr::RENAMEAT2 => env.sys_renameat(number, args, mem),
+        nr::IOCTL => env.sys_ioctl(args, mem),
+        nr::FCNTL => env.sys_fcntl(args),
+        nr::BRK => env.sys_brk(args, mem),
+        nr::MMAP => env.sys_mmap(args, mem),
+        nr::MUNMAP => env.sys_munmap(args, mem),
+        nr::MPROTECT => env.sys_mprotect(args, mem),
+        nr::MREMAP => env.sys_mremap(args, mem),
+        nr::MADVISE | nr::RISCV_FLUSH_ICACHE | nr::SCHED_YIELD => Sys::Ret(0),
+        nr::EXIT | nr::EXIT_GROUP => Sys::Exit(args.int(0) & 0xff),
+        nr::SET_TID_ADDRESS | nr::GETTID | nr::GETPID => Sys::Ret(misc::host_pid()),
+        nr::SET_ROBUST_LIST | nr::RSEQ => err(libc::ENOSYS),
+        nr::RT_SIGACTION => env.sys_rt_sigaction(args, mem),
+        nr::RT_SIGPROCMASK => env.sys_rt_sigprocmask(args, mem),
+        nr::SIGALTSTACK => env.sys_sigaltstack(args, mem),
+        nr::KILL | nr::TKILL | nr::TGKILL => env.sys_kill(number, args),
+        nr::UNAME => env.sys_uname(mem, args),
+        nr::GETRANDOM => env.sys_getrandom(args, mem),
+        nr::CLOCK_GETTIME | nr::CLOCK_GETTIME64 | nr::CLOCK_GETRES => {
+            misc::sys_clock_gettime(number, args, mem)
+        }
+        nr::GETTIMEOFDAY if rv64 => misc::sys_gettimeofday(args, mem),
+        nr::NANOSLEEP | nr::CLOCK_NANOSLEEP | nr::CLOCK_NANOSLEEP_TIME64 => Sys::Ret(0),
+        nr::GETPPID => Sys::Ret(misc::host_ids()[4]),
+        nr::GETUID => Sys::Ret(misc::host_ids()[0]),
+        nr::GETEUID => Sys::Ret(misc::host_ids()[1]),
+        nr::GETGID => Sys::Ret(misc::host_ids()[2]),
+        nr::GETEGID => Sys::Ret(misc::host_ids()[3]),
+        nr::PRLIMIT64 => misc::sys_prlimit64(args, mem),
+        nr::GETRLIMIT => misc::sys_getrlimit(args, mem),
+        nr::FUTEX | nr::FUTEX_TIME64 => misc::sys_futex(args, mem),
+        other => {
+            if env.linux.warned.insert(other) {
+                let name = nr::name(other).map_or(String::new(), |n| format!(" ({n})"));
+                eprintln!("fwprof: unsupported syscall {other}{name}, returning ENOSYS");
+            }
+            err(libc::ENOSYS)
+        }
+    };
+    match r {
+        Sys::Ret(v) => {
+            regs[10] = if rv64 { v as u64 } else { i64::from(v as i32) as u64 };
+            Ok(EnvOutcome::Continue)
+        }
+        Sys::Exit(code) => Ok(EnvOutcome::Exit(code)),
+    }
+}
