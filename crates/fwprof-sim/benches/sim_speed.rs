@@ -48,7 +48,16 @@ fn program() -> Vec<u32> {
 
 fn run(iterations: u64, rv64: bool) -> (f64, u64) {
     let mut mem = Memory::new();
-    mem.map(BASE, 0x10000, Perm { read: true, write: true, exec: true }).unwrap();
+    mem.map(
+        BASE,
+        0x10000,
+        Perm {
+            read: true,
+            write: true,
+            exec: true,
+        },
+    )
+    .unwrap();
     let bytes: Vec<u8> = program().iter().flat_map(|w| w.to_le_bytes()).collect();
     mem.write(BASE, &bytes).unwrap();
     let mut sim = Simulator::bare(mem, rv64, BASE, Counter::default());
@@ -57,14 +66,20 @@ fn run(iterations: u64, rv64: bool) -> (f64, u64) {
     let t = Instant::now();
     let stop = sim.run(u64::MAX, &AtomicBool::new(false)).unwrap();
     let secs = t.elapsed().as_secs_f64();
-    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
     assert_eq!(sim.hooks().executed, sim.executed());
     assert_eq!(sim.executed(), iterations * 9 + 1);
     (sim.executed() as f64 / secs / 1e6, sim.executed())
 }
 
 fn main() {
-    let iterations: u64 = std::env::var("FWPROF_BENCH_ITERS").ok().and_then(|s| s.parse().ok()).unwrap_or(40_000_000);
+    let iterations: u64 = std::env::var("FWPROF_BENCH_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(40_000_000);
     for (name, rv64) in [("rv64", true), ("rv32", false)] {
         let (mips, n) = run(iterations, rv64);
         println!("sim_speed {name}: {n} instructions, {mips:.0} MIPS");

@@ -160,7 +160,10 @@ impl BlockCache {
         mem: &mut Memory,
         hooks: &mut H,
     ) -> Result<u32, Exc> {
-        let fault = |addr| Exc { cause: CAUSE_FETCH_ACCESS, tval: addr };
+        let fault = |addr| Exc {
+            cause: CAUSE_FETCH_ACCESS,
+            tval: addr,
+        };
         let region_end = mem.exec_region_end(pc).ok_or(fault(pc))?;
         let first = self.insts.len();
         let mut pcs = Vec::with_capacity(8);
@@ -209,7 +212,10 @@ impl BlockCache {
             taken: NO_BLOCK,
         });
         // Register under every line the block's bytes touch.
-        let (l0, l1) = (pc >> CODE_LINE_SHIFT, (end.max(pc + 1) - 1) >> CODE_LINE_SHIFT);
+        let (l0, l1) = (
+            pc >> CODE_LINE_SHIFT,
+            (end.max(pc + 1) - 1) >> CODE_LINE_SHIFT,
+        );
         for line in l0..=l1 {
             self.lines.entry(line).or_default().push(id);
         }
@@ -279,7 +285,9 @@ impl BlockCache {
         }
         self.map.clear();
         self.lines.clear();
-        self.direct.iter_mut().for_each(|e| *e = (u64::MAX, NO_BLOCK));
+        self.direct
+            .iter_mut()
+            .for_each(|e| *e = (u64::MAX, NO_BLOCK));
         mem.unmark_all_code();
     }
 }

@@ -186,11 +186,19 @@ impl Hart {
                 self.fs = 3;
             }
             0xB00 => {
-                let nv = if rv32 { (self.counter(self.cycle_offset) & !0xffff_ffff) | v } else { v };
+                let nv = if rv32 {
+                    (self.counter(self.cycle_offset) & !0xffff_ffff) | v
+                } else {
+                    v
+                };
                 self.cycle_offset = nv.wrapping_sub(next);
             }
             0xB02 => {
-                let nv = if rv32 { (self.counter(self.instret_offset) & !0xffff_ffff) | v } else { v };
+                let nv = if rv32 {
+                    (self.counter(self.instret_offset) & !0xffff_ffff) | v
+                } else {
+                    v
+                };
                 self.instret_offset = nv.wrapping_sub(next);
             }
             0xB80 => {

@@ -28,12 +28,18 @@ pub(crate) fn ea<const RV64: bool>(v: u64) -> u64 {
 
 #[inline(always)]
 pub(crate) fn load_fault(addr: u64) -> Exc {
-    Exc { cause: CAUSE_LOAD_ACCESS, tval: addr }
+    Exc {
+        cause: CAUSE_LOAD_ACCESS,
+        tval: addr,
+    }
 }
 
 #[inline(always)]
 pub(crate) fn store_fault(addr: u64) -> Exc {
-    Exc { cause: CAUSE_STORE_ACCESS, tval: addr }
+    Exc {
+        cause: CAUSE_STORE_ACCESS,
+        tval: addr,
+    }
 }
 
 #[inline(always)]
@@ -82,13 +88,27 @@ pub(crate) fn step<const RV64: bool>(
                 Op::Bltu => a < b,
                 _ => a >= b,
             };
-            return Ok(if taken { ea::<RV64>(pc.wrapping_add(imm)) } else { next });
+            return Ok(if taken {
+                ea::<RV64>(pc.wrapping_add(imm))
+            } else {
+                next
+            });
         }
-        Op::Lb => m.load_u8(ea::<RV64>(a.wrapping_add(imm))).map_err(load_fault)? as i8 as i64 as u64,
-        Op::Lh => m.load_u16(ea::<RV64>(a.wrapping_add(imm))).map_err(load_fault)? as i16 as i64 as u64,
-        Op::Lw => m.load_u32(ea::<RV64>(a.wrapping_add(imm))).map_err(load_fault)? as i32 as i64 as u64,
-        Op::Lbu => m.load_u8(ea::<RV64>(a.wrapping_add(imm))).map_err(load_fault)? as u64,
-        Op::Lhu => m.load_u16(ea::<RV64>(a.wrapping_add(imm))).map_err(load_fault)? as u64,
+        Op::Lb => m
+            .load_u8(ea::<RV64>(a.wrapping_add(imm)))
+            .map_err(load_fault)? as i8 as i64 as u64,
+        Op::Lh => m
+            .load_u16(ea::<RV64>(a.wrapping_add(imm)))
+            .map_err(load_fault)? as i16 as i64 as u64,
+        Op::Lw => m
+            .load_u32(ea::<RV64>(a.wrapping_add(imm)))
+            .map_err(load_fault)? as i32 as i64 as u64,
+        Op::Lbu => m
+            .load_u8(ea::<RV64>(a.wrapping_add(imm)))
+            .map_err(load_fault)? as u64,
+        Op::Lhu => m
+            .load_u16(ea::<RV64>(a.wrapping_add(imm)))
+            .map_err(load_fault)? as u64,
         Op::Lwu if RV64 => m.load_u32(a.wrapping_add(imm)).map_err(load_fault)? as u64,
         Op::Ld if RV64 => m.load_u64(a.wrapping_add(imm)).map_err(load_fault)?,
         Op::Sb | Op::Sh | Op::Sw | Op::Sd => {
@@ -102,7 +122,10 @@ pub(crate) fn step<const RV64: bool>(
             }
             .map_err(store_fault)?;
             if m.has_code_writes() {
-                return Err(Exc { cause: CAUSE_CODE_WRITTEN, tval: next });
+                return Err(Exc {
+                    cause: CAUSE_CODE_WRITTEN,
+                    tval: next,
+                });
             }
             return Ok(next);
         }
@@ -243,10 +266,19 @@ pub(crate) fn step<const RV64: bool>(
         Op::Fence => return Ok(next),
         Op::FenceI => return Ok(next),
         Op::Ecall => {
-            let cause = if h.privilege == Privilege::User { CAUSE_ECALL_U } else { CAUSE_ECALL_M };
+            let cause = if h.privilege == Privilege::User {
+                CAUSE_ECALL_U
+            } else {
+                CAUSE_ECALL_M
+            };
             return Err(Exc { cause, tval: 0 });
         }
-        Op::Ebreak => return Err(Exc { cause: CAUSE_BREAKPOINT, tval: 0 }),
+        Op::Ebreak => {
+            return Err(Exc {
+                cause: CAUSE_BREAKPOINT,
+                tval: 0,
+            })
+        }
         Op::Mret | Op::Wfi => {
             // Both are illegal in U-mode (Privileged ISA §3.3.2, §3.3.3; QEMU
             // 7.2 raises illegal instruction for `wfi` in U-mode).
@@ -262,13 +294,34 @@ pub(crate) fn step<const RV64: bool>(
             csr_op::<RV64>(h, i)?;
             return Ok(next);
         }
-        Op::LrW | Op::ScW | Op::AmoswapW | Op::AmoaddW | Op::AmoxorW | Op::AmoandW | Op::AmoorW
-        | Op::AmominW | Op::AmomaxW | Op::AmominuW | Op::AmomaxuW | Op::LrD | Op::ScD
-        | Op::AmoswapD | Op::AmoaddD | Op::AmoxorD | Op::AmoandD | Op::AmoorD | Op::AmominD
-        | Op::AmomaxD | Op::AmominuD | Op::AmomaxuD => {
+        Op::LrW
+        | Op::ScW
+        | Op::AmoswapW
+        | Op::AmoaddW
+        | Op::AmoxorW
+        | Op::AmoandW
+        | Op::AmoorW
+        | Op::AmominW
+        | Op::AmomaxW
+        | Op::AmominuW
+        | Op::AmomaxuW
+        | Op::LrD
+        | Op::ScD
+        | Op::AmoswapD
+        | Op::AmoaddD
+        | Op::AmoxorD
+        | Op::AmoandD
+        | Op::AmoorD
+        | Op::AmominD
+        | Op::AmomaxD
+        | Op::AmominuD
+        | Op::AmomaxuD => {
             crate::exec_amo::amo::<RV64>(h, m, i)?;
             if m.has_code_writes() {
-                return Err(Exc { cause: CAUSE_CODE_WRITTEN, tval: next });
+                return Err(Exc {
+                    cause: CAUSE_CODE_WRITTEN,
+                    tval: next,
+                });
             }
             return Ok(next);
         }
@@ -277,7 +330,10 @@ pub(crate) fn step<const RV64: bool>(
         _ => {
             crate::exec_fp::fp::<RV64>(h, m, i)?;
             if m.has_code_writes() {
-                return Err(Exc { cause: CAUSE_CODE_WRITTEN, tval: next });
+                return Err(Exc {
+                    cause: CAUSE_CODE_WRITTEN,
+                    tval: next,
+                });
             }
             return Ok(next);
         }
@@ -309,7 +365,11 @@ fn csr_op<const RV64: bool>(h: &mut Hart, i: &Inst) -> Result<(), Exc> {
         _ => {
             let old = h.csr_read(csr).map_err(ill)?;
             if i.rs1 != 0 {
-                let new = if matches!(i.op, Op::Csrrs | Op::Csrrsi) { old | src } else { old & !src };
+                let new = if matches!(i.op, Op::Csrrs | Op::Csrrsi) {
+                    old | src
+                } else {
+                    old & !src
+                };
                 h.csr_write(csr, new).map_err(ill)?;
             }
             h.set_x_xlen::<RV64>(i.rd, old);

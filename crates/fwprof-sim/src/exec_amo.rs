@@ -29,8 +29,17 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
     let src = h.x(i.rs2);
     let double = matches!(
         i.op,
-        Op::LrD | Op::ScD | Op::AmoswapD | Op::AmoaddD | Op::AmoxorD | Op::AmoandD | Op::AmoorD
-            | Op::AmominD | Op::AmomaxD | Op::AmominuD | Op::AmomaxuD
+        Op::LrD
+            | Op::ScD
+            | Op::AmoswapD
+            | Op::AmoaddD
+            | Op::AmoxorD
+            | Op::AmoandD
+            | Op::AmoorD
+            | Op::AmominD
+            | Op::AmomaxD
+            | Op::AmominuD
+            | Op::AmomaxuD
     );
     if double && !RV64 {
         return Err(Exc::illegal(i.raw));
@@ -39,7 +48,10 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
     match i.op {
         Op::LrW | Op::LrD => {
             if addr & (size - 1) != 0 {
-                return Err(Exc { cause: CAUSE_MISALIGNED_LOAD, tval: addr });
+                return Err(Exc {
+                    cause: CAUSE_MISALIGNED_LOAD,
+                    tval: addr,
+                });
             }
             let v = if double {
                 m.load_u64(addr).map_err(load_fault)?
@@ -54,7 +66,10 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
             let ok = if h.res_addr != addr {
                 false
             } else if addr & (size - 1) != 0 {
-                return Err(Exc { cause: CAUSE_MISALIGNED_STORE, tval: addr });
+                return Err(Exc {
+                    cause: CAUSE_MISALIGNED_STORE,
+                    tval: addr,
+                });
             } else if double {
                 let cur = m.load_u64(addr).map_err(store_fault)?;
                 if cur == h.res_val {
@@ -77,7 +92,10 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
         }
         _ => {
             if addr & (size - 1) != 0 {
-                return Err(Exc { cause: CAUSE_MISALIGNED_STORE, tval: addr });
+                return Err(Exc {
+                    cause: CAUSE_MISALIGNED_STORE,
+                    tval: addr,
+                });
             }
             if double {
                 let old = m.load_u64(addr).map_err(store_fault)?;

@@ -46,11 +46,15 @@ pub(crate) fn fp<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> Re
     match i.op {
         // Loads and stores.
         Op::Flw => {
-            let v = m.load_u32(ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64))).map_err(load_fault)?;
+            let v = m
+                .load_u32(ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64)))
+                .map_err(load_fault)?;
             h.set_f32(rd, v);
         }
         Op::Fld => {
-            let v = m.load_u64(ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64))).map_err(load_fault)?;
+            let v = m
+                .load_u64(ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64)))
+                .map_err(load_fault)?;
             h.set_f(rd, v);
         }
         Op::Fsw => {

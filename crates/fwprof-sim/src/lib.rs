@@ -52,6 +52,8 @@ pub use trap::{
 #[cfg(test)]
 mod test_asm;
 #[cfg(test)]
+mod tests_fp;
+#[cfg(test)]
 mod tests_int;
 #[cfg(test)]
 mod tests_sys;

@@ -51,7 +51,12 @@ struct HitCache {
     code: bool,
 }
 
-const EMPTY_CACHE: HitCache = HitCache { start: 0, len: 0, idx: 0, code: false };
+const EMPTY_CACHE: HitCache = HitCache {
+    start: 0,
+    len: 0,
+    idx: 0,
+    code: false,
+};
 
 /// Which permission an access needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,7 +288,11 @@ impl Memory {
         let base = r.start >> CODE_LINE_SHIFT;
         let l0 = (a >> CODE_LINE_SHIFT) - base;
         let l1 = ((a + n - 1) >> CODE_LINE_SHIFT) - base;
-        let bit = |l: u64| r.code.get((l / 64) as usize).is_some_and(|w| w & (1u64 << (l % 64)) != 0);
+        let bit = |l: u64| {
+            r.code
+                .get((l / 64) as usize)
+                .is_some_and(|w| w & (1u64 << (l % 64)) != 0)
+        };
         bit(l0) || bit(l1)
     }
 
@@ -368,7 +377,8 @@ impl Memory {
                 continue;
             }
             if !r.code.is_empty() {
-                self.code_writes.push((rs.max(addr), re.min(end) - rs.max(addr)));
+                self.code_writes
+                    .push((rs.max(addr), re.min(end) - rs.max(addr)));
             }
             if rs < addr {
                 out.push(Region {
@@ -385,7 +395,12 @@ impl Memory {
                 if !r.code.is_empty() {
                     self.code_writes.push((end, re - end));
                 }
-                out.push(Region { start: end, perm: r.perm, data: keep, code: Vec::new() });
+                out.push(Region {
+                    start: end,
+                    perm: r.perm,
+                    data: keep,
+                    code: Vec::new(),
+                });
             }
         }
         self.regions = out;
@@ -405,26 +420,39 @@ impl Memory {
             if had_code {
                 self.code_writes.push((at, tail.len() as u64));
             }
-            self.regions.insert(i + 1, Region { start: at, perm, data: tail, code: Vec::new() });
+            self.regions.insert(
+                i + 1,
+                Region {
+                    start: at,
+                    perm,
+                    data: tail,
+                    code: Vec::new(),
+                },
+            );
         }
     }
 
     /// Copy of every mapped range as `(start, len, perm)`, sorted.
     pub fn regions(&self) -> Vec<(u64, u64, Perm)> {
-        self.regions.iter().map(|r| (r.start, r.data.len() as u64, r.perm)).collect()
+        self.regions
+            .iter()
+            .map(|r| (r.start, r.data.len() as u64, r.perm))
+            .collect()
     }
 }
 
 impl GuestMemory for Memory {
     fn read(&mut self, addr: u64, buf: &mut [u8]) -> Result<(), MemFault> {
-        self.access_slow(addr, buf, Access::Read).map_err(|addr| MemFault { addr })
+        self.access_slow(addr, buf, Access::Read)
+            .map_err(|addr| MemFault { addr })
     }
 
     fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
         if data.is_empty() {
             return Ok(());
         }
-        self.store_slow(addr, data).map_err(|addr| MemFault { addr })
+        self.store_slow(addr, data)
+            .map_err(|addr| MemFault { addr })
     }
 
     fn map(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MemFault> {
@@ -435,7 +463,15 @@ impl GuestMemory for Memory {
         let n = usize::try_from(len).map_err(|_| MemFault { addr })?;
         self.carve(addr, end);
         let i = self.regions.partition_point(|r| r.start < addr);
-        self.regions.insert(i, Region { start: addr, perm, data: vec![0u8; n], code: Vec::new() });
+        self.regions.insert(
+            i,
+            Region {
+                start: addr,
+                perm,
+                data: vec![0u8; n],
+                code: Vec::new(),
+            },
+        );
         self.reset_caches();
         Ok(())
     }
@@ -480,8 +516,16 @@ impl GuestMemory for Memory {
 mod tests {
     use super::*;
 
-    const RW: Perm = Perm { read: true, write: true, exec: false };
-    const RO: Perm = Perm { read: true, write: false, exec: false };
+    const RW: Perm = Perm {
+        read: true,
+        write: true,
+        exec: false,
+    };
+    const RO: Perm = Perm {
+        read: true,
+        write: false,
+        exec: false,
+    };
 
     #[test]
     fn little_endian_and_misaligned() {
@@ -550,7 +594,16 @@ mod tests {
     #[test]
     fn writes_to_code_lines_are_reported() {
         let mut m = Memory::new();
-        m.map(0x8000_0000, 0x1000, Perm { read: true, write: true, exec: true }).unwrap();
+        m.map(
+            0x8000_0000,
+            0x1000,
+            Perm {
+                read: true,
+                write: true,
+                exec: true,
+            },
+        )
+        .unwrap();
         m.store_u32(0x8000_0100, 1).unwrap();
         assert!(!m.has_code_writes());
         m.mark_code(0x8000_0100, 4);

@@ -47,14 +47,29 @@ struct BlockEnd {
 
 /// Execute the first `k` instructions of a block starting at `pc`.
 #[inline(always)]
-fn exec_insts<const RV64: bool>(h: &mut Hart, m: &mut Memory, insts: &[Inst], mut pc: u64) -> BlockEnd {
+fn exec_insts<const RV64: bool>(
+    h: &mut Hart,
+    m: &mut Memory,
+    insts: &[Inst],
+    mut pc: u64,
+) -> BlockEnd {
     for (n, inst) in insts.iter().enumerate() {
         match step::<RV64>(h, m, inst, pc) {
             Ok(next) => pc = next,
-            Err(exc) => return BlockEnd { count: n + 1, pc, exc: Some(exc) },
+            Err(exc) => {
+                return BlockEnd {
+                    count: n + 1,
+                    pc,
+                    exc: Some(exc),
+                }
+            }
         }
     }
-    BlockEnd { count: insts.len(), pc, exc: None }
+    BlockEnd {
+        count: insts.len(),
+        pc,
+        exc: None,
+    }
 }
 
 impl<H: Hooks> Simulator<H> {
@@ -79,13 +94,27 @@ impl<H: Hooks> Simulator<H> {
         Self::build(mem, rv64, entry, Target::BareMetal, None, hooks)
     }
 
-    fn build(mem: Memory, rv64: bool, entry: u64, target: Target, env: Option<Environment>, hooks: H) -> Self {
+    fn build(
+        mem: Memory,
+        rv64: bool,
+        entry: u64,
+        target: Target,
+        env: Option<Environment>,
+        hooks: H,
+    ) -> Self {
         let mut hart = Hart::new(rv64);
         hart.pc = if rv64 { entry } else { entry & 0xffff_ffff };
         if target == Target::Linux {
             hart.enter_user_mode();
         }
-        Simulator { hart, mem, env, target, hooks, cache: BlockCache::new() }
+        Simulator {
+            hart,
+            mem,
+            env,
+            target,
+            hooks,
+            cache: BlockCache::new(),
+        }
     }
 
     /// The hart (registers, CSRs, counters).
@@ -153,7 +182,11 @@ impl<H: Hooks> Simulator<H> {
         }
     }
 
-    fn run_xlen<const RV64: bool>(&mut self, limit: u64, interrupt: &AtomicBool) -> Result<StopReason, SimError> {
+    fn run_xlen<const RV64: bool>(
+        &mut self,
+        limit: u64,
+        interrupt: &AtomicBool,
+    ) -> Result<StopReason, SimError> {
         let xlen = if RV64 { Xlen::Rv64 } else { Xlen::Rv32 };
         let mut poll = POLL_INTERVAL;
         // Writes made by tools or the environment before this run.
@@ -183,7 +216,9 @@ impl<H: Hooks> Simulator<H> {
             } else {
                 let found = match self.cache.lookup(pc) {
                     Some(id) => Ok(id),
-                    None => self.cache.translate(pc, xlen, &mut self.mem, &mut self.hooks),
+                    None => self
+                        .cache
+                        .translate(pc, xlen, &mut self.mem, &mut self.hooks),
                 };
                 match found {
                     Ok(id) => {
@@ -214,7 +249,11 @@ impl<H: Hooks> Simulator<H> {
                 (b.start, b.count as usize, b.first as usize)
             };
             let budget = limit - self.hart.executed;
-            let k = if (count as u64) > budget { budget as usize } else { count };
+            let k = if (count as u64) > budget {
+                budget as usize
+            } else {
+                count
+            };
             self.hart.csr_point = self.hart.executed + count as u64 - 1;
             self.hooks.on_block_exec(BlockId(id));
             let end = exec_insts::<RV64>(
@@ -262,13 +301,15 @@ impl<H: Hooks> Simulator<H> {
         let b = &self.cache.blocks[id as usize];
         if H::WANTS_JUMPS {
             if let Some(kind) = b.jump {
-                self.hooks.on_jump(kind, b.last_pc, target, self.hart.executed, self.hart.x[2]);
+                self.hooks
+                    .on_jump(kind, b.last_pc, target, self.hart.executed, self.hart.x[2]);
             }
         }
         match b.last_op {
             fwprof_isa::Op::Mret => {
                 let pc = b.last_pc;
-                self.hooks.on_mret(pc, target, self.hart.executed, self.hart.x[2]);
+                self.hooks
+                    .on_mret(pc, target, self.hart.executed, self.hart.x[2]);
             }
             fwprof_isa::Op::FenceI => self.cache.flush(&mut self.mem),
             _ => {}
@@ -298,11 +339,22 @@ impl<H: Hooks> Simulator<H> {
         self.hart.not_retired += 1;
         if self.target == Target::Linux {
             self.hart.pc = pc;
-            return Ok(Some(StopReason::Signal { signo: signal_for(exc.cause), cause: exc.cause, pc, tval: exc.tval }));
+            return Ok(Some(StopReason::Signal {
+                signo: signal_for(exc.cause),
+                cause: exc.cause,
+                pc,
+                tval: exc.tval,
+            }));
         }
         if self.hart.mtvec & !3 == 0 {
             self.hart.pc = pc;
-            return Ok(Some(StopReason::Fault { cause: exc.cause, pc, tval: exc.tval, raw: inst.raw, len: inst.len }));
+            return Ok(Some(StopReason::Fault {
+                cause: exc.cause,
+                pc,
+                tval: exc.tval,
+                raw: inst.raw,
+                len: inst.len,
+            }));
         }
         self.deliver(exc, pc);
         Ok(None)
@@ -310,7 +362,11 @@ impl<H: Hooks> Simulator<H> {
 
     fn deliver(&mut self, exc: Exc, pc: u64) {
         self.hart.take_trap(exc, pc);
-        let info = TrapInfo { cause: exc.cause, pc, tval: exc.tval };
+        let info = TrapInfo {
+            cause: exc.cause,
+            pc,
+            tval: exc.tval,
+        };
         self.hooks.on_trap(info, self.hart.executed, self.hart.x[2]);
     }
 
@@ -318,12 +374,23 @@ impl<H: Hooks> Simulator<H> {
     #[cold]
     fn fetch_fault(&mut self, exc: Exc, pc: u64) -> Option<StopReason> {
         if self.target == Target::Linux {
-            return Some(StopReason::Signal { signo: signal_for(exc.cause), cause: exc.cause, pc, tval: exc.tval });
+            return Some(StopReason::Signal {
+                signo: signal_for(exc.cause),
+                cause: exc.cause,
+                pc,
+                tval: exc.tval,
+            });
         }
         let vector = self.hart.mtvec & !3;
         // No handler, or the handler itself cannot be fetched (would loop forever).
         if vector == 0 || vector == pc {
-            return Some(StopReason::Fault { cause: exc.cause, pc, tval: exc.tval, raw: 0, len: 0 });
+            return Some(StopReason::Fault {
+                cause: exc.cause,
+                pc,
+                tval: exc.tval,
+                raw: 0,
+                len: 0,
+            });
         }
         self.deliver(exc, pc);
         None
@@ -348,10 +415,19 @@ impl<H: Hooks> Simulator<H> {
     }
 
     /// Hand a system call / semihosting call to the environment.
-    fn env_call(&mut self, pc: u64, next: u64, semihost: bool) -> Result<Option<StopReason>, SimError> {
+    fn env_call(
+        &mut self,
+        pc: u64,
+        next: u64,
+        semihost: bool,
+    ) -> Result<Option<StopReason>, SimError> {
         let instret = self.retired_before_last();
         let Some(env) = self.env.as_mut() else {
-            let call = if semihost { "semihosting call" } else { "system call" };
+            let call = if semihost {
+                "semihosting call"
+            } else {
+                "system call"
+            };
             self.hart.pc = pc;
             return Err(SimError::NoEnvironment { call, pc });
         };

@@ -34,7 +34,12 @@ pub fn b(f3: u32, rs1: u32, rs2: u32, imm: i32) -> u32 {
 }
 pub fn jal(rd: u32, imm: i32) -> u32 {
     let m = imm as u32;
-    ((m >> 20) & 1) << 31 | ((m >> 1) & 0x3ff) << 21 | ((m >> 11) & 1) << 20 | ((m >> 12) & 0xff) << 12 | rd << 7 | 0x6f
+    ((m >> 20) & 1) << 31
+        | ((m >> 1) & 0x3ff) << 21
+        | ((m >> 11) & 1) << 20
+        | ((m >> 12) & 0xff) << 12
+        | rd << 7
+        | 0x6f
 }
 pub fn jalr(rd: u32, rs1: u32, imm: i32) -> u32 {
     i(0x67, 0, rd, rs1, imm)
@@ -129,7 +134,16 @@ impl Hooks for Rec {
 /// Memory with 64 KiB of RWX RAM at `BASE` holding `words`.
 pub fn memory_with(words: &[u32]) -> Memory {
     let mut m = Memory::new();
-    m.map(BASE, 0x10000, Perm { read: true, write: true, exec: true }).unwrap();
+    m.map(
+        BASE,
+        0x10000,
+        Perm {
+            read: true,
+            write: true,
+            exec: true,
+        },
+    )
+    .unwrap();
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     m.write(BASE, &bytes).unwrap();
     m
@@ -145,7 +159,11 @@ pub fn sim(rv64: bool, words: &[u32]) -> Simulator<Rec> {
 pub fn run(rv64: bool, words: &[u32]) -> (Simulator<Rec>, StopReason) {
     let mut sm = sim(rv64, words);
     let stop = sm.run(100_000, &AtomicBool::new(false)).unwrap();
-    assert_eq!(sm.hooks().count, sm.executed(), "hook-derived count matches");
+    assert_eq!(
+        sm.hooks().count,
+        sm.executed(),
+        "hook-derived count matches"
+    );
     (sm, stop)
 }
 

@@ -12,7 +12,10 @@ fn eval(rv64: bool, w: u32, a: u64, b: u64) -> u64 {
     sm.hart_mut().set_x(5, a);
     sm.hart_mut().set_x(6, b);
     let stop = sm.run(10, &AtomicBool::new(false)).unwrap();
-    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
     sm.hart().x(10)
 }
 
@@ -29,7 +32,7 @@ const M: u32 = 1; // funct7 of the M extension
 fn add_sub_wrap_and_rv32_sign_extension() {
     assert_eq!(eval(true, rr(0, 0), u64::MAX, 2), 1); // add
     assert_eq!(eval(true, rr(0, 0x20), 0, 1), u64::MAX); // sub
-    // RV32: 0x7fffffff + 1 = 0x80000000, kept sign-extended.
+                                                         // RV32: 0x7fffffff + 1 = 0x80000000, kept sign-extended.
     assert_eq!(eval(false, rr(0, 0), 0x7fff_ffff, 1), 0xffff_ffff_8000_0000);
     assert_eq!(eval(true, rr(0, 0), 0x7fff_ffff, 1), 0x8000_0000);
 }
@@ -41,12 +44,21 @@ fn shifts_mask_to_xlen() {
     assert_eq!(eval(false, rr(1, 0), 1, 33), 2);
     // srl on RV32 works on the 32-bit value: 0x80000000 >> 4.
     assert_eq!(eval(false, rr(5, 0), 0xffff_ffff_8000_0000, 4), 0x0800_0000);
-    assert_eq!(eval(true, rr(5, 0), 0xffff_ffff_8000_0000, 4), 0x0fff_ffff_f800_0000);
+    assert_eq!(
+        eval(true, rr(5, 0), 0xffff_ffff_8000_0000, 4),
+        0x0fff_ffff_f800_0000
+    );
     // sra
-    assert_eq!(eval(false, rr(5, 0x20), 0xffff_ffff_8000_0000, 36), 0xffff_ffff_f800_0000);
+    assert_eq!(
+        eval(false, rr(5, 0x20), 0xffff_ffff_8000_0000, 36),
+        0xffff_ffff_f800_0000
+    );
     assert_eq!(eval(true, rr(5, 0x20), 0x8000_0000_0000_0000, 63), u64::MAX);
     // srai x10, x5, 63 / slli
-    assert_eq!(eval(true, i(0x13, 5, 10, 5, 0x400 | 63), 1 << 63, 0), u64::MAX);
+    assert_eq!(
+        eval(true, i(0x13, 5, 10, 5, 0x400 | 63), 1 << 63, 0),
+        u64::MAX
+    );
     assert_eq!(eval(true, slli(10, 5, 40), 3, 0), 3 << 40);
 }
 
@@ -61,11 +73,26 @@ fn comparisons() {
 
 #[test]
 fn w_ops_sign_extend() {
-    assert_eq!(eval(true, i(0x1b, 0, 10, 5, 1), 0x7fff_ffff, 0), 0xffff_ffff_8000_0000); // addiw
-    assert_eq!(eval(true, i(0x1b, 0, 10, 5, 0), 0x1_2345_6789, 0), 0x2345_6789); // sext.w
-    assert_eq!(eval(true, i(0x1b, 1, 10, 5, 31), 1, 0), 0xffff_ffff_8000_0000); // slliw
-    assert_eq!(eval(true, i(0x1b, 5, 10, 5, 4), 0xffff_ffff_8000_0000, 0), 0x0800_0000); // srliw
-    assert_eq!(eval(true, i(0x1b, 5, 10, 5, 0x400 | 4), 0x8000_0000, 0), 0xffff_ffff_f800_0000); // sraiw
+    assert_eq!(
+        eval(true, i(0x1b, 0, 10, 5, 1), 0x7fff_ffff, 0),
+        0xffff_ffff_8000_0000
+    ); // addiw
+    assert_eq!(
+        eval(true, i(0x1b, 0, 10, 5, 0), 0x1_2345_6789, 0),
+        0x2345_6789
+    ); // sext.w
+    assert_eq!(
+        eval(true, i(0x1b, 1, 10, 5, 31), 1, 0),
+        0xffff_ffff_8000_0000
+    ); // slliw
+    assert_eq!(
+        eval(true, i(0x1b, 5, 10, 5, 4), 0xffff_ffff_8000_0000, 0),
+        0x0800_0000
+    ); // srliw
+    assert_eq!(
+        eval(true, i(0x1b, 5, 10, 5, 0x400 | 4), 0x8000_0000, 0),
+        0xffff_ffff_f800_0000
+    ); // sraiw
     assert_eq!(eval(true, rr32(0, 0), 0xffff_ffff, 1), 0); // addw
     assert_eq!(eval(true, rr32(0, 0x20), 0, 1), u64::MAX); // subw
     assert_eq!(eval(true, rr32(1, 0), 1, 63), 0xffff_ffff_8000_0000); // sllw masks to 31
@@ -90,17 +117,34 @@ fn lui_auipc_jal_on_rv32_and_rv64() {
 
 #[test]
 fn mul_and_mulh() {
-    assert_eq!(eval(true, rr(0, M), 0xffff_ffff_ffff_fffe, 3), (-6i64) as u64); // mul
+    assert_eq!(
+        eval(true, rr(0, M), 0xffff_ffff_ffff_fffe, 3),
+        (-6i64) as u64
+    ); // mul
     assert_eq!(eval(true, rr(1, M), u64::MAX, u64::MAX), 0); // mulh -1*-1
     assert_eq!(eval(true, rr(1, M), 1 << 63, 2), u64::MAX); // mulh MIN*2 = -2^64
     assert_eq!(eval(true, rr(3, M), u64::MAX, u64::MAX), u64::MAX - 1); // mulhu
     assert_eq!(eval(true, rr(2, M), u64::MAX, u64::MAX), u64::MAX); // mulhsu -1*(2^64-1)
-    // RV32
-    assert_eq!(eval(false, rr(1, M), 0xffff_ffff_8000_0000, 0xffff_ffff_8000_0000), 0x4000_0000); // mulh
-    assert_eq!(eval(false, rr(3, M), u64::MAX, u64::MAX), 0xffff_ffff_ffff_fffe); // mulhu
+                                                                    // RV32
+    assert_eq!(
+        eval(
+            false,
+            rr(1, M),
+            0xffff_ffff_8000_0000,
+            0xffff_ffff_8000_0000
+        ),
+        0x4000_0000
+    ); // mulh
+    assert_eq!(
+        eval(false, rr(3, M), u64::MAX, u64::MAX),
+        0xffff_ffff_ffff_fffe
+    ); // mulhu
     assert_eq!(eval(false, rr(2, M), u64::MAX, u64::MAX), u64::MAX); // mulhsu -1 * 0xffffffff
     assert_eq!(eval(false, rr(0, M), 0x1_0000, 0x1_0000), 0); // mul wraps at 32 bits
-    assert_eq!(eval(true, rr32(0, M), 0x1_0000, 0x8000), 0xffff_ffff_8000_0000); // mulw
+    assert_eq!(
+        eval(true, rr32(0, M), 0x1_0000, 0x8000),
+        0xffff_ffff_8000_0000
+    ); // mulw
 }
 
 #[test]
@@ -127,7 +171,7 @@ fn division_edge_cases_rv32_and_w() {
     assert_eq!(eval(false, rr(5, M), u64::MAX, 2), 0x7fff_ffff); // divu on 32 bits
     assert_eq!(eval(false, rr(7, M), u64::MAX, 0), u64::MAX); // remu by 0 = dividend
     assert_eq!(eval(false, rr(7, M), u64::MAX, 10), 5); // 0xffffffff % 10
-    // W forms on RV64 look only at the low 32 bits.
+                                                        // W forms on RV64 look only at the low 32 bits.
     assert_eq!(eval(true, rr32(4, M), 0x8000_0000, 0xffff_ffff), min32); // divw overflow
     assert_eq!(eval(true, rr32(6, M), 0x8000_0000, 0xffff_ffff), 0); // remw overflow
     assert_eq!(eval(true, rr32(4, M), 1, 0x1_0000_0000), u64::MAX); // divw by (low 32 = 0)
@@ -141,10 +185,10 @@ fn division_edge_cases_rv32_and_w() {
 fn branches_taken_and_not() {
     // t0 = -1, t1 = 1: blt taken (signed), bltu not taken.
     let prog = [
-        b(4, 5, 6, 8),    // blt t0,t1,+8
-        addi(10, 0, 1),   // skipped
-        b(6, 5, 6, 8),    // bltu t0,t1,+8 (not taken)
-        addi(11, 0, 1),   // executed
+        b(4, 5, 6, 8),  // blt t0,t1,+8
+        addi(10, 0, 1), // skipped
+        b(6, 5, 6, 8),  // bltu t0,t1,+8 (not taken)
+        addi(11, 0, 1), // executed
         ECALL,
     ];
     let mut sm = sim(true, &prog);
@@ -192,16 +236,45 @@ fn rv32_addresses_wrap_to_32_bits() {
 #[test]
 fn unmapped_access_faults_with_address() {
     let (sm, stop) = run(true, &[lui(5, 0x10), lw(10, 5, 4), ECALL]);
-    assert_eq!(stop, StopReason::Fault { cause: 5, pc: BASE + 4, tval: 0x10004, raw: lw(10, 5, 4), len: 4 });
+    assert_eq!(
+        stop,
+        StopReason::Fault {
+            cause: 5,
+            pc: BASE + 4,
+            tval: 0x10004,
+            raw: lw(10, 5, 4),
+            len: 4
+        }
+    );
     assert_eq!(sm.executed(), 2);
     assert_eq!(sm.hart().retired(), 1);
     let (_, stop) = run(true, &[lui(5, 0x10), sd(5, 0, -8), ECALL]);
-    assert!(matches!(stop, StopReason::Fault { cause: 7, tval: 0xfff8, .. }), "{stop:?}");
+    assert!(
+        matches!(
+            stop,
+            StopReason::Fault {
+                cause: 7,
+                tval: 0xfff8,
+                ..
+            }
+        ),
+        "{stop:?}"
+    );
     // A misaligned load that runs off the end of RAM faults at the first bad byte.
     let mut sm = sim(true, &[lw(10, 5, 0), ECALL]);
     sm.hart_mut().set_x(5, BASE + 0x10000 - 2);
     let stop = sm.run(100, &AtomicBool::new(false)).unwrap();
-    assert!(matches!(stop, StopReason::Fault { cause: 5, tval: 0x8001_0000, .. }), "{stop:?}");
+    assert!(
+        matches!(
+            stop,
+            StopReason::Fault {
+                cause: 5,
+                tval: 0x8001_0000,
+                ..
+            }
+        ),
+        "{stop:?}"
+    );
 }
 
 #[test]

@@ -8,14 +8,26 @@ use std::sync::atomic::AtomicBool;
 
 fn go(sm: &mut crate::Simulator<Rec>, limit: u64) -> StopReason {
     let stop = sm.run(limit, &AtomicBool::new(false)).unwrap();
-    assert_eq!(sm.hooks().count, sm.executed(), "hook-derived count matches");
+    assert_eq!(
+        sm.hooks().count,
+        sm.executed(),
+        "hook-derived count matches"
+    );
     stop
 }
 
 #[test]
 fn csr_reads_of_instret_and_cycle_are_exact() {
     // Three instructions, then csrr a0, instret; csrr a1, cycle; rdtime a2.
-    let prog = [NOP, NOP, NOP, csr(2, 10, 0, 0xC02), csr(2, 11, 0, 0xC00), csr(2, 12, 0, 0xC01), ECALL];
+    let prog = [
+        NOP,
+        NOP,
+        NOP,
+        csr(2, 10, 0, 0xC02),
+        csr(2, 11, 0, 0xC00),
+        csr(2, 12, 0, 0xC01),
+        ECALL,
+    ];
     let sm = run_ok(true, &prog);
     assert_eq!(sm.hart().x(10), 3);
     assert_eq!(sm.hart().x(11), 4);
@@ -37,11 +49,23 @@ fn csr_instruction_semantics() {
     ];
     let sm = run_ok(true, &prog);
     let h = sm.hart();
-    assert_eq!((h.x(10), h.x(11), h.x(12), h.x(13), h.x(14)), (0x55, 0x55, 0x50, 0x52, 0));
+    assert_eq!(
+        (h.x(10), h.x(11), h.x(12), h.x(13), h.x(14)),
+        (0x55, 0x55, 0x50, 0x52, 0)
+    );
     // Writing a read-only CSR is illegal, with the instruction in mtval.
     let w = csr(1, 0, 5, 0xC00);
     let (_, stop) = run(true, &[w, ECALL]);
-    assert_eq!(stop, StopReason::Fault { cause: 2, pc: BASE, tval: w as u64, raw: w, len: 4 });
+    assert_eq!(
+        stop,
+        StopReason::Fault {
+            cause: 2,
+            pc: BASE,
+            tval: w as u64,
+            raw: w,
+            len: 4
+        }
+    );
     // csrrs with rs1 != x0 on a read-only CSR too, even if the value is 0.
     let w = csr(2, 10, 0, 0xC00) | 5 << 15;
     let (_, stop) = run(true, &[w, ECALL]);
@@ -76,7 +100,12 @@ fn with_handler(body: &[u32]) -> Vec<u32> {
 #[test]
 fn trap_entry_and_mret() {
     // Enable MIE, then ecall; the handler returns past the ecall.
-    let body = [csr(6, 0, 8, 0x300), ECALL, addi(10, 0, 7), jal(0, 0x100 - 0x18 + 0x1c)];
+    let body = [
+        csr(6, 0, 8, 0x300),
+        ECALL,
+        addi(10, 0, 7),
+        jal(0, 0x100 - 0x18 + 0x1c),
+    ];
     let mut prog = with_handler(&body);
     // After the handler: a final ecall at BASE+0x11c; jal above jumps there.
     let stop_at = prog.len();
@@ -85,7 +114,10 @@ fn trap_entry_and_mret() {
     prog.push(ECALL);
     let mut sm = sim(true, &prog);
     let stop = go(&mut sm, 1000);
-    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
     let h = sm.hart();
     assert_eq!(h.x(18), 11); // mcause = ecall from M
     assert_eq!(h.x(19), BASE + 16); // mepc = the ecall
@@ -109,12 +141,30 @@ fn mtvec_zero_stops_with_fault_and_instruction() {
     // c.ebreak? no: an illegal 16-bit encoding (all zeros) at BASE+4.
     let mut sm = sim(true, &[NOP, 0x0000_0000]);
     let stop = go(&mut sm, 100);
-    assert_eq!(stop, StopReason::Fault { cause: 2, pc: BASE + 4, tval: 0, raw: 0, len: 2 });
+    assert_eq!(
+        stop,
+        StopReason::Fault {
+            cause: 2,
+            pc: BASE + 4,
+            tval: 0,
+            raw: 0,
+            len: 2
+        }
+    );
     // Fetch from unmapped memory: not executed, raw/len 0.
     let mut sm = sim(true, &[jal(0, -8)]);
     sm.memory_mut().unmap(BASE - 0x1000, 0x1000);
     let stop = go(&mut sm, 100);
-    assert_eq!(stop, StopReason::Fault { cause: 1, pc: BASE - 8, tval: BASE - 8, raw: 0, len: 0 });
+    assert_eq!(
+        stop,
+        StopReason::Fault {
+            cause: 1,
+            pc: BASE - 8,
+            tval: BASE - 8,
+            raw: 0,
+            len: 0
+        }
+    );
     assert_eq!(sm.executed(), 1);
 }
 
@@ -122,9 +172,24 @@ fn mtvec_zero_stops_with_fault_and_instruction() {
 fn fs_off_makes_float_illegal_until_enabled() {
     let fadd = fp(0x00, 0, 1, 2, 3); // fadd.s f1, f2, f3
     let (_, stop) = run(true, &[fadd, ECALL]);
-    assert_eq!(stop, StopReason::Fault { cause: 2, pc: BASE, tval: fadd as u64, raw: fadd, len: 4 });
+    assert_eq!(
+        stop,
+        StopReason::Fault {
+            cause: 2,
+            pc: BASE,
+            tval: fadd as u64,
+            raw: fadd,
+            len: 4
+        }
+    );
     // Set FS = Initial (bit 13) and it works, and FS becomes Dirty.
-    let prog = [lui(5, 2), csr(2, 0, 5, 0x300), fadd, csr(2, 10, 0, 0x300), ECALL];
+    let prog = [
+        lui(5, 2),
+        csr(2, 0, 5, 0x300),
+        fadd,
+        csr(2, 10, 0, 0x300),
+        ECALL,
+    ];
     let sm = run_ok(true, &prog);
     assert_eq!(sm.hart().x(10) >> 13 & 3, 3);
     assert_eq!(sm.hart().x(10) >> 63, 1);
@@ -140,7 +205,10 @@ fn block_cut_counting_on_mid_block_trap() {
     prog.push(ECALL);
     let mut sm = sim(true, &prog);
     let stop = go(&mut sm, 1000);
-    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
     assert_eq!(sm.hart().x(18), 5);
     assert_eq!(sm.hart().x(20), 16);
     assert!(sm.hooks().cuts >= 1);
@@ -198,8 +266,13 @@ fn self_modifying_code_is_retranslated() {
     assert_eq!(sm.hart().x(10), 101);
     // Also through fence.i after writing via the memory API between runs.
     let mut sm = sim(true, &[addi(10, 10, 1), ECALL]);
-    assert!(matches!(go(&mut sm, 100), StopReason::Fault { cause: 11, .. }));
-    sm.memory_mut().write(BASE, &addi(10, 10, 5).to_le_bytes()).unwrap();
+    assert!(matches!(
+        go(&mut sm, 100),
+        StopReason::Fault { cause: 11, .. }
+    ));
+    sm.memory_mut()
+        .write(BASE, &addi(10, 10, 5).to_le_bytes())
+        .unwrap();
     sm.hart_mut().pc = BASE;
     go(&mut sm, 200);
     assert_eq!(sm.hart().x(10), 6);
@@ -217,15 +290,15 @@ fn fence_i_flushes_blocks() {
 #[test]
 fn lr_sc_follow_qemu() {
     let prog = [
-        amo(0x02, 3, 10, 5, 0),  // lr.d a0, (t0)
-        sd(5, 10, 0),            // store the same value: reservation holds (value compare)
-        amo(0x03, 3, 11, 5, 6),  // sc.d a1, t1, (t0) -> 0 (success)
-        amo(0x03, 3, 12, 5, 6),  // sc.d again without lr -> 1
-        amo(0x02, 2, 13, 5, 0),  // lr.w a3
-        sw(5, 0, 0),             // different value
-        amo(0x03, 2, 14, 5, 6),  // sc.w -> 1
-        amo(0x02, 2, 15, 5, 0),  // lr.w a5
-        amo(0x03, 2, 16, 7, 6),  // sc.w to another address -> 1
+        amo(0x02, 3, 10, 5, 0), // lr.d a0, (t0)
+        sd(5, 10, 0),           // store the same value: reservation holds (value compare)
+        amo(0x03, 3, 11, 5, 6), // sc.d a1, t1, (t0) -> 0 (success)
+        amo(0x03, 3, 12, 5, 6), // sc.d again without lr -> 1
+        amo(0x02, 2, 13, 5, 0), // lr.w a3
+        sw(5, 0, 0),            // different value
+        amo(0x03, 2, 14, 5, 6), // sc.w -> 1
+        amo(0x02, 2, 15, 5, 0), // lr.w a5
+        amo(0x03, 2, 16, 7, 6), // sc.w to another address -> 1
         ECALL,
     ];
     let mut sm = sim(true, &prog);
@@ -255,8 +328,12 @@ fn amos_compute_and_sign_extend() {
     sm.hart_mut().set_x(5, DATA);
     sm.hart_mut().set_x(7, DATA + 8);
     sm.hart_mut().set_x(6, 2);
-    sm.memory_mut().write(DATA, &u32::MAX.to_le_bytes()).unwrap();
-    sm.memory_mut().write(DATA + 8, &(-5i64).to_le_bytes()).unwrap();
+    sm.memory_mut()
+        .write(DATA, &u32::MAX.to_le_bytes())
+        .unwrap();
+    sm.memory_mut()
+        .write(DATA + 8, &(-5i64).to_le_bytes())
+        .unwrap();
     go(&mut sm, 100);
     let h = sm.hart();
     assert_eq!(h.x(10), u64::MAX); // old -1 sign-extended
@@ -270,16 +347,41 @@ fn misaligned_atomics_trap() {
     let w = amo(0x00, 2, 10, 5, 6); // amoadd.w at DATA+2
     let mut sm = sim(true, &[w, ECALL]);
     sm.hart_mut().set_x(5, DATA + 2);
-    assert_eq!(go(&mut sm, 10), StopReason::Fault { cause: 6, pc: BASE, tval: DATA + 2, raw: w, len: 4 });
+    assert_eq!(
+        go(&mut sm, 10),
+        StopReason::Fault {
+            cause: 6,
+            pc: BASE,
+            tval: DATA + 2,
+            raw: w,
+            len: 4
+        }
+    );
     let w = amo(0x02, 3, 10, 5, 0); // lr.d at DATA+4
     let mut sm = sim(true, &[w, ECALL]);
     sm.hart_mut().set_x(5, DATA + 4);
-    assert_eq!(go(&mut sm, 10), StopReason::Fault { cause: 4, pc: BASE, tval: DATA + 4, raw: w, len: 4 });
+    assert_eq!(
+        go(&mut sm, 10),
+        StopReason::Fault {
+            cause: 4,
+            pc: BASE,
+            tval: DATA + 4,
+            raw: w,
+            len: 4
+        }
+    );
     // AMO to unmapped memory: store/AMO access fault.
     let w = amo(0x01, 2, 10, 5, 6);
     let mut sm = sim(true, &[w, ECALL]);
     sm.hart_mut().set_x(5, 0x1000);
-    assert!(matches!(go(&mut sm, 10), StopReason::Fault { cause: 7, tval: 0x1000, .. }));
+    assert!(matches!(
+        go(&mut sm, 10),
+        StopReason::Fault {
+            cause: 7,
+            tval: 0x1000,
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -287,7 +389,10 @@ fn semihosting_sequence_is_detected() {
     // The exact sequence asks the environment (none here -> error).
     let mut sm = sim(true, &[NOP, 0x01f0_1013, EBREAK, 0x4070_5013, ECALL]);
     let err = sm.run(100, &AtomicBool::new(false)).unwrap_err();
-    assert!(matches!(err, SimError::NoEnvironment { pc, .. } if pc == BASE + 8), "{err}");
+    assert!(
+        matches!(err, SimError::NoEnvironment { pc, .. } if pc == BASE + 8),
+        "{err}"
+    );
     // A plain ebreak is a breakpoint (cause 3).
     let (_, stop) = run(true, &[NOP, NOP, EBREAK, 0x4070_5013, ECALL]);
     assert!(matches!(stop, StopReason::Fault { cause: 3, pc, .. } if pc == BASE + 8));
@@ -302,14 +407,19 @@ fn semihosting_sequence_is_detected() {
 #[test]
 fn jump_kinds_are_reported() {
     let prog = [
-        jal(1, 8),        // 0: call 8
-        ECALL,            // 4
-        jalr(5, 1, 8),    // 8: t0 = 0xc, jump to ra+8 = 0xc  (call via t0, rs1 = ra: call-return)
-        jalr(0, 5, 4),    // c: return via t0 -> 0x10
-        jalr(0, 1, 0),    // 10: return via ra -> 4
+        jal(1, 8),     // 0: call 8
+        ECALL,         // 4
+        jalr(5, 1, 8), // 8: t0 = 0xc, jump to ra+8 = 0xc  (call via t0, rs1 = ra: call-return)
+        jalr(0, 5, 4), // c: return via t0 -> 0x10
+        jalr(0, 1, 0), // 10: return via ra -> 4
     ];
     let sm = run_ok(true, &prog);
-    let j: Vec<_> = sm.hooks().jumps.iter().map(|&(k, pc, t, _)| (k, pc - BASE, t - BASE)).collect();
+    let j: Vec<_> = sm
+        .hooks()
+        .jumps
+        .iter()
+        .map(|&(k, pc, t, _)| (k, pc - BASE, t - BASE))
+        .collect();
     assert_eq!(
         j,
         vec![

@@ -46,7 +46,10 @@ impl Exc {
     /// Illegal instruction with its raw bits in `mtval`.
     #[inline]
     pub(crate) fn illegal(raw: u32) -> Exc {
-        Exc { cause: CAUSE_ILLEGAL_INSTRUCTION, tval: raw as u64 }
+        Exc {
+            cause: CAUSE_ILLEGAL_INSTRUCTION,
+            tval: raw as u64,
+        }
     }
 }
 
@@ -137,7 +140,11 @@ impl Hart {
     pub fn take_trap(&mut self, exc: Exc, pc: u64) {
         self.mepc = pc & !1;
         self.mcause = exc.cause;
-        self.mtval = if self.rv64 { exc.tval } else { exc.tval & 0xffff_ffff };
+        self.mtval = if self.rv64 {
+            exc.tval
+        } else {
+            exc.tval & 0xffff_ffff
+        };
         self.mstatus_mpie = self.mstatus_mie;
         self.mstatus_mie = false;
         self.res_addr = u64::MAX;
