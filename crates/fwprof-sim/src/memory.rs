@@ -14,9 +14,10 @@
 //! (Privileged ISA 20211203, §3.1.15: causes 1, 5, 7; `mtval` = that address).
 //!
 //! Self-modifying code: the simulator marks the 64-byte lines that hold
-//! translated instructions ([`Memory::mark_code`]). A write touching a marked
-//! line (from a guest store or through [`GuestMemory::write`]) is recorded in
-//! a pending list that the simulator drains after the store
+//! translated instructions ([`Memory::mark_code`]) and keeps, per region,
+//! the address range ever marked. A write inside that range touching a
+//! marked line (from a guest store or through [`GuestMemory::write`]) is
+//! recorded in a pending list that the simulator drains after the store
 //! ([`Memory::take_code_writes`]) to invalidate the affected blocks.
 
 use fwprof_os::{GuestMemory, MemFault, Perm};
@@ -33,9 +34,24 @@ struct Region {
     /// Bitmap of code lines, indexed by `(addr >> 6) - (start >> 6)`; empty
     /// until the first instruction in this region is translated.
     code: Vec<u64>,
+    /// Lowest and highest+1 address ever marked as code (`u64::MAX`, 0 when
+    /// none): a store outside this range skips the bitmap.
+    code_lo: u64,
+    code_hi: u64,
 }
 
 impl Region {
+    fn new(start: u64, perm: Perm, data: Vec<u8>) -> Region {
+        Region {
+            start,
+            perm,
+            data,
+            code: Vec::new(),
+            code_lo: u64::MAX,
+            code_hi: 0,
+        }
+    }
+
     fn end(&self) -> u64 {
         self.start + self.data.len() as u64
     }
@@ -47,15 +63,17 @@ struct HitCache {
     start: u64,
     len: u64,
     idx: usize,
-    /// For the store cache: the region holds translated code.
-    code: bool,
+    /// For the store cache: the region's code extent (see `Region`).
+    code_lo: u64,
+    code_hi: u64,
 }
 
 const EMPTY_CACHE: HitCache = HitCache {
     start: 0,
     len: 0,
     idx: 0,
-    code: false,
+    code_lo: u64::MAX,
+    code_hi: 0,
 };
 
 /// Which permission an access needs.
@@ -124,7 +142,10 @@ macro_rules! store_fn {
             let off = addr.wrapping_sub(self.wc.start);
             if off < self.wc.len && self.wc.len - off >= $n {
                 let r = &mut self.regions[self.wc.idx];
-                if !self.wc.code || !Self::code_bits($n, r, addr) {
+                if addr >= self.wc.code_hi
+                    || addr + $n <= self.wc.code_lo
+                    || !Self::code_bits($n, r, addr)
+                {
                     let o = off as usize;
                     if let Some(b) = r.data.get_mut(o..o + $n) {
                         b.copy_from_slice(&v.to_le_bytes());
@@ -220,7 +241,8 @@ impl Memory {
             start: r.start,
             len: r.data.len() as u64,
             idx: i,
-            code: !r.code.is_empty(),
+            code_lo: r.code_lo,
+            code_hi: r.code_hi,
         };
         match kind {
             Access::Read => self.rc = c,
@@ -319,8 +341,11 @@ impl Memory {
                 }
                 let l = (a >> CODE_LINE_SHIFT) - (r.start >> CODE_LINE_SHIFT);
                 r.code[(l / 64) as usize] |= 1u64 << (l % 64);
+                r.code_lo = r.code_lo.min(a);
+                r.code_hi = r.code_hi.max(a + 1);
                 if self.wc.idx == i {
-                    self.wc.code = true;
+                    self.wc.code_lo = r.code_lo;
+                    self.wc.code_hi = r.code_hi;
                 }
             }
         }
@@ -344,8 +369,10 @@ impl Memory {
     pub fn unmark_all_code(&mut self) {
         for r in &mut self.regions {
             r.code.clear();
+            r.code_lo = u64::MAX;
+            r.code_hi = 0;
         }
-        self.wc.code = false;
+        self.wc = EMPTY_CACHE;
     }
 
     /// True if a write since the last [`Memory::take_code_writes`] touched
@@ -386,6 +413,8 @@ impl Memory {
                     perm: r.perm,
                     data: r.data[..(addr - rs) as usize].to_vec(),
                     code: r.code.clone(),
+                    code_lo: r.code_lo,
+                    code_hi: r.code_hi,
                 });
             }
             if re > end {
@@ -395,12 +424,7 @@ impl Memory {
                 if !r.code.is_empty() {
                     self.code_writes.push((end, re - end));
                 }
-                out.push(Region {
-                    start: end,
-                    perm: r.perm,
-                    data: keep,
-                    code: Vec::new(),
-                });
+                out.push(Region::new(end, r.perm, keep));
             }
         }
         self.regions = out;
@@ -420,15 +444,7 @@ impl Memory {
             if had_code {
                 self.code_writes.push((at, tail.len() as u64));
             }
-            self.regions.insert(
-                i + 1,
-                Region {
-                    start: at,
-                    perm,
-                    data: tail,
-                    code: Vec::new(),
-                },
-            );
+            self.regions.insert(i + 1, Region::new(at, perm, tail));
         }
     }
 
@@ -463,15 +479,8 @@ impl GuestMemory for Memory {
         let n = usize::try_from(len).map_err(|_| MemFault { addr })?;
         self.carve(addr, end);
         let i = self.regions.partition_point(|r| r.start < addr);
-        self.regions.insert(
-            i,
-            Region {
-                start: addr,
-                perm,
-                data: vec![0u8; n],
-                code: Vec::new(),
-            },
-        );
+        self.regions
+            .insert(i, Region::new(addr, perm, vec![0u8; n]));
         self.reset_caches();
         Ok(())
     }
@@ -609,8 +618,13 @@ mod tests {
         m.mark_code(0x8000_0100, 4);
         m.store_u32(0x8000_0140, 1).unwrap(); // other line
         assert!(!m.has_code_writes());
-        m.store_u16(0x8000_013f, 1).unwrap(); // touches the marked line
-        assert_eq!(m.take_code_writes(), vec![(0x8000_013f, 2)]);
+        m.store_u16(0x8000_0104, 1).unwrap(); // past the marked extent
+        assert!(!m.has_code_writes());
+        m.mark_code(0x8000_0130, 4); // extent now 0x100..0x134
+        m.store_u16(0x8000_0120, 1).unwrap(); // inside the extent, in a marked line
+        assert_eq!(m.take_code_writes(), vec![(0x8000_0120, 2)]);
+        m.store_u16(0x8000_00ff, 1).unwrap(); // straddles into the code
+        assert_eq!(m.take_code_writes(), vec![(0x8000_00ff, 2)]);
         m.write(0x8000_0102, &[1, 2]).unwrap();
         assert_eq!(m.take_code_writes(), vec![(0x8000_0102, 2)]);
         m.unmark_code_line(0x8000_0100 >> 6);
