@@ -4,7 +4,7 @@
 //! §24 (Table 24.1), the instruction listings of Chapter 24 ("RV32/64G
 //! Instruction Set Listings"), Zicsr (§9), Zifencei (§3), M (§7), A (§8),
 //! F (§11) and D (§12), plus `mret`/`wfi` of the Privileged ISA 20211203
-//! (§3.3). Compressed encodings are handed to [`crate::decode_rvc`].
+//! (§3.3). Compressed encodings are handed to the RVC decoder (`decode_rvc.rs`).
 //!
 //! Every encoding that is not one of these instructions for the given XLEN
 //! decodes to [`Op::Illegal`]; decoding never panics and never allocates.

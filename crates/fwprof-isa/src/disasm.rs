@@ -7,7 +7,7 @@
 //!   context a single instruction does not have): compressed instructions
 //!   keep their `c.` names, registers use ABI names (`s0`, not `fp`),
 //!   branch and jump targets are absolute hex addresses without `0x`,
-//!   CSRs are named as in [`crate::csr_names`], static rounding modes are
+//!   CSRs are named as in [`crate::csr_name`], static rounding modes are
 //!   appended (`,rtz`; nothing for `dyn`), and `fence` prints its
 //!   predecessor/successor sets (`unknown` for an empty set).
 //! * [`Style::Pseudo`] is the human style used by annotate: the

@@ -228,7 +228,7 @@ fn documented_difference(raw: u32, len: u8, ours: &str, theirs: &str) -> Option<
     }
     // 3: zext.b.
     if their_mn == "zext.b" && our_mn == "andi" {
-        return (format!("{our_ops}") == format!("{their_ops},255")).then_some(3);
+        return (our_ops == format!("{their_ops},255")).then_some(3);
     }
     // 1 and 2: immediate mnemonic and/or decimal shift amount.
     let mn_ok = our_mn == their_mn || our_mn.strip_suffix('i') == Some(their_mn) || {
@@ -248,9 +248,7 @@ fn documented_difference(raw: u32, len: u8, ours: &str, theirs: &str) -> Option<
         if o == t {
             continue;
         }
-        let Some(hex) = t.strip_prefix("0x") else {
-            return None;
-        };
+        let hex = t.strip_prefix("0x")?;
         if i64::from_str_radix(hex, 16).ok()? != o.parse::<i64>().ok()? {
             return None;
         }
