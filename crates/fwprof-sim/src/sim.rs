@@ -151,6 +151,14 @@ impl<H: Hooks> Simulator<H> {
     pub fn executed(&self) -> u64 {
         self.hart.executed
     }
+    /// The guest environment (None for [`Simulator::bare`]).
+    pub fn environment(&self) -> Option<&Environment> {
+        self.env.as_ref()
+    }
+    /// The guest environment, mutably (e.g. to capture the console).
+    pub fn environment_mut(&mut self) -> Option<&mut Environment> {
+        self.env.as_mut()
+    }
     /// The target the program runs on.
     pub fn target(&self) -> Target {
         self.target

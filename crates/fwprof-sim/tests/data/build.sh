@@ -1,0 +1,17 @@
+#!/bin/sh
+# Rebuild the test programs (needs gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf
+# and gcc-riscv64-linux-gnu). Reference results (QEMU 7.2):
+#   qemu-system-riscv64 -M virt -nographic -bios none -kernel bare64.elf \
+#       -semihosting-config enable=on,target=native -singlestep -d nochain,exec -D q.log
+#   exit status 106; output "fib=610 acc=12.968444 q=-3 r=-1";
+#   Trace lines: 6 in the reset ROM at 0x1000 + 26444 from 0x80000000 (bare64),
+#                6 + 32167 (bare32, qemu-system-riscv32);
+#   qemu-riscv64 -singlestep -d nochain,exec linux64.elf: 50 lines, exit 30, "hello".
+set -e
+cd "$(dirname "$0")"
+FL="--specs=picolibc.specs --oslib=semihost --crt0=semihost -mcmodel=medany -O2 -s
+    -Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=0x200000
+    -Wl,--defsym=__ram=0x80200000 -Wl,--defsym=__ram_size=0x200000"
+riscv64-unknown-elf-gcc $FL -march=rv64imafdc -mabi=lp64d -o bare64.elf bare.c
+riscv64-unknown-elf-gcc $FL -march=rv32imafdc -mabi=ilp32d -o bare32.elf bare.c
+riscv64-linux-gnu-gcc -nostdlib -static -s -o linux64.elf linux.S
