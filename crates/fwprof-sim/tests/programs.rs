@@ -2,8 +2,9 @@
 //! against QEMU 7.2 (exit status, console output and the number of executed
 //! instructions from `-singlestep -d nochain,exec`; see `data/build.sh`).
 
+use fwprof_isa::Inst;
 use fwprof_os::{RunConfig, Sandbox, Target};
-use fwprof_sim::{Memory, Simulator, StopReason};
+use fwprof_sim::{BlockId, Hooks, Memory, Simulator, StopReason};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -13,11 +14,50 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Hashes the sequence of executed pcs (FNV-1a over each pc's 8
+/// little-endian bytes), reconstructed from block events as a collector would.
+#[derive(Default)]
+struct PcTrace {
+    blocks: Vec<Vec<u64>>,
+    hash: u64,
+    /// Pcs of the current block not yet hashed (hashed when the next block
+    /// starts, after a possible cut).
+    pending: Vec<u64>,
+}
+
+impl PcTrace {
+    fn flush(&mut self) {
+        for pc in self.pending.drain(..) {
+            for b in pc.to_le_bytes() {
+                self.hash = (self.hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+}
+
+impl Hooks for PcTrace {
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], _insts: &[Inst]) {
+        assert_eq!(id.0 as usize, self.blocks.len());
+        self.blocks.push(pcs.to_vec());
+    }
+    fn on_block_exec(&mut self, id: BlockId) {
+        self.flush();
+        self.pending.extend_from_slice(&self.blocks[id.0 as usize]);
+    }
+    fn on_block_cut(&mut self, _id: BlockId, executed: u32) {
+        self.pending.truncate(executed as usize);
+    }
+}
+
 /// Load and run `name` with the console captured; returns the stop reason,
 /// stdout, the executed-instruction count and the target. The program name
 /// the guest sees (semihosting command line, which picolibc's crt0 parses)
 /// is the bare file name, as QEMU saw it in the reference run.
-fn run(name: &str, single_step: bool, target: Option<Target>) -> (StopReason, String, u64, Target) {
+fn run(
+    name: &str,
+    single_step: bool,
+    target: Option<Target>,
+) -> (StopReason, String, u64, Target, u64) {
     let elf = std::fs::read(data(name)).unwrap();
     let cfg = RunConfig {
         program: PathBuf::from(name),
@@ -30,44 +70,55 @@ fn run(name: &str, single_step: bool, target: Option<Target>) -> (StopReason, St
     let mut mem = Memory::new();
     let (prog, mut env) = fwprof_os::load(&elf, &cfg, &mut mem).unwrap();
     env.capture_console(Vec::new());
-    let mut sim = Simulator::new(mem, &prog, env, ());
+    let trace = PcTrace {
+        hash: 0xcbf2_9ce4_8422_2325,
+        ..PcTrace::default()
+    };
+    let mut sim = Simulator::new(mem, &prog, env, trace);
     sim.set_single_step(single_step);
     let stop = sim.run(10_000_000, &AtomicBool::new(false)).unwrap();
     let out = String::from_utf8_lossy(sim.environment().unwrap().captured_output().0).into_owned();
-    (stop, out, sim.executed(), sim.target())
+    let (n, target) = (sim.executed(), sim.target());
+    let mut trace = sim.into_hooks();
+    trace.flush();
+    (stop, out, n, target, trace.hash)
 }
 
 #[test]
 fn bare_metal_rv64_picolibc_program_matches_qemu() {
-    let (stop, out, n, target) = run("bare64.elf", false, None);
+    let (stop, out, n, target, hash) = run("bare64.elf", false, None);
     assert_eq!(target, Target::BareMetal);
     assert_eq!(stop, StopReason::Exit(106));
     assert_eq!(out, "fib=610 acc=12.968444 q=-3 r=-1\n");
     // QEMU: 26450 trace lines, 6 of them in the reset ROM that the loader's
     // initial registers stand in for.
     assert_eq!(n, 26444);
+    // The exact sequence of executed pcs equals QEMU's (hash of its trace).
+    assert_eq!(hash, 0x6731_25e9_8e8d_c44c);
 }
 
 #[test]
 fn bare_metal_rv32_picolibc_program_matches_qemu() {
-    let (stop, out, n, _) = run("bare32.elf", false, None);
+    let (stop, out, n, _, hash) = run("bare32.elf", false, None);
     assert_eq!(stop, StopReason::Exit(106));
     assert_eq!(out, "fib=610 acc=12.968444 q=-3 r=-1\n");
     assert_eq!(n, 32167);
+    assert_eq!(hash, 0x8da9_4c3c_c8d8_0240);
 }
 
 #[test]
 fn single_step_gives_the_same_run() {
-    let (stop, out, n, _) = run("bare64.elf", true, None);
+    let (stop, out, n, _, hash) = run("bare64.elf", true, None);
     assert_eq!(stop, StopReason::Exit(106));
     assert_eq!(out, "fib=610 acc=12.968444 q=-3 r=-1\n");
     assert_eq!(n, 26444);
+    assert_eq!(hash, 0x6731_25e9_8e8d_c44c);
 }
 
 #[test]
 fn linux_user_program_makes_system_calls() {
     // A `-nostdlib` program has no ABI note, so it is run as Linux explicitly.
-    let (stop, out, n, target) = run("linux64.elf", false, Some(Target::Linux));
+    let (stop, out, n, target, _) = run("linux64.elf", false, Some(Target::Linux));
     assert_eq!(target, Target::Linux);
     assert_eq!(stop, StopReason::Exit(30));
     assert_eq!(out, "hello\n");

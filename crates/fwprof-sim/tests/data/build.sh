@@ -7,6 +7,8 @@
 #   Trace lines: 6 in the reset ROM at 0x1000 + 26444 from 0x80000000 (bare64),
 #                6 + 32167 (bare32, qemu-system-riscv32);
 #   qemu-riscv64 -singlestep -d nochain,exec linux64.elf: 50 lines, exit 30, "hello".
+# tests/programs.rs also checks the FNV-1a hash of the pcs of the trace lines at or
+# above 0x80000000 (each pc as 8 little-endian bytes).
 set -e
 cd "$(dirname "$0")"
 FL="--specs=picolibc.specs --oslib=semihost --crt0=semihost -mcmodel=medany -O2 -s
