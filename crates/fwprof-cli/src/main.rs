@@ -1,1 +1,31 @@
-fn main() {}
+//! `fwprof`: the command-line front end. Parses options (clap), converts
+//! them into plain option structs, wires loader, simulator, collector and
+//! reports, and maps every outcome to a documented exit status:
+//!
+//! | status | meaning |
+//! |---|---|
+//! | the guest's own | the program exited |
+//! | 128+N | the guest was killed by signal N (Linux), or took a fatal trap (bare metal, `mtvec` = 0: the signal Linux would send for that cause) |
+//! | 124 | `--max-instructions` reached |
+//! | 130 | interrupted by Ctrl-C (SIGINT) |
+//! | 125 | an error of fwprof itself (bad ELF, unreadable file, ...) |
+
+mod cli;
+mod exit;
+mod record;
+mod report_cmd;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match record::dispatch(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("fwprof: {}", exit::one_line(&e));
+            ExitCode::from(exit::FWPROF_ERROR)
+        }
+    }
+}

@@ -59,6 +59,11 @@ struct BlockMeta {
     /// Index of the block's first instruction in `insts`.
     first: u32,
     len: u32,
+    /// Function of the block's first instruction.
+    func: u32,
+    /// Offset (in instructions) where the block runs into another function,
+    /// or 0 if it stays in one (rare: falling through a function's end).
+    crossing: u32,
 }
 
 /// Exact profile collector: per-block execution counts and a shadow call stack.
@@ -82,6 +87,14 @@ pub struct ExactCollector {
     started: bool,
     entry: u64,
     entry_sp: u64,
+    /// Function of the top activation (mirrors `stack.current()`).
+    cur_fn: u32,
+    /// Executed instructions counted by this collector (block lengths).
+    now: u64,
+    /// Last executed block: its last instruction is the site of a jump into another function.
+    prev_block: u32,
+    /// Stack pointer reported by the latest jump or trap (for jump-ins).
+    last_sp: u64,
 }
 
 impl ExactCollector {
@@ -100,6 +113,10 @@ impl ExactCollector {
             started: false,
             entry,
             entry_sp: sp,
+            cur_fn: u32::MAX,
+            now: 0,
+            prev_block: u32::MAX,
+            last_sp: sp,
         }
     }
 
@@ -109,6 +126,56 @@ impl ExactCollector {
             self.started = true;
             let root = self.map.lookup_or_add(self.entry);
             self.stack.enter_root(root, self.entry_sp, 0);
+            self.cur_fn = root;
+        }
+    }
+
+    /// Execution entered function `func` at `addr` without a call or return
+    /// (a branch or fall-through into another function, or the first block
+    /// after a trap). As Callgrind does, this becomes a jump-call: a new
+    /// activation, flagged `tail`, that ends with the current one's return.
+    #[cold]
+    fn jump_in(&mut self, func: u32, addr: u64, site: u64, now: u64) {
+        self.start();
+        if self.cur_fn == func {
+            return;
+        }
+        let caller = self.cur_fn;
+        let _ = addr;
+        self.stack.tail_call(caller, func, site, self.last_sp, now);
+        self.cur_fn = func;
+    }
+
+    /// Address of the last instruction of block `b` (the site of a jump out of it).
+    fn last_pc(&self, b: u32) -> u64 {
+        match self.blocks.get(b as usize) {
+            Some(m) if m.len > 0 => self.insts[(m.first + m.len - 1) as usize].0,
+            _ => 0,
+        }
+    }
+
+    #[cold]
+    fn block_enters_other_function(&mut self, id: u32) {
+        let meta = self.blocks[id as usize];
+        if meta.func != self.cur_fn {
+            let site = self.last_pc(self.prev_block);
+            let addr = self.insts[meta.first as usize].0;
+            // `now` already counts this block: the activation starts at its first instruction.
+            self.jump_in(meta.func, addr, site, self.now - u64::from(meta.len));
+        }
+        if meta.crossing != 0 {
+            // Every point where the block runs from one function into the next.
+            let first = meta.first as usize;
+            let mut func = meta.func;
+            for k in meta.crossing as usize..meta.len as usize {
+                let (addr, site) = (self.insts[first + k].0, self.insts[first + k - 1].0);
+                let f = self.map.lookup_or_add(addr);
+                if f != func {
+                    func = f;
+                    let start = self.now - u64::from(meta.len) + k as u64;
+                    self.jump_in(f, addr, site, start);
+                }
+            }
         }
     }
 
@@ -180,10 +247,16 @@ impl Hooks for ExactCollector {
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;
         if self.blocks.len() <= idx {
-            self.blocks.resize(idx + 1, BlockMeta { first: 0, len: 0 });
+            self.blocks.resize(idx + 1, BlockMeta { first: 0, len: 0, func: 0, crossing: 0 });
             self.block_counts.resize(idx + 1, 0);
         }
-        self.blocks[idx] = BlockMeta { first: self.insts.len() as u32, len: insts.len() as u32 };
+        let func = pcs.first().map_or(0, |&pc| self.map.lookup_or_add(pc));
+        let crossing = pcs
+            .iter()
+            .position(|&pc| self.map.lookup_or_add(pc) != func)
+            .map_or(0, |i| i as u32);
+        self.blocks[idx] =
+            BlockMeta { first: self.insts.len() as u32, len: insts.len() as u32, func, crossing };
         self.insts.extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
         if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
             if matches!(last.op, Op::Jal | Op::Jalr) && last.rd != 0 {
@@ -196,19 +269,29 @@ impl Hooks for ExactCollector {
 
     #[inline(always)]
     fn on_block_exec(&mut self, id: BlockId) {
-        // SAFETY-free fast path: ids are dense and were announced by on_block_translated.
-        if let Some(c) = self.block_counts.get_mut(id.0 as usize) {
+        let i = id.0 as usize;
+        // Ids are dense and were announced by on_block_translated.
+        if let (Some(c), Some(meta)) = (self.block_counts.get_mut(i), self.blocks.get(i)) {
             *c += 1;
+            self.now += u64::from(meta.len);
+            if meta.func != self.cur_fn || meta.crossing != 0 {
+                self.block_enters_other_function(id.0);
+            }
         }
+        self.prev_block = id.0;
     }
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
         *self.cuts.entry((id.0, executed)).or_insert(0) += 1;
+        if let Some(meta) = self.blocks.get(id.0 as usize) {
+            self.now -= u64::from(meta.len - executed);
+        }
     }
 
     #[inline]
     fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
         self.start();
+        self.last_sp = sp;
         match kind {
             JumpKind::Call => {
                 let caller = self.map.lookup_or_add(pc);
@@ -230,18 +313,28 @@ impl Hooks for ExactCollector {
                 if self.map.is_entry(target) {
                     let caller = self.map.lookup_or_add(pc);
                     let callee = self.map.lookup_or_add(target);
-                    if callee != caller || target == pc {
+                    if callee != caller {
                         self.stack.tail_call(caller, callee, pc, sp, instret);
                     }
                 }
             }
         }
+        self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
         self.start();
         *self.traps.entry((trap.pc, trap.cause)).or_insert(0) += 1;
-        let _ = (instret, sp);
+        // The handler's first block will differ from the current function and
+        // enter as a jump-call from the trapping function.
+        let _ = instret;
+        self.last_sp = sp;
+    }
+
+    fn on_mret(&mut self, _pc: u64, target: u64, instret: u64, sp: u64) {
+        self.start();
+        self.stack.ret(target, sp, instret);
+        self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 }
 

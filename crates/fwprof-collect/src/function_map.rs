@@ -9,7 +9,7 @@
 pub struct FunctionMap {
     /// `(start, end, id)` sorted by start; `end` exclusive.
     ranges: Vec<(u64, u64, u32)>,
-    /// Entry addresses (range starts of the original table), sorted.
+    /// Entry addresses (function symbols), sorted.
     entries: Vec<u64>,
     /// Next id for ranges added on demand.
     next_id: u32,
@@ -21,9 +21,10 @@ pub struct FunctionMap {
 
 impl FunctionMap {
     /// Build from `(start, end)` address ranges, where the index in `ranges`
-    /// is the function id. Overlapping ranges are resolved by start address
-    /// (a later start wins inside an earlier range).
-    pub fn new(ranges: &[(u64, u64)]) -> FunctionMap {
+    /// is the function id, and the addresses that are real function entries
+    /// (symbols; not gap ranges), which decide what a jump to is a tail call.
+    /// Overlapping ranges are resolved by start address.
+    pub fn new(ranges: &[(u64, u64)], entries: &[u64]) -> FunctionMap {
         let mut sorted: Vec<(u64, u64, u32)> = ranges
             .iter()
             .enumerate()
@@ -31,7 +32,9 @@ impl FunctionMap {
             .collect();
         sorted.sort_by_key(|r| (r.0, r.2));
         sorted.dedup_by_key(|r| r.0);
-        let entries = sorted.iter().map(|r| r.0).collect();
+        let mut entries = entries.to_vec();
+        entries.sort_unstable();
+        entries.dedup();
         FunctionMap {
             ranges: sorted,
             entries,
@@ -110,7 +113,7 @@ mod tests {
 
     #[test]
     fn lookup_known_and_unknown() {
-        let mut m = FunctionMap::new(&[(0x100, 0x120), (0x120, 0x200)]);
+        let mut m = FunctionMap::new(&[(0x100, 0x120), (0x120, 0x200)], &[0x100, 0x120]);
         assert_eq!(m.lookup_or_add(0x100), 0);
         assert_eq!(m.lookup_or_add(0x11e), 0);
         assert_eq!(m.lookup_or_add(0x120), 1);

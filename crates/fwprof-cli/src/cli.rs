@@ -1,0 +1,229 @@
+//! Command-line definition (clap), converted at the edge into plain option
+//! structs for the rest of the program.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// fwprof: exact profiles of RISC-V programs on fwprof's own simulator.
+#[derive(Parser, Debug)]
+#[command(name = "fwprof", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a program in the simulator without profiling.
+    Run(RunArgs),
+    /// Run a program and write an exact profile.
+    Record(RecordArgs),
+    /// Print the flat profile and call graph of a recorded profile.
+    Report(ReportArgs),
+    /// Print source and disassembly annotated with counts.
+    Annotate(AnnotateArgs),
+}
+
+/// Target environment names accepted by `--target`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetArg {
+    /// Bare metal with RISC-V semihosting (QEMU `virt` memory map).
+    Baremetal,
+    /// Linux user mode (static executables).
+    Linux,
+}
+
+/// Options shared by `run` and `record`.
+#[derive(Args, Debug)]
+pub struct ExecArgs {
+    /// Environment: bare metal or Linux user mode (default: detected from the ELF).
+    #[arg(long, value_enum)]
+    pub target: Option<TargetArg>,
+    /// Stop after this many executed instructions (exit status 124).
+    #[arg(long, value_name = "N")]
+    pub max_instructions: Option<u64>,
+    /// Bare-metal RAM as BASE:SIZE (hex or decimal; size may end in K, M or G).
+    #[arg(long, value_name = "BASE:SIZE", default_value = "0x80000000:128M")]
+    pub ram: String,
+    /// Set a guest environment variable (Linux).
+    #[arg(short = 'E', value_name = "VAR=VALUE")]
+    pub set_env: Vec<String>,
+    /// Remove a guest environment variable (Linux).
+    #[arg(short = 'U', value_name = "VAR")]
+    pub unset_env: Vec<String>,
+    /// Start the guest with an empty environment.
+    #[arg(long)]
+    pub clear_env: bool,
+    /// Let the guest read files under DIR (repeatable; default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub allow_read: Vec<PathBuf>,
+    /// Let the guest create and write files under DIR (repeatable; default: nowhere).
+    #[arg(long, value_name = "DIR")]
+    pub allow_write: Vec<PathBuf>,
+    /// The RISC-V ELF program to run.
+    #[arg(required = true, value_name = "PROGRAM")]
+    pub program: PathBuf,
+    /// Arguments passed to the program.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+    pub args: Vec<String>,
+}
+
+/// `fwprof run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Execution options and the program.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// `fwprof record`.
+#[derive(Args, Debug)]
+pub struct RecordArgs {
+    /// Output profile file.
+    #[arg(short = 'o', long = "output", default_value = "fwprof.data", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Execution options and the program.
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// Report output formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    /// gprof-style flat profile and call graph.
+    Text,
+    /// The JSON report documented in docs/report-json.md.
+    Json,
+}
+
+/// Sort keys for the flat profile.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortArg {
+    /// Self instructions (gprof's order).
+    #[value(name = "self")]
+    SelfCost,
+    /// Inclusive instructions.
+    Inclusive,
+    /// Number of calls.
+    Calls,
+    /// Function name.
+    Name,
+}
+
+/// `fwprof report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Profile to read.
+    #[arg(default_value = "fwprof.data", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
+    /// Show only the N first functions of the flat profile.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Sort key of the flat profile.
+    #[arg(long, value_enum, default_value = "self")]
+    pub sort: SortArg,
+    /// Leave out the call graph.
+    #[arg(long)]
+    pub no_call_graph: bool,
+}
+
+/// `fwprof annotate`.
+#[derive(Args, Debug)]
+pub struct AnnotateArgs {
+    /// Profile to read.
+    #[arg(default_value = "fwprof.data", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Function to annotate (default: every function with cost, hottest first).
+    #[arg(value_name = "FUNCTION")]
+    pub function: Option<String>,
+    /// Look for source files under DIR too (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub source_dir: Vec<PathBuf>,
+    /// Program ELF to read debug info and code from (default: the recorded path).
+    #[arg(long, value_name = "ELF")]
+    pub program: Option<PathBuf>,
+}
+
+/// Parse `BASE:SIZE` with hex/decimal numbers and K/M/G size suffixes.
+///
+/// # Errors
+/// A message naming what is wrong with the text.
+pub fn parse_ram(s: &str) -> Result<(u64, u64), String> {
+    let (b, z) = s.split_once(':').ok_or_else(|| format!("--ram {s}: expected BASE:SIZE"))?;
+    let base = parse_num(b).ok_or_else(|| format!("--ram {s}: bad base address {b:?}"))?;
+    let size = parse_num(z).ok_or_else(|| format!("--ram {s}: bad size {z:?}"))?;
+    if size == 0 {
+        return Err(format!("--ram {s}: size must not be zero"));
+    }
+    if base.checked_add(size).is_none() {
+        return Err(format!("--ram {s}: range wraps around the address space"));
+    }
+    Ok((base, size))
+}
+
+fn parse_num(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (digits, mult) = match s.as_bytes().last()? {
+        b'K' | b'k' => (&s[..s.len() - 1], 1u64 << 10),
+        b'M' | b'm' => (&s[..s.len() - 1], 1 << 20),
+        b'G' | b'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    let v = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()?
+    } else {
+        digits.parse().ok()?
+    };
+    v.checked_mul(mult)
+}
+
+/// Build the guest environment like `qemu-riscv64`: the host's environment,
+/// emptied by `--clear-env`, then `-U` removals and `-E` settings in order.
+pub fn guest_env(host: impl Iterator<Item = (String, String)>, a: &ExecArgs) -> Vec<String> {
+    let mut env: Vec<(String, String)> = if a.clear_env { Vec::new() } else { host.collect() };
+    for u in &a.unset_env {
+        env.retain(|(k, _)| k != u);
+    }
+    for e in &a.set_env {
+        let (k, v) = e.split_once('=').unwrap_or((e.as_str(), ""));
+        if let Some(slot) = env.iter_mut().find(|(key, _)| key == k) {
+            slot.1 = v.to_string();
+        } else {
+            env.push((k.to_string(), v.to_string()));
+        }
+    }
+    env.into_iter().map(|(k, v)| format!("{k}={v}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ram_parsing() {
+        assert_eq!(parse_ram("0x80000000:128M"), Ok((0x8000_0000, 128 << 20)));
+        assert_eq!(parse_ram("4096:65536"), Ok((4096, 65536)));
+        assert!(parse_ram("0x80000000").is_err());
+        assert!(parse_ram("0x80000000:0").is_err());
+        assert!(parse_ram("0xffffffffffffffff:2").is_err());
+        assert!(parse_ram("zz:1M").is_err());
+    }
+
+    #[test]
+    fn env_building() {
+        let cli = Cli::parse_from(["fwprof", "run", "-E", "A=9", "-E", "NEW=1", "-U", "B", "p.elf", "x", "-y"]);
+        let Command::Run(r) = cli.command else { panic!("not run") };
+        assert_eq!(r.exec.args, vec!["x", "-y"]);
+        let host = vec![("A".to_string(), "1".to_string()), ("B".to_string(), "2".to_string())];
+        assert_eq!(guest_env(host.into_iter(), &r.exec), vec!["A=9", "NEW=1"]);
+        let cli = Cli::parse_from(["fwprof", "run", "--clear-env", "-E", "Z=1", "p.elf"]);
+        let Command::Run(r) = cli.command else { panic!("not run") };
+        assert_eq!(guest_env(std::iter::once(("A".into(), "1".into())), &r.exec), vec!["Z=1"]);
+    }
+}

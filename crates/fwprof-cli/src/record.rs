@@ -1,0 +1,261 @@
+//! `run` and `record`: load, simulate, collect, write the profile; and the
+//! dispatch of the reading subcommands.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc as SyncArc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
+use fwprof_os::{RunConfig, Sandbox, Target};
+use fwprof_profile::{
+    AddressCost, Arc, FunctionId, FunctionRecord, Meta, Profile, TrapRecord, EVENT_INSTRUCTIONS,
+};
+use fwprof_sim::{Hooks, Memory, Simulator, StopReason};
+
+use crate::cli::{self, Command, ExecArgs};
+use crate::exit;
+
+/// Run the chosen subcommand; returns the process exit status.
+pub fn dispatch(cli: cli::Cli) -> Result<u8> {
+    match cli.command {
+        Command::Run(a) => run(&a.exec),
+        Command::Record(a) => record(&a.exec, &a.output),
+        Command::Report(a) => crate::record::report(&a),
+        Command::Annotate(a) => crate::record::annotate(&a),
+    }
+}
+
+/// Everything needed to start a simulation.
+struct Prepared {
+    cfg: RunConfig,
+    elf: Vec<u8>,
+}
+
+fn prepare(a: &ExecArgs) -> Result<Prepared> {
+    let ram = cli::parse_ram(&a.ram).map_err(anyhow::Error::msg)?;
+    let elf = std::fs::read(&a.program)
+        .with_context(|| format!("cannot read {}", a.program.display()))?;
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let canon = |dirs: &[PathBuf], what: &str| -> Result<Vec<PathBuf>> {
+        dirs.iter()
+            .map(|d| {
+                d.canonicalize()
+                    .with_context(|| format!("{what} {}: no such directory", d.display()))
+            })
+            .collect()
+    };
+    let mut read = canon(&a.allow_read, "--allow-read")?;
+    if read.is_empty() {
+        read.push(cwd.canonicalize().unwrap_or(cwd));
+    }
+    let write = canon(&a.allow_write, "--allow-write")?;
+    let cfg = RunConfig {
+        program: a.program.clone(),
+        args: a.args.clone(),
+        env: cli::guest_env(std::env::vars(), a),
+        target: a.target.map(|t| match t {
+            cli::TargetArg::Baremetal => Target::BareMetal,
+            cli::TargetArg::Linux => Target::Linux,
+        }),
+        ram,
+        sandbox: Sandbox { read, write },
+    };
+    Ok(Prepared { cfg, elf })
+}
+
+/// Ctrl-C sets this flag; the simulator polls it and stops cleanly.
+fn interrupt_flag() -> SyncArc<AtomicBool> {
+    let flag = SyncArc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    // A second handler registration fails only if one exists: then keep going without it.
+    let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
+    flag
+}
+
+/// The outcome of one simulation.
+struct Outcome<H> {
+    stop: StopReason,
+    hooks: H,
+    executed: u64,
+    target: Target,
+    rv64: bool,
+}
+
+fn simulate<H: Hooks>(
+    p: &Prepared,
+    limit: Option<u64>,
+    make_hooks: impl FnOnce(&fwprof_os::LoadedProgram) -> H,
+) -> Result<Outcome<H>> {
+    let mut mem = Memory::new();
+    let (prog, env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
+        .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
+    let hooks = make_hooks(&prog);
+    let mut sim = Simulator::new(mem, &prog, env, hooks);
+    let flag = interrupt_flag();
+    let stop = sim.run(limit.unwrap_or(u64::MAX), &flag).context("simulation failed")?;
+    let executed = sim.executed();
+    Ok(Outcome { stop, executed, hooks: sim.into_hooks(), target: prog.target, rv64: prog.rv64 })
+}
+
+/// Print the one-line diagnostic for a stop that is not a normal exit.
+fn report_stop(stop: &StopReason, rv64: bool) {
+    match stop {
+        StopReason::Exit(_) => {}
+        StopReason::InstructionLimit => eprintln!("fwprof: instruction limit reached"),
+        StopReason::Interrupted => eprintln!("fwprof: interrupted"),
+        StopReason::Fault { cause, pc, tval, raw, len } => {
+            let xlen = if rv64 { fwprof_isa::Xlen::Rv64 } else { fwprof_isa::Xlen::Rv32 };
+            let inst = fwprof_isa::decode(*raw, xlen);
+            let text = fwprof_isa::disasm(&inst, *pc, xlen, fwprof_isa::Style::Pseudo);
+            let word = if *len == 2 { format!("{raw:04x}") } else { format!("{raw:08x}") };
+            eprintln!(
+                "fwprof: guest fault: {} (mcause {cause}) at pc {pc:#x}, mtval {tval:#x}, instruction {word} `{text}` (mtvec is 0, no trap handler)",
+                exit::cause_name(*cause)
+            );
+        }
+        StopReason::Signal { signo, cause, pc, tval } => eprintln!(
+            "fwprof: guest killed by signal {signo}: {} (mcause {cause}) at pc {pc:#x}, address {tval:#x}",
+            exit::cause_name(*cause)
+        ),
+    }
+}
+
+fn run(a: &ExecArgs) -> Result<u8> {
+    let p = prepare(a)?;
+    let out = simulate(&p, a.max_instructions, |_| ())?;
+    report_stop(&out.stop, out.rv64);
+    Ok(exit::status_for(&out.stop))
+}
+
+fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
+    let p = prepare(a)?;
+    let program = fwprof_symbols::Program::open(&a.program)
+        .with_context(|| format!("cannot read symbols of {}", a.program.display()))?;
+    let table = program.functions();
+    let ranges: Vec<(u64, u64)> = table.iter().map(|(_, f)| (f.start, f.end)).collect();
+    let entries = table.entries().to_vec();
+    let start_time = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let out = simulate(&p, a.max_instructions, |prog| {
+        ExactCollector::new(FunctionMap::new(&ranges, &entries), prog.entry, prog.sp)
+    })?;
+    report_stop(&out.stop, out.rv64);
+    let data = out.hooks.finish(out.executed);
+
+    let mut meta = Meta::new(a.program.display().to_string());
+    meta.sha256 = crate::report_cmd::hex(&program.sha256());
+    meta.build_id = program.build_id().map(crate::report_cmd::hex);
+    meta.xlen = if out.rv64 { 64 } else { 32 };
+    meta.isa = if out.rv64 { "rv64gc" } else { "rv32gc" }.to_string();
+    meta.target = match out.target {
+        Target::BareMetal => fwprof_profile::Target::Baremetal,
+        Target::Linux => fwprof_profile::Target::Linux,
+    };
+    meta.command = std::iter::once(a.program.display().to_string()).chain(a.args.iter().cloned()).collect();
+    meta.environment = p.cfg.env.clone();
+    meta.fwprof_version = env!("CARGO_PKG_VERSION").to_string();
+    meta.start_time = start_time;
+    meta.warnings = program.warnings();
+    match &out.stop {
+        StopReason::Exit(code) => meta.exit_status = Some(*code),
+        StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
+        StopReason::Interrupted => meta.partial = Some("interrupted".into()),
+        StopReason::Fault { cause, pc, .. } => {
+            meta.partial = Some(format!("guest fault: {} at {pc:#x}", exit::cause_name(*cause)))
+        }
+        StopReason::Signal { signo, cause, pc, .. } => {
+            meta.partial =
+                Some(format!("killed by signal {signo}: {} at {pc:#x}", exit::cause_name(*cause)));
+            meta.exit_status = Some(128 + signo);
+        }
+    }
+    let profile = build_profile(meta, &data, &program);
+    if let Err(e) = profile.check_invariants() {
+        eprintln!("fwprof: warning: profile invariant violated: {e}");
+    }
+    profile
+        .write_atomic(output)
+        .with_context(|| format!("cannot write {}", output.display()))?;
+    Ok(exit::status_for(&out.stop))
+}
+
+/// Assemble the profile from the collector's data and the symbol table.
+fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program) -> Profile {
+    let table = program.functions();
+    let mut functions: Vec<FunctionRecord> = table
+        .iter()
+        .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
+        .collect();
+    for &(start, end, id) in data.map.added() {
+        debug_assert_eq!(id as usize, functions.len());
+        functions.push(FunctionRecord::new(format!("[unknown {start:#x}]"), start, end));
+    }
+    for (i, f) in functions.iter_mut().enumerate() {
+        let stats = data.functions.get(i).copied().unwrap_or_default();
+        f.calls = stats.calls;
+        f.inclusive = vec![stats.inclusive];
+        f.self_cost = vec![0];
+    }
+    let mut costs = fwprof_profile::AddressCosts::new(1);
+    for s in &data.sites {
+        functions[s.function as usize].self_cost[0] += s.count;
+        // Sites are sorted and unique, so push cannot fail.
+        let _ = costs.push(AddressCost {
+            addr: s.addr,
+            function: FunctionId(s.function),
+            len: s.len,
+            raw: s.raw,
+            cost: vec![s.count],
+        });
+    }
+    for f in functions.iter_mut() {
+        if f.self_cost[0] > 0 || f.inclusive[0] > 0 {
+            if let Ok(Some(loc)) = program.lines(f.start) {
+                f.file = loc.file;
+                f.line = loc.line;
+            }
+        }
+    }
+    let arcs = data
+        .arcs
+        .iter()
+        .map(|a| Arc {
+            caller: a.caller.map(FunctionId),
+            callee: FunctionId(a.callee),
+            call_site: a.call_site,
+            calls: a.calls,
+            tail: a.tail,
+            inclusive: vec![a.inclusive],
+        })
+        .collect();
+    let traps =
+        data.traps.iter().map(|t| TrapRecord { cause: t.cause, pc: t.pc, count: t.count }).collect();
+    Profile {
+        meta,
+        events: vec![EVENT_INSTRUCTIONS.to_string()],
+        functions,
+        costs,
+        arcs,
+        traps,
+        totals: vec![data.total],
+    }
+}
+
+/// `fwprof report`.
+pub fn report(a: &cli::ReportArgs) -> Result<u8> {
+    let profile = Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    crate::report_cmd::write(&profile, a, &mut w)?;
+    Ok(0)
+}
+
+/// `fwprof annotate`.
+pub fn annotate(a: &cli::AnnotateArgs) -> Result<u8> {
+    let profile = Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    crate::report_cmd::annotate(&profile, a, &mut w)?;
+    Ok(0)
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite: builds the RISC-V test corpus with the Debian cross
+# toolchains, then runs every Rust test (unit, property, golden, and the
+# differential tests against QEMU) in release mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tests/corpus/build.sh
+cargo test --workspace --release --locked -- --test-threads=2
