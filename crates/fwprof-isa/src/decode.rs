@@ -35,14 +35,55 @@ pub fn inst_len(first_halfword: u16) -> u8 {
 /// Otherwise `raw` is a 32-bit encoding (`len = 4`). Field meanings of the
 /// result are documented in [`crate::Inst`]. Reserved or unknown encodings,
 /// RV64-only instructions on RV32, and extensions beyond RV32GC/RV64GC give
-/// an `Inst` with `op == Op::Illegal` (and the same `len`/`raw`).
+/// an `Inst` with `op == Op::Illegal` (and the same `len`/`raw`). Register
+/// fields that the instruction does not use are 0 (e.g. `rd` of a store,
+/// `rs2` of `addi` or `fcvt.w.s`).
 ///
 /// Cost: a handful of shifts and one or two `match`es; no allocation.
 pub fn decode(raw: u32, xlen: Xlen) -> Inst {
     if raw & 3 != 3 {
         return decode_rvc(raw as u16, xlen);
     }
-    decode32(raw, xlen).unwrap_or(Inst::illegal(raw, 4))
+    match decode32(raw, xlen) {
+        Some(mut inst) => {
+            clear_unused_fields(&mut inst);
+            inst
+        }
+        None => Inst::illegal(raw, 4),
+    }
+}
+
+/// Zeroes the register fields an instruction does not read or write (they
+/// hold immediate or function bits in the encoding), so that `rd`, `rs1`,
+/// `rs2` can be used for dependency tracking without looking at the format.
+/// `raw` keeps every bit.
+fn clear_unused_fields(inst: &mut Inst) {
+    use Op::*;
+    match inst.op {
+        // U and J formats: no source registers.
+        Lui | Auipc | Jal => {
+            inst.rs1 = 0;
+            inst.rs2 = 0;
+        }
+        // B and S formats: no destination.
+        Beq | Bne | Blt | Bge | Bltu | Bgeu | Sb | Sh | Sw | Sd | Fsw | Fsd => inst.rd = 0,
+        // FENCE/FENCE.I ignore rd and rs1 (§2.7, §3.1); the exact SYSTEM
+        // encodings have none.
+        Fence | FenceI | Ecall | Ebreak | Mret | Wfi => {
+            inst.rd = 0;
+            inst.rs1 = 0;
+            inst.rs2 = 0;
+        }
+        // I format, CSR accesses and unary F/D operations: no rs2 (the field
+        // holds immediate bits or an operation selector).
+        Jalr | Lb | Lh | Lw | Lbu | Lhu | Lwu | Ld | Flw | Fld | Addi | Slti | Sltiu | Xori
+        | Ori | Andi | Slli | Srli | Srai | Addiw | Slliw | Srliw | Sraiw | Csrrw | Csrrs
+        | Csrrc | Csrrwi | Csrrsi | Csrrci | FsqrtS | FsqrtD | FcvtWS | FcvtWuS | FcvtLS
+        | FcvtLuS | FcvtSW | FcvtSWu | FcvtSL | FcvtSLu | FcvtWD | FcvtWuD | FcvtLD | FcvtLuD
+        | FcvtDW | FcvtDWu | FcvtDL | FcvtDLu | FcvtSD | FcvtDS | FmvXW | FmvWX | FmvXD | FmvDX
+        | FclassS | FclassD => inst.rs2 = 0,
+        _ => {}
+    }
 }
 
 /// The `rd` field, bits 11:7.

@@ -27,6 +27,17 @@ proptest! {
             prop_assert!(!text.is_empty());
             prop_assert!(!text.contains('\n'));
         }
+        // Unused register fields are zero, whatever the immediate bits.
+        use fwprof_isa::InstClass as C;
+        match inst.op.class() {
+            C::Branch | C::Store | C::FpStore => prop_assert_eq!(inst.rd, 0),
+            C::Load | C::FpLoad | C::Jalr | C::Csr => prop_assert_eq!(inst.rs2, 0),
+            C::Fence | C::System => prop_assert_eq!((inst.rd, inst.rs1, inst.rs2), (0, 0, 0)),
+            _ => {}
+        }
+        if matches!(inst.op, Op::Lui | Op::Auipc | Op::Jal) {
+            prop_assert_eq!((inst.rs1, inst.rs2), (0, 0));
+        }
         if inst.op != Op::Illegal && xlen == Xlen::Rv32 {
             prop_assert!(!inst.op.rv64_only(), "{:?} on RV32", inst.op);
         }
