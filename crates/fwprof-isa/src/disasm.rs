@@ -14,8 +14,8 @@
 //!   pseudo-instructions of the RISC-V Assembly Programmer's Manual
 //!   (`nop`, `li`, `mv`, `ret`, `csrr`, `fmv.s`, ...), with compressed
 //!   instructions shown as the base instruction they expand to. Its
-//!   differences to objdump's default output are listed on the test
-//!   `pseudo_differs_from_objdump_default_as_documented`.
+//!   differences to objdump's default output are listed in the docs of
+//!   `tests/pseudo.rs`, which checks them against objdump.
 //!
 //! Formatting allocates one `String`; it is meant for reports, not for the
 //! simulator's hot loop.
