@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Builds the fwprof differential-test corpus: every program in src/ in each configuration
+# it applies to, at several optimisation levels, into build/<name>.<config>.<opt>.elf.
+#
+#   tests/corpus/build.sh            build what is missing or out of date (parallel)
+#   tests/corpus/build.sh --clean    remove build/ first
+#   tests/corpus/build.sh --list     print the ELF names that would be built
+#
+# Configurations:
+#   rv32imac    bare metal, ilp32 (soft float), picolibc + semihosting   (qemu-system-riscv32)
+#   rv32imafdc  bare metal, ilp32d                                        (qemu-system-riscv32)
+#   rv64gc      bare metal, lp64d, -mcmodel=medany                       (qemu-system-riscv64)
+#   rv64-linux  riscv64-linux-gnu-gcc -static (glibc), lp64d              (qemu-riscv64)
+#   rv64-linux-pg  as rv64-linux with -pg (writes gmon.out in the cwd on exit)
+# -misa-spec=2.2 keeps Zicsr/Zifencei inside I for the assembler (GCC 12 defaults to the
+# 20191213 spec where rv32imac lacks them) without breaking picolibc multilib selection.
+# Bare-metal images link at 0x80000000 (QEMU virt RAM, 128 MiB): code/rodata in the first
+# 4 MiB, data/bss/heap/stack above.  Compiled with -g -fdebug-prefix-map=<repo>=. so
+# DWARF names repo-relative paths.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+SRC="$HERE/src"
+OUT="$HERE/build"
+JOBS="${JOBS:-$(nproc)}"
+
+BARE_CC=riscv64-unknown-elf-gcc
+LINUX_CC=riscv64-linux-gnu-gcc
+BARE_LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
+  -Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=0x400000
+  -Wl,--defsym=__ram=0x80400000 -Wl,--defsym=__ram_size=0x7c00000
+  -Wl,--defsym=__stack_size=0x10000)
+
+# Program table: name | configurations | optimisation levels
+#   all  = rv32imac rv32imafdc rv64gc rv64-linux
+#   fp   = rv32imafdc rv64gc rv64-linux          (needs hardware F+D)
+#   bare = rv32imac rv32imafdc rv64gc
+#   soft = rv32imac                              (soft-float only)
+#   linux = rv64-linux
+# A file src/<name>.S, if present, is compiled and linked in as well.
+PROGRAMS="
+checksums   all    O0 O2 Os
+sha256      all    O0 O2 O3
+md5         all    O0 O2
+qsort       all    O0 O2
+printf_fmt  all    O0 O2
+scanf_fmt   all    O0 O2
+softfloat   all    O0 O2
+libm        all    O0 O2
+fp_edge     fp     O0 O2
+atomics     all    O0 O2
+setjmp      all    O0 O2
+funcptr     all    O0 O2 Os
+recursion   all    O0 O2
+tailcalls   all    O0 O2 O3
+malloc_stress all  O0 O2
+strings     all    O0 O2 Os
+csr         all    O0 O2
+int_edge    all    O0 O2 O3
+misaligned  all    O0 O2
+isa_all     fp     O0 O2
+semihost_all bare  O0 O2
+linux_fileio linux O0 O2
+exit_code   all    O0 O2
+bitfields   all    O0 O2 Os
+matrix      all    O0 O2 O3
+bigint      all    O0 O2
+sieve_hash  all    O0 O2
+asm_calls   all    O0 O2
+"
+# -pg builds (Linux, -O2) for the gprof call-graph comparison.
+PG_PROGRAMS="recursion qsort funcptr tailcalls"
+
+expand_configs() {
+  case "$1" in
+    all) echo rv32imac rv32imafdc rv64gc rv64-linux ;;
+    fp) echo rv32imafdc rv64gc rv64-linux ;;
+    bare) echo rv32imac rv32imafdc rv64gc ;;
+    soft) echo rv32imac ;;
+    linux) echo rv64-linux ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# Prints "name config opt" for every ELF to build.
+list_jobs() {
+  echo "$PROGRAMS" | while read -r name cfgs opts; do
+    [ -z "${name:-}" ] && continue
+    for cfg in $(expand_configs "$cfgs"); do
+      for opt in $opts; do echo "$name $cfg $opt"; done
+    done
+  done
+  for name in $PG_PROGRAMS; do echo "$name rv64-linux-pg O2"; done
+}
+
+# Builds one ELF (called through xargs).
+build_one() {
+  local name="$1" cfg="$2" opt="$3"
+  local elf="$OUT/$name.$cfg.$opt.elf"
+  local srcs=("$SRC/$name.c")
+  [ -f "$SRC/$name.S" ] && srcs+=("$SRC/$name.S")
+  # Up to date if newer than its sources, the shared header and this script.
+  if [ -f "$elf" ]; then
+    local stale=0 f
+    for f in "${srcs[@]}" "$SRC/common.h" "$HERE/build.sh"; do
+      [ "$f" -nt "$elf" ] && stale=1
+    done
+    [ "$stale" = 0 ] && return 0
+  fi
+  local common=(-misa-spec=2.2 -g "-$opt" "-fdebug-prefix-map=$REPO=." -Wall -Wno-unused-function -I "$SRC")
+  local cmd
+  case "$cfg" in
+    rv32imac) cmd=("$BARE_CC" -march=rv32imac -mabi=ilp32 -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
+    rv32imafdc) cmd=("$BARE_CC" -march=rv32imafdc -mabi=ilp32d -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
+    rv64gc) cmd=("$BARE_CC" -march=rv64gc -mabi=lp64d -mcmodel=medany -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
+    rv64-linux) cmd=("$LINUX_CC" -static -march=rv64gc -mabi=lp64d -DCFG_LINUX "${common[@]}" "${srcs[@]}" -lm) ;;
+    rv64-linux-pg) cmd=("$LINUX_CC" -static -pg -march=rv64gc -mabi=lp64d -DCFG_LINUX -DCFG_PG "${common[@]}" "${srcs[@]}" -lm) ;;
+    *) echo "unknown config $cfg" >&2; return 1 ;;
+  esac
+  # Compile from the repo root so relative paths in DWARF are stable too.
+  (cd "$REPO" && "${cmd[@]}" -o "$elf.tmp") || { echo "FAILED: $name.$cfg.$opt" >&2; rm -f "$elf.tmp"; return 1; }
+  mv "$elf.tmp" "$elf"
+}
+
+case "${1:-}" in
+  --one) shift; build_one "$@"; exit $? ;;
+  --list) list_jobs | awk '{print $1"."$2"."$3".elf"}'; exit 0 ;;
+  --clean) rm -rf "$OUT" ;;
+  "") ;;
+  *) echo "usage: $0 [--clean|--list]" >&2; exit 2 ;;
+esac
+
+mkdir -p "$OUT"
+list_jobs | xargs -P "$JOBS" -L 1 "$HERE/build.sh" --one
+n=$(list_jobs | wc -l)
+echo "corpus: $n ELFs in ${OUT#$REPO/}"
