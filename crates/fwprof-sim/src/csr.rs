@@ -217,11 +217,8 @@ impl Hart {
             0x302 => self.medeleg = v & 0xb109,
             0x303 => self.mideleg = v & 0x222,
             0x304 => self.mie = v & 0xaaa,
-            0x305 => {
-                if v & 3 < 2 {
-                    self.mtvec = v;
-                }
-            }
+            // MODE >= 2 is reserved: QEMU 7.2 ignores such writes.
+            0x305 if v & 3 < 2 => self.mtvec = v,
             0x306 => self.mcounteren = v & 0xffff_ffff,
             0x320 => self.mcountinhibit = v & 0xffff_fffd,
             0x340 => self.mscratch = v,

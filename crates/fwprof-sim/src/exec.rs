@@ -201,7 +201,7 @@ pub(crate) fn step<const RV64: bool>(
             if RV64 {
                 ((a as u128 * b as u128) >> 64) as u64
             } else {
-                ((a as u32 as u64 * b as u32 as u64) >> 32) as u64
+                (a as u32 as u64 * b as u32 as u64) >> 32
             }
         }
         // RV32 values are sign-extended, so 64-bit signed division gives the

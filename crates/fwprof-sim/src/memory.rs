@@ -143,7 +143,7 @@ macro_rules! store_fn {
             if off < self.wc.len && self.wc.len - off >= $n {
                 let r = &mut self.regions[self.wc.idx];
                 if addr >= self.wc.code_hi
-                    || addr + $n <= self.wc.code_lo
+                    || addr + $n - 1 < self.wc.code_lo
                     || !Self::code_bits($n, r, addr)
                 {
                     let o = off as usize;
@@ -336,7 +336,8 @@ impl Memory {
             if let Some(i) = self.find(a) {
                 let r = &mut self.regions[i];
                 if r.code.is_empty() {
-                    let lines = (r.end() - 1 >> CODE_LINE_SHIFT) - (r.start >> CODE_LINE_SHIFT) + 1;
+                    let lines =
+                        ((r.end() - 1) >> CODE_LINE_SHIFT) - (r.start >> CODE_LINE_SHIFT) + 1;
                     r.code = vec![0u64; lines.div_ceil(64) as usize];
                 }
                 let l = (a >> CODE_LINE_SHIFT) - (r.start >> CODE_LINE_SHIFT);
