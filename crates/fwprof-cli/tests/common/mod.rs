@@ -1,0 +1,62 @@
+//! Helpers shared by the integration tests: locating the repository, the
+//! corpus, and the external tools the differential tests need.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+}
+
+/// The built `fwprof` binary.
+pub fn fwprof() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_fwprof"))
+}
+
+/// True if `tool --version` runs.
+pub fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Skip (return false) when a required external tool is missing, unless
+/// `FWPROF_REQUIRE_QEMU=1` (set by scripts/test.sh) turns that into a failure.
+pub fn require(tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !have(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var("FWPROF_REQUIRE_QEMU").as_deref() == Ok("1") {
+        panic!("required tools missing: {missing:?}");
+    }
+    eprintln!("SKIPPED: tools missing: {missing:?}");
+    false
+}
+
+/// Corpus ELF path by file name (`tests/corpus/build/NAME`); builds the corpus if absent.
+pub fn corpus_elf(name: &str) -> PathBuf {
+    let p = repo().join("tests/corpus/build").join(name);
+    if !p.exists() {
+        let st = Command::new(repo().join("tests/corpus/build.sh")).status().expect("run build.sh");
+        assert!(st.success(), "tests/corpus/build.sh failed");
+    }
+    assert!(p.exists(), "{} missing after building the corpus", p.display());
+    p
+}
+
+/// All corpus ELFs.
+pub fn corpus_elfs() -> Vec<PathBuf> {
+    let dir = repo().join("tests/corpus/build");
+    if !dir.exists() || std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none()) {
+        let st = Command::new(repo().join("tests/corpus/build.sh")).status().expect("run build.sh");
+        assert!(st.success(), "tests/corpus/build.sh failed");
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("corpus build dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "elf"))
+        .collect();
+    v.sort();
+    v
+}
