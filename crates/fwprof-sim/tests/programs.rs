@@ -124,3 +124,24 @@ fn linux_user_program_makes_system_calls() {
     assert_eq!(out, "hello\n");
     assert_eq!(n, 50);
 }
+
+const MIX_OUT: &str = "min=-487 max=476 ctr=4950 sw=0 exp=4950 f=1994.65405 d=4.928455851\n\
+                       q=-540972928212 r=24 uq=18364703450382 acc=2064 n=12 lf=1994.0000\n";
+
+#[test]
+fn mixed_program_rv64_atomics_float_jump_tables_match_qemu() {
+    let (stop, out, n, _, hash) = run("mix64.elf", false, None);
+    assert_eq!(stop, StopReason::Exit(28));
+    assert_eq!(out, MIX_OUT);
+    assert_eq!(n, 23249);
+    assert_eq!(hash, 0xb89f_bc2a_685f_3e9f);
+}
+
+#[test]
+fn mixed_program_rv32_atomics_float_jump_tables_match_qemu() {
+    let (stop, out, n, _, hash) = run("mix32.elf", false, None);
+    assert_eq!(stop, StopReason::Exit(28));
+    assert_eq!(out, MIX_OUT);
+    assert_eq!(n, 37720);
+    assert_eq!(hash, 0x7c71_90b4_cb46_608f);
+}

@@ -7,6 +7,7 @@
 #   Trace lines: 6 in the reset ROM at 0x1000 + 26444 from 0x80000000 (bare64),
 #                6 + 32167 (bare32, qemu-system-riscv32);
 #   qemu-riscv64 -singlestep -d nochain,exec linux64.elf: 50 lines, exit 30, "hello".
+#   mix64.elf / mix32.elf: exit 28; 6 + 23249 / 6 + 37720 trace lines.
 # tests/programs.rs also checks the FNV-1a hash of the pcs of the trace lines at or
 # above 0x80000000 (each pc as 8 little-endian bytes).
 set -e
@@ -16,4 +17,6 @@ FL="--specs=picolibc.specs --oslib=semihost --crt0=semihost -mcmodel=medany -O2 
     -Wl,--defsym=__ram=0x80200000 -Wl,--defsym=__ram_size=0x200000"
 riscv64-unknown-elf-gcc $FL -march=rv64imafdc -mabi=lp64d -o bare64.elf bare.c
 riscv64-unknown-elf-gcc $FL -march=rv32imafdc -mabi=ilp32d -o bare32.elf bare.c
+riscv64-unknown-elf-gcc $FL -march=rv64imafdc -mabi=lp64d -o mix64.elf mix.c -lm
+riscv64-unknown-elf-gcc $FL -march=rv32imafdc -mabi=ilp32d -o mix32.elf mix.c -lm
 riscv64-linux-gnu-gcc -nostdlib -static -s -o linux64.elf linux.S
