@@ -431,3 +431,71 @@ fn jump_kinds_are_reported() {
     );
     assert_eq!(sm.hooks().jumps[1].3, 2); // instret including the jump
 }
+
+/// A Linux user-mode simulator over `words` at `BASE` (environment built
+/// directly, no ELF).
+fn linux_sim(words: &[u32]) -> crate::Simulator<Rec> {
+    use fwprof_os::{Environment, LoadedProgram, RunConfig, Sandbox, Target};
+    let cfg = RunConfig {
+        program: "prog".into(),
+        args: vec![],
+        env: vec![],
+        target: Some(Target::Linux),
+        ram: (0, 0),
+        sandbox: Sandbox::default(),
+    };
+    let mut env = Environment::new(&cfg, Target::Linux, true);
+    env.capture_console(Vec::new());
+    let prog = LoadedProgram {
+        target: Target::Linux,
+        rv64: true,
+        entry: BASE,
+        sp: DATA,
+        regs: [0; 32],
+    };
+    crate::Simulator::new(memory_with(words), &prog, env, Rec::default())
+}
+
+#[test]
+fn linux_faults_become_signals() {
+    use crate::hart::Privilege;
+    let cases: [(Vec<u32>, i32, u64); 5] = [
+        (vec![0xffff_ffff], 4, 2),    // illegal instruction: SIGILL
+        (vec![EBREAK], 5, 3),         // ebreak: SIGTRAP
+        (vec![lw(10, 0, 64)], 11, 5), // unmapped load: SIGSEGV
+        (vec![addi(5, 2, 1), amo(0, 2, 10, 5, 0)], 7, 6), // misaligned AMO: SIGBUS
+        (vec![csr(2, 10, 0, 0x300)], 4, 2), // mstatus from U-mode: SIGILL
+    ];
+    for (words, signo, cause) in cases {
+        let mut sm = linux_sim(&words);
+        assert_eq!(sm.hart().privilege(), Privilege::User);
+        let stop = go(&mut sm, 100);
+        assert!(
+            matches!(stop, StopReason::Signal { signo: s, cause: c, .. } if s == signo && c == cause),
+            "{words:x?}: {stop:?}"
+        );
+    }
+}
+
+#[test]
+fn linux_ecall_reaches_the_environment() {
+    // write(1, msg, 3); exit_group(5)
+    let mut sm = linux_sim(&[
+        addi(10, 0, 1),
+        auipc(11, 0),
+        addi(11, 11, 32), // a1 = BASE + 36
+        addi(12, 0, 3),
+        addi(17, 0, 64),
+        ECALL,
+        addi(10, 0, 5),
+        addi(17, 0, 94),
+        ECALL,
+        u32::from_le_bytes(*b"hi!\n"),
+    ]);
+    let stop = go(&mut sm, 100);
+    assert_eq!(stop, StopReason::Exit(5));
+    assert_eq!(sm.environment().unwrap().captured_output().0, b"hi!");
+    assert_eq!(sm.executed(), 9);
+    // System calls retire (they complete; only traps do not).
+    assert_eq!(sm.hart().retired(), 9);
+}
