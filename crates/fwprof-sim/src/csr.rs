@@ -15,21 +15,30 @@
 //!   `mcycle`/`minstret` are writable (§3.1.11); `time` is read-only.
 //!   `hpmcounter3..31`(+h), `mhpmcounter3..31`(+h) and `mhpmevent3..31`
 //!   read as zero and ignore writes (§3.1.11: legal implementation).
-//! * `mstatus` 0x300 (§3.1.6): MIE, MPIE and FS writable; MPP reads as M
-//!   (3) always; SD summarises FS == Dirty; on RV64 UXL = SXL = 2 as QEMU
-//!   reports. `mstatush` 0x310 (RV32): reads zero.
-//! * `misa` 0x301 (§3.1.1): RV32/RV64 IMAFDC + S + U as QEMU 7.2 reports
-//!   (`0x800000000014112d` / `0x4014112d`); writes ignored (WARL).
+//! Reset values and write masks were measured on QEMU 7.2's `virt` machine
+//! (a program writing all-ones to each CSR and reading it back), so that
+//! register values stay in lock-step with QEMU:
+//! * `mstatus` 0x300 (§3.1.6): resets to 0 (MPP = U, FS = Off); writable
+//!   bits 0x7e7faa (SIE, MIE, SPIE, MPIE, SPP, VS, MPP, FS, MPRV, SUM, MXR,
+//!   TVM, TW, TSR); only MIE, MPIE, MPP and FS have an effect. SD
+//!   summarises FS/VS == Dirty; on RV64 UXL = SXL = 2 (fixed here; QEMU 7.2
+//!   lets an all-ones write change UXL and the H-extension bits).
+//!   `mstatush` 0x310 (RV32): reads zero.
+//! * `misa` 0x301 (§3.1.1): what QEMU 7.2 reports, IMAFDC + H + S + U
+//!   (`0x80000000001411ad` / `0x401411ad`); writes ignored (WARL).
 //! * `mvendorid`, `marchid`, `mimpid`, `mhartid`, `mconfigptr`
-//!   (0xF11..0xF15): read-only zero (§3.1.2–3.1.5, §3.1.17).
+//!   (0xF11..0xF15): read-only zero (§3.1.2–3.1.5, §3.1.17; QEMU reports
+//!   its own version in `marchid`/`mimpid`).
 //! * `mtvec` 0x305 (§3.1.7): writes with MODE >= 2 are ignored (QEMU 7.2).
-//! * `mepc` 0x341 (§3.1.14): bit 0 reads as zero (IALIGN = 16).
+//! * `mepc` 0x341 (§3.1.14): stores what is written, bit 0 included, as
+//!   QEMU 7.2 does; `mret` clears bit 0 of the target.
 //! * `mcause` 0x342, `mtval` 0x343, `mscratch` 0x340: plain registers.
-//! * `mie` 0x304, `mip` 0x344 (§3.1.9): storage only, no interrupt source
-//!   is modelled, so no interrupt is ever taken.
-//! * `medeleg` 0x302, `mideleg` 0x303, `mcounteren` 0x306,
-//!   `mcountinhibit` 0x320, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15` 0x3B0..:
-//!   storage only (no S mode, no PMP checking).
+//! * `mie` 0x304 (writable 0x3eee), `mip` 0x344 (writable 0x2666, §3.1.9):
+//!   storage only. No interrupt source is modelled, so no interrupt is ever
+//!   taken, and `mip.MTIP` reads 0 (QEMU shows it set: `mtimecmp` = 0).
+//! * `medeleg` 0x302 (0xf0bfff), `mideleg` 0x303 (0x3666), `mcounteren`
+//!   0x306, `mcountinhibit` 0x320, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15`
+//!   0x3B0..: storage only (no S mode, no delegation, no PMP checking).
 //!
 //! Access rules (Privileged ISA §2.1): CSR number bits \[11:10\] = 0b11 means
 //! read-only (a write raises illegal instruction); bits \[9:8\] give the lowest
@@ -43,22 +52,31 @@ pub struct CsrIllegal;
 
 const MSTATUS_MIE: u64 = 1 << 3;
 const MSTATUS_MPIE: u64 = 1 << 7;
-const MSTATUS_MPP: u64 = 3 << 11;
+const MSTATUS_MPP_SHIFT: u32 = 11;
 const MSTATUS_FS_SHIFT: u32 = 13;
+/// Writable `mstatus` bits (QEMU 7.2, measured).
+const MSTATUS_WRITABLE: u64 = 0x7e_7faa;
+/// Writable bits kept in `mstatus_other` (all but MIE, MPIE, MPP, FS).
+const MSTATUS_OTHER: u64 = MSTATUS_WRITABLE & !(0x8 | 0x80 | 0x1800 | 0x6000);
+/// `mstatus.VS` (vector state; stored only).
+const MSTATUS_VS: u64 = 3 << 9;
 
 impl Hart {
     /// Read-only `misa` value (Privileged ISA §3.1.1).
     pub fn misa(&self) -> u64 {
         if self.rv64 {
-            0x8000_0000_0014_112d
+            0x8000_0000_0014_11ad
         } else {
-            0x4014_112d
+            0x4014_11ad
         }
     }
 
     /// The composed `mstatus` value (§3.1.6).
     pub fn mstatus(&self) -> u64 {
-        let mut v = MSTATUS_MPP | (self.fs as u64) << MSTATUS_FS_SHIFT;
+        let mut v = self.mstatus_other
+            | (self.mstatus_mpp as u64) << MSTATUS_MPP_SHIFT
+            | (self.fs as u64) << MSTATUS_FS_SHIFT;
+        let dirty = self.fs == 3 || self.mstatus_other & MSTATUS_VS == MSTATUS_VS;
         if self.mstatus_mie {
             v |= MSTATUS_MIE;
         }
@@ -67,10 +85,10 @@ impl Hart {
         }
         if self.rv64 {
             v |= 0xa_0000_0000; // UXL = SXL = 2 (64-bit)
-            if self.fs == 3 {
+            if dirty {
                 v |= 1 << 63;
             }
-        } else if self.fs == 3 {
+        } else if dirty {
             v |= 1 << 31;
         }
         v
@@ -212,20 +230,22 @@ impl Hart {
             0x300 => {
                 self.mstatus_mie = v & MSTATUS_MIE != 0;
                 self.mstatus_mpie = v & MSTATUS_MPIE != 0;
+                self.mstatus_mpp = ((v >> MSTATUS_MPP_SHIFT) & 3) as u8;
+                self.mstatus_other = v & MSTATUS_OTHER;
                 self.fs = ((v >> MSTATUS_FS_SHIFT) & 3) as u8;
             }
-            0x302 => self.medeleg = v & 0xb109,
-            0x303 => self.mideleg = v & 0x222,
-            0x304 => self.mie = v & 0xaaa,
+            0x302 => self.medeleg = v & 0xf0_bfff,
+            0x303 => self.mideleg = v & 0x3666,
+            0x304 => self.mie = v & 0x3eee,
             // MODE >= 2 is reserved: QEMU 7.2 ignores such writes.
             0x305 if v & 3 < 2 => self.mtvec = v,
-            0x306 => self.mcounteren = v & 0xffff_ffff,
-            0x320 => self.mcountinhibit = v & 0xffff_fffd,
+            0x306 => self.mcounteren = v,
+            0x320 => self.mcountinhibit = v,
             0x340 => self.mscratch = v,
-            0x341 => self.mepc = v & !1,
+            0x341 => self.mepc = v,
             0x342 => self.mcause = v,
             0x343 => self.mtval = v,
-            0x344 => self.mip = (self.mip & !0x222) | (v & 0x222),
+            0x344 => self.mip = v & 0x2666,
             0x3A0..=0x3A3 => self.pmpcfg[(csr - 0x3A0) as usize] = v,
             0x3B0..=0x3BF => self.pmpaddr[(csr - 0x3B0) as usize] = v,
             // misa (WARL, fixed), mstatush, hpm counters/events: writes ignored.
@@ -248,11 +268,11 @@ mod tests {
     #[test]
     fn misa_and_mstatus_reset_values() {
         let h = Hart::new(true);
-        assert_eq!(h.csr_read(0x301), Ok(0x8000_0000_0014_112d));
-        assert_eq!(h.csr_read(0x300), Ok(0xa_0000_1800));
+        assert_eq!(h.csr_read(0x301), Ok(0x8000_0000_0014_11ad));
+        assert_eq!(h.csr_read(0x300), Ok(0xa_0000_0000));
         let h32 = Hart::new(false);
-        assert_eq!(h32.csr_read(0x301), Ok(0x4014_112d));
-        assert_eq!(h32.csr_read(0x300), Ok(0x1800));
+        assert_eq!(h32.csr_read(0x301), Ok(0x4014_11ad));
+        assert_eq!(h32.csr_read(0x300), Ok(0));
     }
 
     #[test]
@@ -315,11 +335,26 @@ mod tests {
         assert_eq!(h.csr_read(0x305), Ok(0x8000_0101));
         h.csr_write(0x305, 0x8000_0202).unwrap(); // mode 2: ignored
         assert_eq!(h.csr_read(0x305), Ok(0x8000_0101));
+        // Values QEMU 7.2 reads back after writing all-ones (or the value).
         h.csr_write(0x341, 0x8000_0003).unwrap();
-        assert_eq!(h.csr_read(0x341), Ok(0x8000_0002));
-        h.csr_write(0x300, u64::MAX).unwrap();
+        assert_eq!(h.csr_read(0x341), Ok(0x8000_0003));
+        h.csr_write(0x300, 0x7888).unwrap();
         assert_eq!(h.csr_read(0x300), Ok(0x8000_000a_0000_7888));
-        h.csr_write(0x304, u64::MAX).unwrap();
-        assert_eq!(h.csr_read(0x304), Ok(0xaaa));
+        h.csr_write(0x300, u64::MAX).unwrap();
+        assert_eq!(h.csr_read(0x300), Ok(0x8000_000a_007e_7faa));
+        let mut h32 = Hart::new(false);
+        h32.csr_write(0x300, u64::MAX).unwrap();
+        assert_eq!(h32.csr_read(0x300), Ok(0x807e_7faa));
+        for (csr, v) in [
+            (0x304, 0x3eee),
+            (0x344, 0x2666),
+            (0x302, 0xf0_bfff),
+            (0x303, 0x3666),
+        ] {
+            h.csr_write(csr, u64::MAX).unwrap();
+            assert_eq!(h.csr_read(csr), Ok(v), "csr {csr:#x}");
+        }
+        h.csr_write(0x306, u64::MAX).unwrap();
+        assert_eq!(h.csr_read(0x306), Ok(u64::MAX));
     }
 }

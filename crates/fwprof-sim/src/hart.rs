@@ -40,9 +40,13 @@ pub struct Hart {
     pub(crate) fflags: u8,
     pub(crate) frm: u8,
     pub(crate) fs: u8,
-    // mstatus.MIE / MPIE (§3.1.6.1).
+    // mstatus.MIE / MPIE / MPP (§3.1.6.1), and the other writable mstatus
+    // bits, which are stored but have no effect (SIE, SPIE, SPP, VS, MPRV,
+    // SUM, MXR, TVM, TW, TSR).
     pub(crate) mstatus_mie: bool,
     pub(crate) mstatus_mpie: bool,
+    pub(crate) mstatus_mpp: u8,
+    pub(crate) mstatus_other: u64,
 
     pub(crate) mtvec: u64,
     pub(crate) mepc: u64,
@@ -93,6 +97,8 @@ impl Hart {
             fs: 0,
             mstatus_mie: false,
             mstatus_mpie: false,
+            mstatus_mpp: 0,
+            mstatus_other: 0,
             mtvec: 0,
             mepc: 0,
             mcause: 0,

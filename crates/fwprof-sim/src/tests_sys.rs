@@ -124,8 +124,8 @@ fn trap_entry_and_mret() {
     assert_eq!(h.x(20), 0);
     // In the handler: MIE = 0, MPIE = 1, MPP = M.
     assert_eq!(h.x(21) & 0x1888, 0x1880);
-    // After mret: MIE = MPIE (1), MPIE = 1.
-    assert_eq!(h.x(22) & 0x88, 0x88);
+    // After mret: MIE = MPIE (1), MPIE = 1, MPP = U (0).
+    assert_eq!(h.x(22) & 0x1888, 0x88);
     assert_eq!(h.x(10), 7);
     let rec = sm.hooks();
     assert_eq!(rec.traps.len(), 1);

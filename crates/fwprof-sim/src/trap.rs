@@ -5,7 +5,7 @@
 //! mode, and vectored mode sends *exceptions* to BASE as well), §3.1.14
 //! (`mepc`), §3.1.15 (`mcause`) and §3.1.16 (`mtval`).
 
-use crate::hart::Hart;
+use crate::hart::{Hart, Privilege};
 
 /// Instruction address misaligned.
 pub const CAUSE_MISALIGNED_FETCH: u64 = 0;
@@ -135,8 +135,9 @@ pub(crate) fn signal_for(cause: u64) -> i32 {
 impl Hart {
     /// Take an exception in machine mode (Privileged ISA §3.1.6.1, §3.1.7,
     /// §3.1.14–3.1.16): `mepc` = `pc`, `mcause`, `mtval`, MPIE = MIE,
-    /// MIE = 0, MPP = M, and `pc` = `mtvec.BASE` (exceptions always go to
-    /// BASE, also in vectored mode). Clears the LR/SC reservation.
+    /// MIE = 0, MPP = the privilege trapped from, privilege = M, and `pc` =
+    /// `mtvec.BASE` (exceptions always go to BASE, also in vectored mode).
+    /// Clears the LR/SC reservation.
     pub fn take_trap(&mut self, exc: Exc, pc: u64) {
         self.mepc = pc & !1;
         self.mcause = exc.cause;
@@ -147,15 +148,32 @@ impl Hart {
         };
         self.mstatus_mpie = self.mstatus_mie;
         self.mstatus_mie = false;
+        self.mstatus_mpp = match self.privilege {
+            Privilege::Machine => 3,
+            Privilege::User => 0,
+        };
+        self.privilege = Privilege::Machine;
         self.res_addr = u64::MAX;
         self.pc = self.mtvec & !3;
     }
 
-    /// `mret` (Privileged ISA §3.3.2): MIE = MPIE, MPIE = 1, MPP stays M
-    /// (only M mode exists on bare metal); returns the new pc (`mepc`).
+    /// `mret` (Privileged ISA §3.3.2): MIE = MPIE, MPIE = 1, privilege =
+    /// MPP (M, or U for any other value: S mode is not modelled), MPP = U;
+    /// returns the new pc (`mepc` with bit 0 cleared).
     pub(crate) fn mret(&mut self) -> u64 {
         self.mstatus_mie = self.mstatus_mpie;
         self.mstatus_mpie = true;
-        self.mepc
+        self.privilege = if self.mstatus_mpp == 3 {
+            Privilege::Machine
+        } else {
+            Privilege::User
+        };
+        self.mstatus_mpp = 0;
+        let pc = self.mepc & !1;
+        if self.rv64 {
+            pc
+        } else {
+            pc & 0xffff_ffff
+        }
     }
 }

@@ -145,3 +145,19 @@ fn mixed_program_rv32_atomics_float_jump_tables_match_qemu() {
     assert_eq!(n, 37720);
     assert_eq!(hash, 0x7c71_90b4_cb46_608f);
 }
+
+#[test]
+fn csr_reset_values_and_write_masks_match_qemu() {
+    for (elf, expected) in [
+        ("csrs64.elf", "csrs64.qemu.txt"),
+        ("csrs32.elf", "csrs32.qemu.txt"),
+    ] {
+        let (stop, out, _, _, _) = run(elf, false, None);
+        assert_eq!(stop, StopReason::Exit(0));
+        assert_eq!(
+            out,
+            std::fs::read_to_string(data(expected)).unwrap(),
+            "{elf}"
+        );
+    }
+}
