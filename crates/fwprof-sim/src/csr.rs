@@ -15,6 +15,7 @@
 //!   `mcycle`/`minstret` are writable (§3.1.11); `time` is read-only.
 //!   `hpmcounter3..31`(+h), `mhpmcounter3..31`(+h) and `mhpmevent3..31`
 //!   read as zero and ignore writes (§3.1.11: legal implementation).
+//!
 //! Reset values and write masks were measured on QEMU 7.2's `virt` machine
 //! (a program writing all-ones to each CSR and reading it back), so that
 //! register values stay in lock-step with QEMU:
