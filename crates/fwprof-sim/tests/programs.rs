@@ -178,3 +178,16 @@ fn trap_causes_and_mtval_match_qemu() {
         assert_eq!(out, expected, "{elf}");
     }
 }
+
+#[test]
+fn float_results_and_flags_match_qemu() {
+    for (elf, expected) in [("fp64.elf", "fp64.qemu.txt"), ("fp32.elf", "fp32.qemu.txt")] {
+        let (stop, out, _, _, _) = run(elf, false, None);
+        assert_eq!(stop, StopReason::Exit(0));
+        assert_eq!(
+            out,
+            std::fs::read_to_string(data(expected)).unwrap(),
+            "{elf}"
+        );
+    }
+}
