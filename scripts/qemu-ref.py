@@ -88,6 +88,22 @@ the semihosting ``ebreak`` it is a0 = result, next_pc = ebreak + 4; for a Linux
 the ELF entry.  Note QEMU's initial stack pointer and auxv (user mode) are QEMU's own;
 a lock-step comparison must start from fwprof's state or tolerate sp-derived values.
 The last line of stdout is a JSON summary {"records": n, "exit_code": c, ...}.
+Verified: for ``_start: auipc sp,0x8000`` at 0x80000000 record 0 already holds
+sp = 0x88000000.
+
+State QEMU 7.2 leaves that a lock-step comparison must know about
+----------------------------------------------------------------------
+* System mode, at the ELF entry (set by the reset ROM): a0 = mhartid = 0,
+  a1 = FDT address (0x87e00000 with -m 128M), a2 = 0x1028 (fw_dynamic info),
+  t0 = 0x1000; all other x and f registers 0.
+* Semihosting results in a0 (seen with tests/corpus/src/semihost_all.c): SYS_WRITEC and
+  SYS_WRITE0 leave a0 = 0xdeadbeef ("corrupted" per the spec); SYS_OPEN returns small
+  guest handles starting at 1 and reusing the lowest free one; SYS_CLOSE of a bad handle
+  and SYS_REMOVE of a missing file return -1; SYS_CLOCK and SYS_TIME are wall-clock values
+  (mask them); SYS_TICKFREQ returns 1000000000; SYS_ELAPSED, SYS_HEAPINFO, SYS_TMPNAM
+  return 0.  SYS_READC blocks at EOF and re-executes the ebreak while waiting (counts and
+  the result become racy).
+* User mode: sp and the auxv/argv/envp block are QEMU's (sp around 0x40008xxxxx).
 """
 
 import argparse
