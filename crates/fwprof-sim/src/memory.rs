@@ -398,7 +398,7 @@ impl Memory {
     /// Code in the removed part is reported as written.
     fn carve(&mut self, addr: u64, end: u64) {
         let mut out = Vec::with_capacity(self.regions.len() + 1);
-        for r in self.regions.drain(..) {
+        for mut r in self.regions.drain(..) {
             let (rs, re) = (r.start, r.end());
             if re <= addr || rs >= end {
                 out.push(r);
@@ -408,24 +408,27 @@ impl Memory {
                 self.code_writes
                     .push((rs.max(addr), re.min(end) - rs.max(addr)));
             }
+            // Only the tail is copied; the head keeps its buffer (and its
+            // code bitmap, which is relative to the unchanged start).
+            let tail = (re > end).then(|| r.data.split_off((end - rs) as usize));
             if rs < addr {
-                out.push(Region {
-                    start: rs,
-                    perm: r.perm,
-                    data: r.data[..(addr - rs) as usize].to_vec(),
-                    code: r.code.clone(),
-                    code_lo: r.code_lo,
-                    code_hi: r.code_hi,
-                });
-            }
-            if re > end {
-                let keep = r.data[(end - rs) as usize..].to_vec();
-                // Code bitmaps are relative to the region start: re-marking is
-                // left to later translations, conservatively report instead.
+                r.data.truncate((addr - rs) as usize);
+                let perm = r.perm;
+                let had_code = !r.code.is_empty();
+                out.push(r);
+                if let Some(tail) = tail {
+                    // Code bitmaps are relative to the region start: the
+                    // tail's code is reported as written instead.
+                    if had_code {
+                        self.code_writes.push((end, re - end));
+                    }
+                    out.push(Region::new(end, perm, tail));
+                }
+            } else if let Some(tail) = tail {
                 if !r.code.is_empty() {
                     self.code_writes.push((end, re - end));
                 }
-                out.push(Region::new(end, r.perm, keep));
+                out.push(Region::new(end, r.perm, tail));
             }
         }
         self.regions = out;
