@@ -113,6 +113,7 @@ import fcntl
 import json
 import os
 import re
+import signal
 import struct
 import subprocess
 import sys
@@ -183,6 +184,15 @@ def qemu_command(elf, args, mode, log_items, log_path):
                   "-kernel", elf] + debug
 
 
+def _die_with_parent():
+    """Child side: get SIGKILL if the thread that started QEMU dies (PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
 def _drain(stream, sink):
     sink.append(stream.read())
 
@@ -209,7 +219,8 @@ def run_qemu(elf, args, mode="auto", stdin=None, cwd=None, timeout=None, log_ite
     try:
         proc = subprocess.Popen(argv, stdin=stdin_f, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, cwd=cwd, env=dict(QEMU_ENV),
-                                pass_fds=(wfd,) if wfd is not None else ())
+                                pass_fds=(wfd,) if wfd is not None else (),
+                                preexec_fn=_die_with_parent)
     except FileNotFoundError:
         raise QemuRefError(f"{argv[0]} not found")
     finally:
@@ -230,6 +241,9 @@ def run_qemu(elf, args, mode="auto", stdin=None, cwd=None, timeout=None, log_ite
             with os.fdopen(rfd, "rb", buffering=0) as logf:
                 consume(logf)
         code = proc.wait()
+    except BaseException:
+        proc.kill()
+        raise
     finally:
         if timer:
             timer.cancel()
