@@ -8,12 +8,13 @@
 
 mod common;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use fwprof_isa::{Op, Xlen};
 use fwprof_profile::Profile;
 
 /// How one corpus program is run (from `tests/corpus/manifest.txt` when it names it).
@@ -84,7 +85,7 @@ fn name_at(syms: &BTreeMap<u64, String>, addr: u64) -> String {
 }
 
 /// Run one case under fwprof and QEMU and compare. Returns a failure description.
-fn check(case: &Case) -> Result<(), String> {
+fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let name = case.elf.file_name().unwrap().to_string_lossy().to_string();
     // Both run the same copy from a scratch directory (files the guest creates land there).
@@ -136,6 +137,14 @@ fn check(case: &Case) -> Result<(), String> {
         errs.push(format!("profile invariants: {e}"));
     }
     let ours: BTreeMap<u64, u64> = p.costs.iter().map(|c| (c.addr, c.cost[0])).collect();
+    {
+        let rv64 = p.meta.xlen == 64;
+        let xlen = if rv64 { Xlen::Rv64 } else { Xlen::Rv32 };
+        let mut ops = ops.lock().unwrap();
+        for c in p.costs.iter() {
+            ops.insert((rv64, fwprof_isa::decode(c.raw, xlen).op));
+        }
+    }
     if ours != q.counts {
         let syms = nm_functions(&case.elf);
         let mut diffs = Vec::new();
@@ -228,6 +237,7 @@ fn corpus_matches_qemu() {
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let passed = AtomicUsize::new(0);
+    let ops = Mutex::new(BTreeSet::new());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -238,7 +248,7 @@ fn corpus_matches_qemu() {
                     eprintln!("skip {}: {why}", case.elf.display());
                     continue;
                 }
-                match check(case) {
+                match check(case, &ops) {
                     Ok(()) => {
                         passed.fetch_add(1, Ordering::SeqCst);
                     }
@@ -248,6 +258,21 @@ fn corpus_matches_qemu() {
         }
     });
     let failures = failures.into_inner().unwrap();
+    // Coverage: every RV32GC and RV64GC mnemonic executed at least once by the corpus.
+    let ops = ops.into_inner().unwrap();
+    let mut missing = Vec::new();
+    for (rv64, all) in [(false, fwprof_isa::rv32_ops()), (true, fwprof_isa::rv64_ops())] {
+        let seen = all.iter().filter(|o| ops.contains(&(rv64, **o))).count();
+        eprintln!("coverage: {} executed {seen} of {} mnemonics", if rv64 { "RV64GC" } else { "RV32GC" }, all.len());
+        for o in all.iter().copied() {
+            if o != Op::Illegal && !ops.contains(&(rv64, o)) {
+                missing.push(format!("{}:{}", if rv64 { "rv64" } else { "rv32" }, o.mnemonic()));
+            }
+        }
+    }
+    if filter.is_empty() {
+        assert!(missing.is_empty(), "mnemonics the corpus never executed: {missing:?}");
+    }
     eprintln!("differential: {} passed, {} failed", passed.load(Ordering::SeqCst), failures.len());
     assert!(failures.is_empty(), "{} of {} programs differ from QEMU:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }

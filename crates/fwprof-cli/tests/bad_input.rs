@@ -1,0 +1,212 @@
+//! Bad input: each case gets a one-line error naming the cause, the
+//! documented exit status, no panic, and (where a run had started) a
+//! partial profile marked with the reason.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use fwprof_profile::Profile;
+
+fn fwprof(dir: &Path, args: &[&str]) -> Output {
+    Command::new(common::fwprof()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// One line on stderr starting with `fwprof:`, no panic message.
+fn assert_one_line_error(o: &Output, needle: &str) {
+    let e = stderr(o);
+    assert!(!e.contains("panicked"), "panic: {e}");
+    let lines: Vec<&str> = e.lines().filter(|l| l.starts_with("fwprof:")).collect();
+    assert_eq!(lines.len(), 1, "expected one fwprof line, got: {e}");
+    assert!(lines[0].contains(needle), "{:?} does not mention {needle:?}", lines[0]);
+}
+
+fn real_elf() -> PathBuf {
+    common::corpus_elf("sha256.rv32imac.O2.elf")
+}
+
+#[test]
+fn malformed_elves_are_rejected_with_125() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = std::fs::read(real_elf()).unwrap();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("text.elf", b"hello, I am not an ELF\n".to_vec(), "ELF"),
+        ("empty.elf", Vec::new(), "ELF"),
+        ("truncated.elf", good[..200].to_vec(), "trunc"),
+        ("bigendian.elf", { let mut b = good.clone(); b[5] = 2; b }, "endian"),
+        ("badclass.elf", { let mut b = good.clone(); b[4] = 7; b }, "class"),
+        ("x86.elf", { let mut b = good.clone(); b[18] = 62; b[19] = 0; b }, "risc-v"),
+    ];
+    for (name, bytes, needle) in cases {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        for cmd in ["run", "record"] {
+            let o = fwprof(tmp.path(), &[cmd, "--", name]);
+            assert_eq!(o.status.code(), Some(125), "{cmd} {name}: {}", stderr(&o));
+            let e = stderr(&o).to_lowercase();
+            assert!(e.contains(&needle.to_lowercase()), "{cmd} {name}: {e}");
+            assert_one_line_error(&o, "");
+        }
+    }
+    let o = fwprof(tmp.path(), &["record", "--", "does-not-exist.elf"]);
+    assert_eq!(o.status.code(), Some(125));
+    assert_one_line_error(&o, "does-not-exist.elf");
+}
+
+/// Build a bare-metal program from assembly with no runtime (mtvec stays 0).
+fn asm_program(dir: &Path, name: &str, body: &str, march: &str) -> Option<PathBuf> {
+    if !common::require(&["riscv64-unknown-elf-gcc"]) {
+        return None;
+    }
+    let src = dir.join(format!("{name}.S"));
+    std::fs::write(&src, format!("    .globl _start\n_start:\n{body}\n")).unwrap();
+    let out = dir.join(format!("{name}.elf"));
+    let abi = if march.starts_with("rv64") { "lp64" } else { "ilp32" };
+    let st = Command::new("riscv64-unknown-elf-gcc")
+        .args(["-nostdlib", "-nostartfiles", "-static", "-Wl,-Ttext=0x80000000", "-g"])
+        .arg(format!("-march={march}"))
+        .arg(format!("-mabi={abi}"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    Some(out)
+}
+
+fn partial_reason(dir: &Path) -> String {
+    let p = Profile::read(dir.join("fwprof.data")).expect("a partial profile is written");
+    p.check_invariants().expect("invariants hold for partial profiles");
+    p.meta.partial.expect("marked partial")
+}
+
+#[test]
+fn illegal_instruction_without_handler() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(_) = asm_program(tmp.path(), "ill", "    li a0, 1\n    li a1, 2\n    .word 0xffffffff\n", "rv64imac") else { return };
+    let o = fwprof(tmp.path(), &["record", "--", "ill.elf"]);
+    assert_eq!(o.status.code(), Some(128 + 4), "{}", stderr(&o));
+    assert_one_line_error(&o, "illegal instruction");
+    let e = stderr(&o);
+    assert!(e.contains("0x80000004") || e.contains("0x80000008"), "names the pc: {e}");
+    assert!(e.contains("ffffffff"), "names the instruction word: {e}");
+    assert!(partial_reason(tmp.path()).contains("illegal instruction"));
+    let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
+    // li, li, and the faulting instruction (counted as executed, as QEMU's trace does).
+    assert_eq!(p.totals[0], 3);
+}
+
+#[test]
+fn access_outside_guest_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(_) = asm_program(tmp.path(), "oob", "    li a0, 0x10\n    lw a1, 0(a0)\n", "rv32imac") else { return };
+    let o = fwprof(tmp.path(), &["record", "--", "oob.elf"]);
+    assert_eq!(o.status.code(), Some(128 + 11), "{}", stderr(&o));
+    assert_one_line_error(&o, "load access fault");
+    assert!(stderr(&o).contains("0x10"), "names the address");
+    assert!(partial_reason(tmp.path()).contains("load access fault"));
+}
+
+#[test]
+fn misaligned_atomic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(_) =
+        asm_program(tmp.path(), "amo", "    li a0, 0x80001001\n    li a1, 1\n    amoadd.w a2, a1, (a0)\n", "rv64imac")
+    else {
+        return;
+    };
+    let o = fwprof(tmp.path(), &["record", "--", "amo.elf"]);
+    assert_eq!(o.status.code(), Some(128 + 7), "{}", stderr(&o));
+    assert_one_line_error(&o, "misaligned");
+    assert!(partial_reason(tmp.path()).contains("misaligned"));
+}
+
+#[test]
+fn runaway_guest_stops_at_the_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(_) = asm_program(tmp.path(), "loop", "1:  addi a0, a0, 1\n    j 1b\n", "rv32imac") else { return };
+    let o = fwprof(tmp.path(), &["record", "--max-instructions", "100001", "--", "loop.elf"]);
+    assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
+    assert_one_line_error(&o, "instruction limit");
+    assert_eq!(partial_reason(tmp.path()), "instruction limit");
+    let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
+    assert_eq!(p.totals[0], 100_001);
+    let counts: Vec<u64> = p.costs.iter().map(|c| c.cost[0]).collect();
+    assert_eq!(counts, vec![50_001, 50_000]);
+}
+
+#[test]
+fn stack_exhausted_by_recursion_is_sigsegv() {
+    if !common::require(&["riscv64-linux-gnu-gcc"]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("deep.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\nvolatile int sink;\nint down(int n) { char pad[256]; pad[n & 255] = n; sink = pad[(n * 7) & 255]; return n ? down(n + 1) + 1 : 0; }\nint main(void) { printf(\"start\\n\"); fflush(stdout); return down(1); }\n",
+    )
+    .unwrap();
+    let st = Command::new("riscv64-linux-gnu-gcc")
+        .args(["-static", "-O0", "-o"])
+        .arg(tmp.path().join("deep.elf"))
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = fwprof(tmp.path(), &["record", "--", "./deep.elf"]);
+    assert_eq!(o.status.code(), Some(128 + 11), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "start\n");
+    assert_one_line_error(&o, "signal 11");
+    assert!(partial_reason(tmp.path()).contains("signal 11"));
+}
+
+#[test]
+fn stripped_and_debugless_programs_still_profile() {
+    if !common::require(&["riscv64-unknown-elf-strip"]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, flag) in [("nodebug.elf", "--strip-debug"), ("stripped.elf", "--strip-all")] {
+        let st = Command::new("riscv64-unknown-elf-strip")
+            .arg(flag)
+            .arg(real_elf())
+            .arg("-o")
+            .arg(tmp.path().join(name))
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let o = fwprof(tmp.path(), &["record", "-o", "p.data", "--", name]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let p = Profile::read(tmp.path().join("p.data")).unwrap();
+        p.check_invariants().unwrap();
+        assert!(p.totals[0] > 100_000);
+        let named = p.functions.iter().filter(|f| f.self_cost[0] > 0 && !f.name.starts_with("[unknown")).count();
+        if flag == "--strip-all" {
+            assert_eq!(named, 0, "no symbols: everything is [unknown ...]");
+            assert!(!p.meta.warnings.is_empty(), "a warning says the ELF is stripped");
+        } else {
+            assert!(named > 5);
+        }
+        let a = fwprof(tmp.path(), &["annotate", "p.data"]);
+        assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+        assert!(!a.stdout.is_empty());
+    }
+}
+
+#[test]
+fn corrupt_profile_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("bad.data"), b"FWPROF\0\x01garbage").unwrap();
+    for cmd in ["report", "annotate"] {
+        let o = fwprof(tmp.path(), &[cmd, "bad.data"]);
+        assert_eq!(o.status.code(), Some(125), "{cmd}");
+        assert_one_line_error(&o, "bad.data");
+    }
+}

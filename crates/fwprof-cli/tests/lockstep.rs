@@ -1,0 +1,115 @@
+//! Lock-step comparison with QEMU 7.2: after every instruction of small
+//! corpus programs, fwprof's integer and floating-point registers and next PC
+//! must equal QEMU's (`scripts/qemu-ref.py regs`, from `-d nochain,exec,cpu,fpu`),
+//! so a wrong result is caught at the instruction that made it.
+//!
+//! rv32 integer registers are compared as 32-bit values (QEMU prints them
+//! that way; fwprof keeps them sign-extended); f registers as QEMU's 64-bit
+//! view (NaN-boxed singles).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+
+use fwprof_os::{RunConfig, Sandbox};
+use fwprof_sim::{Memory, Simulator, StopReason};
+
+/// Instructions compared per program (QEMU's register trace is ~1.5 KB per instruction).
+const LIMIT: u64 = 40_000;
+
+fn lockstep(name: &str) {
+    let src = common::corpus_elf(name);
+    let tmp = tempfile::tempdir().unwrap();
+    let elf = tmp.path().join(name);
+    std::fs::copy(&src, &elf).unwrap();
+    let mut child = Command::new("python3")
+        .arg(common::repo().join("scripts/qemu-ref.py"))
+        .args(["regs", "--limit", &LIMIT.to_string(), "--cwd"])
+        .arg(tmp.path())
+        .arg(&elf)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("qemu-ref.py");
+    let reader = BufReader::new(child.stdout.take().unwrap());
+
+    let bytes = std::fs::read(&elf).unwrap();
+    let cfg = RunConfig {
+        program: Path::new(name).to_path_buf(),
+        args: vec![],
+        env: vec!["PATH=/usr/bin:/bin".into(), "LANG=C.UTF-8".into()],
+        target: None,
+        ram: (0x8000_0000, 128 << 20),
+        sandbox: Sandbox { read: vec![tmp.path().canonicalize().unwrap()], write: vec![] },
+    };
+    let mut mem = Memory::new();
+    let (prog, env) = fwprof_os::load(&bytes, &cfg, &mut mem).expect("load");
+    let mut sim = Simulator::new(mem, &prog, env, ());
+    sim.set_single_step(true);
+    let never = AtomicBool::new(false);
+    let mask = if prog.rv64 { u64::MAX } else { 0xffff_ffff };
+    let mut compared = 0u64;
+    for line in reader.lines() {
+        let line = line.unwrap();
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let Some(i) = v.get("i").and_then(|i| i.as_u64()) else { break };
+        let pc_before = sim.hart().pc;
+        assert_eq!(pc_before & mask, v["pc"].as_u64().unwrap(), "{name}: instruction {i}: pc differs");
+        let stop = sim.run(sim.executed() + 1, &never).expect("run");
+        let finished = !matches!(stop, StopReason::InstructionLimit);
+        let h = sim.hart();
+        let x: Vec<u64> = v["x"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
+        let f: Vec<u64> = v["f"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
+        for r in 0..32 {
+            assert_eq!(
+                h.xs()[r] & mask,
+                x[r],
+                "{name}: after instruction {i} at {pc_before:#x}: x{r} fwprof {:#x} qemu {:#x}",
+                h.xs()[r] & mask,
+                x[r]
+            );
+            assert_eq!(
+                h.fs_raw()[r], f[r],
+                "{name}: after instruction {i} at {pc_before:#x}: f{r} fwprof {:#x} qemu {:#x}",
+                h.fs_raw()[r], f[r]
+            );
+        }
+        if !finished {
+            assert_eq!(h.pc & mask, v["next_pc"].as_u64().unwrap(), "{name}: after instruction {i}: next pc differs");
+        }
+        compared += 1;
+        if finished {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(compared > 1000, "{name}: only {compared} instructions compared");
+    eprintln!("{name}: {compared} instructions in lock-step");
+}
+
+macro_rules! lockstep_tests {
+    ($($test:ident => $elf:expr),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            if common::require(&["qemu-system-riscv32", "qemu-system-riscv64", "qemu-riscv64", "python3"]) {
+                lockstep($elf);
+            }
+        }
+    )*};
+}
+
+lockstep_tests! {
+    int_edge_rv32imac => "int_edge.rv32imac.O2.elf",
+    int_edge_rv64gc => "int_edge.rv64gc.O0.elf",
+    fp_edge_rv32imafdc => "fp_edge.rv32imafdc.O2.elf",
+    fp_edge_rv64gc => "fp_edge.rv64gc.O2.elf",
+    atomics_rv64gc => "atomics.rv64gc.O2.elf",
+    atomics_rv32imafdc => "atomics.rv32imafdc.O0.elf",
+    isa_all_rv64gc => "isa_all.rv64gc.O2.elf",
+    isa_all_rv32imafdc => "isa_all.rv32imafdc.O2.elf",
+    libm_rv64_linux => "libm.rv64-linux.O2.elf",
+}
