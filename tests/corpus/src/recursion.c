@@ -10,9 +10,9 @@
 #endif
 
 __attribute__((noinline)) static long deep(long n, volatile long *sink) {
-    volatile long pad[4]; pad[0] = n; pad[3] = n * 2;
+    volatile long pad[2]; pad[0] = n; pad[1] = n * 2;
     if (n == 0) return 0;
-    long r = deep(n - 1, sink) + (pad[0] & 7) + (pad[3] & 1);
+    long r = deep(n - 1, sink) + (pad[0] & 7) + (pad[1] & 1);
     *sink += r & 1;
     return r;
 }
