@@ -18,9 +18,10 @@ How the guest is run
   on a stdio chardev, no serial, no monitor); otherwise in Linux user mode
   (``qemu-riscv64``).
 * Linux user mode: environment is exactly ``PATH=/usr/bin:/bin LANG=C.UTF-8`` (QEMU
-  copies its own environment into the guest, so Python's is never inherited), argv is
-  ``[ELF as given (made absolute when --cwd is used), ARGS...]``, stdin is ``--stdin`` (default /dev/null), stdout and
-  stderr are pipes.  QEMU opens its log file itself, so the guest sees one extra low
+  copies its own environment into the guest, so Python's is never inherited; note QEMU
+  7.2 *reverses* the order, so the guest's envp is ["LANG=C.UTF-8", "PATH=/usr/bin:/bin"]),
+  argv is ``[ELF as given (made absolute when --cwd is used), ARGS...]``, stdin is
+  ``--stdin`` (default /dev/null), stdout and stderr are pipes.  QEMU opens its log file itself, so the guest sees one extra low
   file descriptor: corpus programs never print fd numbers.
 * System mode: the semihosting command line (SYS_GET_CMDLINE) is made deterministic by
   always passing ``-semihosting-config arg=<basename(ELF)>,arg=ARG1,...``; QEMU joins
