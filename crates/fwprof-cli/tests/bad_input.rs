@@ -40,7 +40,7 @@ fn malformed_elves_are_rejected_with_125() {
         ("truncated.elf", good[..200].to_vec(), "trunc"),
         ("bigendian.elf", { let mut b = good.clone(); b[5] = 2; b }, "endian"),
         ("badclass.elf", { let mut b = good.clone(); b[4] = 7; b }, "class"),
-        ("x86.elf", { let mut b = good.clone(); b[18] = 62; b[19] = 0; b }, "risc-v"),
+        ("x86.elf", { let mut b = good.clone(); b[18] = 62; b[19] = 0; b }, "risc"),
     ];
     for (name, bytes, needle) in cases {
         let p = tmp.path().join(name);
