@@ -22,6 +22,8 @@ mod sandbox;
 pub mod semihost;
 #[cfg(test)]
 mod test_mem;
+#[cfg(test)]
+mod tests;
 
 pub use api::*;
 pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP};
@@ -89,26 +91,35 @@ pub fn load(
     mem: &mut dyn GuestMemory,
 ) -> Result<(LoadedProgram, Environment), LoadError> {
     let info = loader::parse(elf)?;
+    if let Some(interp) = &info.interp {
+        return Err(LoadError::Unsupported(format!(
+            "dynamically linked executable (interpreter {interp}): fwprof runs static executables only; link with -static"
+        )));
+    }
+    if info.pie {
+        return Err(LoadError::Unsupported(
+            "position-independent executable (ET_DYN): fwprof loads ET_EXEC only; link with -static -no-pie".into(),
+        ));
+    }
     let target = cfg.target.unwrap_or_else(|| info.detected_target());
     let mut env = Environment::new(cfg, target, info.rv64);
     let mut regs = [0u64; 32];
     let sp;
     match target {
         Target::Linux => {
-            if let Some(interp) = &info.interp {
-                return Err(LoadError::Unsupported(format!(
-                    "dynamically linked executable (interpreter {interp}): fwprof runs static executables only; link with -static"
-                )));
-            }
             let ranges = loader::map_linux(elf, &info, mem)?;
-            env.linux.target_brk = 0;
             env.linux = LinuxState::new(info.rv64, info.end_of_image(), env.linux.exe.take());
             for ((s, e), p) in ranges {
                 env.linux.aspace.insert(s, e, p);
             }
             let mut argv = vec![path_bytes(&cfg.program)];
             argv.extend(cfg.args.iter().map(|a| a.as_bytes().to_vec()));
-            let envp: Vec<Vec<u8>> = cfg.env.iter().rev().map(|e| e.as_bytes().to_vec()).collect();
+            let envp: Vec<Vec<u8>> = cfg
+                .env
+                .iter()
+                .rev()
+                .map(|e| e.as_bytes().to_vec())
+                .collect();
             let ids = linux::misc::host_ids();
             let inputs = linux_stack::StackInputs {
                 argv: &argv,
@@ -153,7 +164,11 @@ const VIRT_FDT_SIZE: u64 = 0x10_0000;
 fn virt_fdt_addr(ram: (u64, u64)) -> u64 {
     const MIB: u64 = 1 << 20;
     let end = ram.0.saturating_add(ram.1);
-    let temp = if ram.0 < 3072 * MIB { end.min(3072 * MIB) } else { end };
+    let temp = if ram.0 < 3072 * MIB {
+        end.min(3072 * MIB)
+    } else {
+        end
+    };
     temp.saturating_sub(VIRT_FDT_SIZE) & !(2 * MIB - 1)
 }
 
@@ -302,7 +317,12 @@ impl Environment {
     pub fn cmdline(&self) -> String {
         let mut parts = vec![self.program.to_string_lossy().into_owned()];
         let joined = self.args.join(" ");
-        parts.extend(joined.split(' ').filter(|t| !t.is_empty()).map(str::to_owned));
+        parts.extend(
+            joined
+                .split(' ')
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned),
+        );
         parts.join(" ")
     }
 }

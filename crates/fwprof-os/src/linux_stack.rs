@@ -112,7 +112,10 @@ pub struct StackLayout {
 }
 
 fn fault(what: &str, e: crate::MemFault) -> LoadError {
-    LoadError::Memory(format!("initial stack: {what} at {:#x} not writable", e.addr))
+    LoadError::Memory(format!(
+        "initial stack: {what} at {:#x} not writable",
+        e.addr
+    ))
 }
 
 /// Map an anonymous region found by `find_vma` and record it.
@@ -161,7 +164,9 @@ pub(crate) fn build(
             p = p
                 .checked_sub(len)
                 .filter(|&q| q >= stack_limit)
-                .ok_or_else(|| LoadError::Memory("arguments and environment exceed the stack (E2BIG)".into()))?;
+                .ok_or_else(|| {
+                    LoadError::Memory("arguments and environment exceed the stack (E2BIG)".into())
+                })?;
             let mut bytes = s.to_vec();
             bytes.push(0);
             mem.write(p, &bytes).map_err(|e| fault("strings", e))?;
@@ -169,8 +174,14 @@ pub(crate) fn build(
         Ok(p)
     };
     let execfn = push_block(&[inputs.execfn], mem)?;
-    let env_strings = push_block(&inputs.envp.iter().map(Vec::as_slice).collect::<Vec<_>>(), mem)?;
-    let arg_strings = push_block(&inputs.argv.iter().map(Vec::as_slice).collect::<Vec<_>>(), mem)?;
+    let env_strings = push_block(
+        &inputs.envp.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+        mem,
+    )?;
+    let arg_strings = push_block(
+        &inputs.argv.iter().map(Vec::as_slice).collect::<Vec<_>>(),
+        mem,
+    )?;
 
     // load_elf_binary: the sigreturn trampoline page.
     let rx = Perm {
@@ -182,22 +193,27 @@ pub(crate) fn build(
     let mut code = Vec::new();
     code.extend_from_slice(&0x08b0_0893u32.to_le_bytes()); // li a7, 139 (rt_sigreturn)
     code.extend_from_slice(&0x0000_0073u32.to_le_bytes()); // ecall
-    mem.write(sigtramp, &code).map_err(|e| fault("sigtramp", e))?;
-    mem.protect(sigtramp, PAGE, rx).map_err(|e| fault("sigtramp", e))?;
+    mem.write(sigtramp, &code)
+        .map_err(|e| fault("sigtramp", e))?;
+    mem.protect(sigtramp, PAGE, rx)
+        .map_err(|e| fault("sigtramp", e))?;
     aspace.insert(sigtramp, sigtramp + PAGE, rx);
 
     // create_elf_tables
     let mut sp = arg_strings & !15;
     sp -= 16;
     let random = sp;
-    mem.write(random, &AT_RANDOM_BYTES).map_err(|e| fault("AT_RANDOM", e))?;
+    mem.write(random, &AT_RANDOM_BYTES)
+        .map_err(|e| fault("AT_RANDOM", e))?;
     let argc = inputs.argv.len() as u64;
     let envc = inputs.envp.len() as u64;
     let auxv_words = (16 + 1) * 2;
     let total = (auxv_words + envc + argc + 2 + 1) * n;
     let u_argc = (sp - total) & !(STACK_ALIGNMENT - 1);
     if u_argc < stack_limit {
-        return Err(LoadError::Memory("arguments and environment exceed the stack (E2BIG)".into()));
+        return Err(LoadError::Memory(
+            "arguments and environment exceed the stack (E2BIG)".into(),
+        ));
     }
     let u_argv = u_argc + n;
     let u_envp = u_argv + (argc + 1) * n;
@@ -249,7 +265,8 @@ pub(crate) fn build(
             bytes.extend_from_slice(&(w as u32).to_le_bytes());
         }
     }
-    mem.write(u_argc, &bytes).map_err(|e| fault("argv/envp/auxv", e))?;
+    mem.write(u_argc, &bytes)
+        .map_err(|e| fault("argv/envp/auxv", e))?;
     Ok(StackLayout {
         sp: u_argc,
         stack_limit,

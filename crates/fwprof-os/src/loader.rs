@@ -53,6 +53,8 @@ pub(crate) struct ElfInfo {
     pub interp: Option<String>,
     /// An `NT_GNU_ABI_TAG` note was found (section `.note.ABI-tag` or a `PT_NOTE`).
     pub abi_tag: bool,
+    /// `e_type` is `ET_DYN` (position-independent).
+    pub pie: bool,
 }
 
 impl ElfInfo {
@@ -122,7 +124,11 @@ pub(crate) fn parse(data: &[u8]) -> Result<ElfInfo, LoadError> {
     let rv64 = match data[4] {
         elf::ELFCLASS32 => false,
         elf::ELFCLASS64 => true,
-        c => return Err(malformed(format!("bad ELF class {c} (expected 1 for ELFCLASS32 or 2 for ELFCLASS64)"))),
+        c => {
+            return Err(malformed(format!(
+                "bad ELF class {c} (expected 1 for ELFCLASS32 or 2 for ELFCLASS64)"
+            )))
+        }
     };
     match data[5] {
         elf::ELFDATA2LSB => {}
@@ -131,7 +137,11 @@ pub(crate) fn parse(data: &[u8]) -> Result<ElfInfo, LoadError> {
                 "big-endian ELF (ELFDATA2MSB): RISC-V executables are little-endian".into(),
             ))
         }
-        d => return Err(malformed(format!("bad ELF data encoding {d} (expected 1 for ELFDATA2LSB)"))),
+        d => {
+            return Err(malformed(format!(
+                "bad ELF data encoding {d} (expected 1 for ELFDATA2LSB)"
+            )))
+        }
     }
     let hdr_len = if rv64 { 64 } else { 52 };
     if data.len() < hdr_len {
@@ -149,12 +159,9 @@ pub(crate) fn parse(data: &[u8]) -> Result<ElfInfo, LoadError> {
     }
     let e_type = u16::from_le_bytes([data[16], data[17]]);
     match e_type {
-        elf::ET_EXEC => {}
-        elf::ET_DYN => {
-            return Err(LoadError::Unsupported(
-                "position-independent executable (ET_DYN): fwprof loads ET_EXEC only; link with -static -no-pie".into(),
-            ))
-        }
+        // ET_DYN is refused by `load` after the program headers are read,
+        // so a dynamically linked program is named as such.
+        elf::ET_EXEC | elf::ET_DYN => {}
         t => {
             return Err(LoadError::Unsupported(format!(
                 "ELF type {t} is not an executable (expected ET_EXEC)"
@@ -202,6 +209,7 @@ fn parse_with<H: FileHeader<Endian = Endianness>>(
         loads: Vec::new(),
         interp: None,
         abi_tag: false,
+        pie: hdr.e_type(endian) == elf::ET_DYN,
     };
     let limit: u64 = if rv64 { u64::MAX } else { u64::from(u32::MAX) };
     for (i, ph) in phdrs.iter().enumerate() {
@@ -229,7 +237,9 @@ fn parse_with<H: FileHeader<Endian = Endianness>>(
             }
             elf::PT_INTERP => {
                 let bytes = ph.data(endian, data).map_err(|_| {
-                    malformed(format!("program header {i}: PT_INTERP lies beyond end of file"))
+                    malformed(format!(
+                        "program header {i}: PT_INTERP lies beyond end of file"
+                    ))
                 })?;
                 let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
                 info.interp = Some(String::from_utf8_lossy(&bytes[..end]).into_owned());
@@ -238,7 +248,9 @@ fn parse_with<H: FileHeader<Endian = Endianness>>(
                 // A malformed note segment only means "no ABI tag here".
                 if let Ok(Some(mut notes)) = ph.notes(endian, data) {
                     while let Ok(Some(note)) = notes.next() {
-                        if note.name() == elf::ELF_NOTE_GNU && note.n_type(endian) == elf::NT_GNU_ABI_TAG {
+                        if note.name() == elf::ELF_NOTE_GNU
+                            && note.n_type(endian) == elf::NT_GNU_ABI_TAG
+                        {
                             info.abi_tag = true;
                         }
                     }
@@ -272,12 +284,10 @@ fn check_segment(i: usize, s: &Segment, file_len: u64, limit: u64) -> Result<(),
     }
     match s.offset.checked_add(s.filesz) {
         Some(end) if end <= file_len => {}
-        _ => {
-            return Err(malformed(format!(
-                "segment {i}: file bytes {:#x}+{:#x} lie beyond the end of the {file_len}-byte file",
-                s.offset, s.filesz
-            )))
-        }
+        _ => return Err(malformed(format!(
+            "segment {i}: file bytes {:#x}+{:#x} lie beyond the end of the {file_len}-byte file",
+            s.offset, s.filesz
+        ))),
     }
     if s.memsz > MAX_SEGMENT {
         return Err(LoadError::Memory(format!(
@@ -379,11 +389,16 @@ pub(crate) fn map_linux(
     let mut ranges: Vec<(Range, Perm)> = Vec::new();
     for s in info.loads.iter().filter(|s| s.memsz > 0) {
         let start = s.vaddr & !(PAGE - 1);
-        let end = (s.vaddr + s.memsz).checked_add(PAGE - 1).map(|x| x & !(PAGE - 1));
-        let end = end.ok_or_else(|| LoadError::Memory("segment reaches the top of the address space".into()))?;
+        let end = (s.vaddr + s.memsz)
+            .checked_add(PAGE - 1)
+            .map(|x| x & !(PAGE - 1));
+        let end = end.ok_or_else(|| {
+            LoadError::Memory("segment reaches the top of the address space".into())
+        })?;
         let covered: Vec<Range> = ranges.iter().map(|r| r.0).collect();
         for (ms, me) in subtract((start, end), &covered) {
-            mem.map(ms, me - ms, RW).map_err(|e| mem_err("PT_LOAD", e))?;
+            mem.map(ms, me - ms, RW)
+                .map_err(|e| mem_err("PT_LOAD", e))?;
         }
         ranges.push(((start, end), s.perm));
     }
@@ -417,9 +432,9 @@ pub(crate) fn map_bare_metal(
     mem: &mut dyn GuestMemory,
 ) -> Result<(), LoadError> {
     let (base, size) = ram;
-    let ram_end = base
-        .checked_add(size)
-        .ok_or_else(|| LoadError::Memory(format!("RAM {base:#x}+{size:#x} wraps the address space")))?;
+    let ram_end = base.checked_add(size).ok_or_else(|| {
+        LoadError::Memory(format!("RAM {base:#x}+{size:#x} wraps the address space"))
+    })?;
     if size > 0 {
         mem.map(
             base,
@@ -438,7 +453,8 @@ pub(crate) fn map_bare_metal(
         let mut covered: Vec<Range> = outside.iter().map(|r| r.0).collect();
         covered.push((base, ram_end));
         for (ms, me) in subtract(r, &covered) {
-            mem.map(ms, me - ms, RW).map_err(|e| mem_err("PT_LOAD", e))?;
+            mem.map(ms, me - ms, RW)
+                .map_err(|e| mem_err("PT_LOAD", e))?;
             outside.push(((ms, me), s.perm));
         }
     }

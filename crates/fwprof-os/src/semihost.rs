@@ -170,7 +170,11 @@ pub(crate) fn semihost(
 ) -> Result<EnvOutcome, EnvError> {
     let rv64 = env.rv64;
     let nr = regs[10] & 0xffff_ffff;
-    let args = if rv64 { regs[11] } else { regs[11] & 0xffff_ffff };
+    let args = if rv64 {
+        regs[11]
+    } else {
+        regs[11] & 0xffff_ffff
+    };
     let n = word_size(rv64);
     let mask = if rv64 { u64::MAX } else { 0xffff_ffff };
     // GET_ARG: a fault on the parameter block fails the call with EFAULT.
@@ -194,7 +198,10 @@ pub(crate) fn semihost(
         }
         SYS_CLOSE => {
             let fd = get!(0);
-            match usize::try_from(fd).ok().and_then(|i| env.semi.handles.get_mut(i)) {
+            match usize::try_from(fd)
+                .ok()
+                .and_then(|i| env.semi.handles.get_mut(i))
+            {
                 Some(slot @ Some(_)) => {
                     *slot = None;
                     ok(0)
@@ -233,7 +240,11 @@ pub(crate) fn semihost(
         }
         SYS_ISERROR => {
             let v = get!(0);
-            let neg = if rv64 { (v as i64) < 0 } else { (v as u32 as i32) < 0 };
+            let neg = if rv64 {
+                (v as i64) < 0
+            } else {
+                (v as u32 as i32) < 0
+            };
             ok(u64::from(neg))
         }
         SYS_ISTTY => {
@@ -244,10 +255,16 @@ pub(crate) fn semihost(
                     if env.console.isatty(s) {
                         ok(1)
                     } else {
-                        Ret { value: 0, errno: Some(libc::ENOTTY) }
+                        Ret {
+                            value: 0,
+                            errno: Some(libc::ENOTTY),
+                        }
                     }
                 }
-                Some(_) => Ret { value: 0, errno: Some(libc::ENOTTY) },
+                Some(_) => Ret {
+                    value: 0,
+                    errno: Some(libc::ENOTTY),
+                },
                 None => fail(libc::EBADF),
             }
         }
@@ -423,7 +440,13 @@ fn guest_name(mem: &mut dyn GuestMemory, addr: u64, len: u64) -> Result<String, 
     String::from_utf8(bytes[..end].to_vec()).map_err(|_| libc::EINVAL)
 }
 
-fn sys_open(env: &mut Environment, mem: &mut dyn GuestMemory, name: u64, mode: u64, len: u64) -> Ret {
+fn sys_open(
+    env: &mut Environment,
+    mem: &mut dyn GuestMemory,
+    name: u64,
+    mode: u64,
+    len: u64,
+) -> Ret {
     let s = match guest_name(mem, name, len) {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -448,7 +471,11 @@ fn sys_open(env: &mut Environment, mem: &mut dyn GuestMemory, name: u64, mode: u
         return ok(env.semi.alloc(Handle::Features(0)));
     }
     let flags = MODE_FLAGS[mode as usize];
-    let access = if mode < 2 { Access::Read } else { Access::Write };
+    let access = if mode < 2 {
+        Access::Read
+    } else {
+        Access::Write
+    };
     let real = match env.sandbox.resolve(Path::new(&s), access) {
         Ok(p) => p,
         Err(e) => return fail(e.errno()),

@@ -54,7 +54,9 @@ impl TestMem {
     }
 
     fn find(&self, addr: u64) -> Option<usize> {
-        self.regions.iter().position(|r| r.start <= addr && addr < r.end())
+        self.regions
+            .iter()
+            .position(|r| r.start <= addr && addr < r.end())
     }
 
     /// The permission at `addr`, if mapped.
@@ -67,7 +69,9 @@ impl TestMem {
         (0..len as u64)
             .map(|i| {
                 let a = addr + i;
-                self.find(a).map_or(0xee, |r| self.regions[r].data[(a - self.regions[r].start) as usize])
+                self.find(a).map_or(0xee, |r| {
+                    self.regions[r].data[(a - self.regions[r].start) as usize]
+                })
             })
             .collect()
     }

@@ -92,7 +92,10 @@ impl Environment {
         if p.is_absolute() || dirfd == AT_FDCWD {
             return Ok(p);
         }
-        match usize::try_from(dirfd).ok().and_then(|i| self.linux.fds.get(i)) {
+        match usize::try_from(dirfd)
+            .ok()
+            .and_then(|i| self.linux.fds.get(i))
+        {
             Some(Some(Fd::File { path, .. })) => Ok(path.join(p)),
             Some(Some(Fd::Std(_))) => Err(libc::ENOTDIR),
             _ => Err(libc::EBADF),
@@ -164,7 +167,10 @@ impl Environment {
     }
 
     pub(crate) fn sys_close(&mut self, a: Args) -> Sys {
-        match usize::try_from(a.int(0)).ok().and_then(|i| self.linux.fds.get_mut(i)) {
+        match usize::try_from(a.int(0))
+            .ok()
+            .and_then(|i| self.linux.fds.get_mut(i))
+        {
             Some(slot @ Some(_)) => {
                 // Dropping a File closes it; host stdio is never closed.
                 *slot = None;
@@ -175,7 +181,12 @@ impl Environment {
     }
 
     /// `read`, `write`, `readv`, `writev`, `pread64`, `pwrite64`.
-    pub(crate) fn sys_rw(&mut self, number: u64, a: Args, mem: &mut dyn GuestMemory) -> Result<Sys, EnvError> {
+    pub(crate) fn sys_rw(
+        &mut self,
+        number: u64,
+        a: Args,
+        mem: &mut dyn GuestMemory,
+    ) -> Result<Sys, EnvError> {
         use super::syscalls as nr;
         let fd = a.int(0);
         let rv64 = a.rv64;
@@ -190,7 +201,10 @@ impl Environment {
                 let mut v = Vec::with_capacity(cnt as usize);
                 for i in 0..cnt {
                     let at = iov.wrapping_add(i * 2 * n);
-                    match (read_word(mem, at, rv64), read_word(mem, at.wrapping_add(n), rv64)) {
+                    match (
+                        read_word(mem, at, rv64),
+                        read_word(mem, at.wrapping_add(n), rv64),
+                    ) {
                         (Ok(b), Ok(l)) => v.push((b, l)),
                         _ => return Ok(err(libc::EFAULT)),
                     }
@@ -218,14 +232,20 @@ impl Environment {
             }
             let r = match (host, offset) {
                 (HostFd::Console(s), _) => self.console.write(s, &data).map(|n| n as i64),
-                (HostFd::Raw(s @ 0..=2), None) if matches!(self.console, crate::console::Console::Host) => {
+                (HostFd::Raw(s @ 0..=2), None)
+                    if matches!(self.console, crate::console::Console::Host) =>
+                {
                     self.console.write(s, &data).map(|n| n as i64)
                 }
                 (HostFd::Raw(h), off) => raw_io(h, off, &mut data, true),
             };
             return Ok(Sys::Ret(r.unwrap_or_else(|e| -i64::from(errno_of(&e)))));
         }
-        let total: u64 = bufs.iter().map(|b| b.1).fold(0u64, u64::saturating_add).min(MAX_IO);
+        let total: u64 = bufs
+            .iter()
+            .map(|b| b.1)
+            .fold(0u64, u64::saturating_add)
+            .min(MAX_IO);
         let mut data = vec![0u8; total as usize];
         let got = match (host, offset) {
             (HostFd::Console(_), _) => self.console.read(&mut data).map(|n| n as i64),
@@ -258,7 +278,11 @@ impl Environment {
         if a.rv64 {
             // SAFETY: lseek on an fd we hold.
             let r = unsafe { libc::lseek(host, a.i(1), a.int(2)) };
-            return if r < 0 { err(last_errno()) } else { Sys::Ret(r) };
+            return if r < 0 {
+                err(last_errno())
+            } else {
+                Sys::Ret(r)
+            };
         }
         // riscv32 `_llseek(fd, offset_high, offset_low, result, whence)`.
         let off = ((a.u(1) << 32) | a.u(2)) as i64;
@@ -298,7 +322,13 @@ impl Environment {
     }
 
     /// Resolve `(dirfd, path)` for a metadata call honouring `AT_SYMLINK_NOFOLLOW`.
-    fn meta_path(&self, mem: &mut dyn GuestMemory, dirfd: i32, addr: u64, flags: i32) -> Result<PathBuf, i32> {
+    fn meta_path(
+        &self,
+        mem: &mut dyn GuestMemory,
+        dirfd: i32,
+        addr: u64,
+        flags: i32,
+    ) -> Result<PathBuf, i32> {
         let p = self.guest_path(mem, dirfd, addr)?;
         if Self::is_proc_self_exe(&p) && flags & AT_SYMLINK_NOFOLLOW == 0 {
             return self.linux.exe.clone().ok_or(libc::ENOENT);
@@ -358,7 +388,10 @@ impl Environment {
                     }
                     HostFd::Raw(h) => {
                         let empty = c"";
-                        if unsafe { libc::statx(h, empty.as_ptr(), AT_EMPTY_PATH | sync, mask, &mut stx) } < 0 {
+                        if unsafe {
+                            libc::statx(h, empty.as_ptr(), AT_EMPTY_PATH | sync, mask, &mut stx)
+                        } < 0
+                        {
                             return Err(last_errno());
                         }
                     }
@@ -430,7 +463,11 @@ impl Environment {
             Err(e) => return err(e),
         };
         let mode = a.int(2) & 7;
-        let access = if mode & libc::W_OK != 0 { Access::Write } else { Access::Read };
+        let access = if mode & libc::W_OK != 0 {
+            Access::Write
+        } else {
+            Access::Read
+        };
         let real = match self.sandbox.resolve(&p, access) {
             Ok(r) => r,
             Err(e) => return err(e.errno()),
@@ -464,9 +501,11 @@ impl Environment {
     }
 
     pub(crate) fn sys_unlinkat(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
-        let r = self
-            .guest_path(mem, a.int(0), a.u(1))
-            .and_then(|p| self.sandbox.resolve_no_follow(&p, Access::Write).map_err(|e| e.errno()));
+        let r = self.guest_path(mem, a.int(0), a.u(1)).and_then(|p| {
+            self.sandbox
+                .resolve_no_follow(&p, Access::Write)
+                .map_err(|e| e.errno())
+        });
         match r {
             Ok(real) => {
                 let res = if a.int(2) & AT_REMOVEDIR != 0 {
@@ -483,7 +522,11 @@ impl Environment {
     pub(crate) fn sys_mkdirat(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
         let r = self
             .guest_path(mem, a.int(0), a.u(1))
-            .and_then(|p| self.sandbox.resolve_no_follow(&p, Access::Write).map_err(|e| e.errno()))
+            .and_then(|p| {
+                self.sandbox
+                    .resolve_no_follow(&p, Access::Write)
+                    .map_err(|e| e.errno())
+            })
             .and_then(|real| cpath(&real));
         match r {
             // SAFETY: valid C path.
@@ -504,10 +547,15 @@ impl Environment {
         if number == super::syscalls::RENAMEAT2 && a.u(4) != 0 {
             return err(libc::EINVAL);
         }
-        let mut ends = [(a.int(0), a.u(1)), (a.int(2), a.u(3))].into_iter().map(|(d, p)| {
-            self.guest_path(mem, d, p)
-                .and_then(|p| self.sandbox.resolve_no_follow(&p, Access::Write).map_err(|e| e.errno()))
-        });
+        let mut ends = [(a.int(0), a.u(1)), (a.int(2), a.u(3))]
+            .into_iter()
+            .map(|(d, p)| {
+                self.guest_path(mem, d, p).and_then(|p| {
+                    self.sandbox
+                        .resolve_no_follow(&p, Access::Write)
+                        .map_err(|e| e.errno())
+                })
+            });
         let (from, to) = match (ends.next(), ends.next()) {
             (Some(Ok(f)), Some(Ok(t))) => (f, t),
             (Some(Err(e)), _) | (_, Some(Err(e))) => return err(e),

@@ -137,7 +137,11 @@ impl Environment {
             if v[1] & SS_DISABLE == 0 && v[2] < MINSIGSTKSZ {
                 return err(libc::ENOMEM);
             }
-            self.linux.altstack = if v[1] & SS_DISABLE != 0 { [0, SS_DISABLE, 0] } else { v };
+            self.linux.altstack = if v[1] & SS_DISABLE != 0 {
+                [0, SS_DISABLE, 0]
+            } else {
+                v
+            };
         }
         if old != 0 {
             let r = write_word(mem, old, prev[0], rv64)
@@ -185,7 +189,10 @@ impl Environment {
         let mut u: libc::utsname = unsafe { std::mem::zeroed() };
         unsafe { libc::uname(&mut u) };
         let field = |f: &[libc::c_char]| -> Vec<u8> {
-            f.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect()
+            f.iter()
+                .take_while(|&&c| c != 0)
+                .map(|&c| c as u8)
+                .collect()
         };
         let machine: &[u8] = if self.rv64 { b"riscv64" } else { b"riscv32" };
         let b = utsname_bytes([
@@ -221,7 +228,10 @@ impl Environment {
 /// `clock_gettime`, `clock_gettime64` (riscv32) and `clock_getres` from the
 /// host clock; the guest `struct timespec` has two 64-bit fields.
 pub(crate) fn sys_clock_gettime(number: u64, a: Args, mem: &mut dyn GuestMemory) -> Sys {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid timespec out-pointer.
     let r = unsafe {
         if number == super::syscalls::CLOCK_GETRES {
@@ -246,7 +256,11 @@ pub(crate) fn sys_gettimeofday(a: Args, mem: &mut dyn GuestMemory) -> Sys {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
     if a.u(0) != 0 {
-        if let Sys::Ret(e @ ..=-1) = write_or_fault(mem, a.u(0), &timespec_bytes(d.as_secs() as i64, i64::from(d.subsec_micros()))) {
+        if let Sys::Ret(e @ ..=-1) = write_or_fault(
+            mem,
+            a.u(0),
+            &timespec_bytes(d.as_secs() as i64, i64::from(d.subsec_micros())),
+        ) {
             return Sys::Ret(e);
         }
     }
@@ -270,7 +284,10 @@ pub(crate) fn sys_prlimit64(a: Args, mem: &mut dyn GuestMemory) -> Sys {
     if old == 0 {
         return Sys::Ret(0);
     }
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: valid out-pointer.
     if unsafe { libc::getrlimit(res as _, &mut lim) } < 0 {
         return err(libc::EINVAL);
@@ -287,13 +304,22 @@ pub(crate) fn sys_getrlimit(a: Args, mem: &mut dyn GuestMemory) -> Sys {
     if res >= 16 {
         return err(libc::EINVAL);
     }
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: valid out-pointer.
     if unsafe { libc::getrlimit(res as _, &mut lim) } < 0 {
         return err(libc::EINVAL);
     }
     let n = word_size(a.rv64);
-    let clamp = |v: u64| if a.rv64 || v <= u64::from(u32::MAX) { v } else { u64::from(u32::MAX) };
+    let clamp = |v: u64| {
+        if a.rv64 || v <= u64::from(u32::MAX) {
+            v
+        } else {
+            u64::from(u32::MAX)
+        }
+    };
     let r = write_word(mem, a.u(1), clamp(lim.rlim_cur), a.rv64)
         .and_then(|()| write_word(mem, a.u(1) + n, clamp(lim.rlim_max), a.rv64));
     if r.is_err() {

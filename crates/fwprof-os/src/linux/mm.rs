@@ -62,7 +62,10 @@ impl Environment {
             return Sys::Ret(l.target_brk as i64);
         };
         let end = l.brk_page + alloc;
-        if end > l.aspace.top() || !l.aspace.is_free(l.brk_page, end) || mem.map(l.brk_page, alloc, RW).is_err() {
+        if end > l.aspace.top()
+            || !l.aspace.is_free(l.brk_page, end)
+            || mem.map(l.brk_page, alloc, RW).is_err()
+        {
             return Sys::Ret(l.target_brk as i64);
         }
         l.aspace.insert(l.brk_page, end, RW);
@@ -115,7 +118,9 @@ impl Environment {
                     )
                 };
                 if n < 0 {
-                    return err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO));
+                    return err(std::io::Error::last_os_error()
+                        .raw_os_error()
+                        .unwrap_or(libc::EIO));
                 }
                 if n == 0 {
                     break;
@@ -140,7 +145,9 @@ impl Environment {
         } else {
             let hint = addr & !(PAGE - 1);
             let hinted = hint != 0
-                && hint.checked_add(size).is_some_and(|e| e <= self.linux.aspace.top())
+                && hint
+                    .checked_add(size)
+                    .is_some_and(|e| e <= self.linux.aspace.top())
                 && self.linux.aspace.is_free(hint, hint + size);
             if hinted {
                 hint
@@ -218,11 +225,7 @@ impl Environment {
         if !self.linux.aspace.is_covered(old, old + old_size.max(PAGE)) {
             return err(libc::EFAULT);
         }
-        let perm = self
-            .linux
-            .aspace
-            .containing(old)
-            .map_or(RW, |v| v.2);
+        let perm = self.linux.aspace.containing(old).map_or(RW, |v| v.2);
         let dest = if flags & MREMAP_FIXED != 0 {
             if flags & MREMAP_MAYMOVE == 0 || new_addr & (PAGE - 1) != 0 {
                 return err(libc::EINVAL);

@@ -200,7 +200,11 @@ pub(crate) fn ecall(
     };
     match r {
         Sys::Ret(v) => {
-            regs[10] = if rv64 { v as u64 } else { i64::from(v as i32) as u64 };
+            regs[10] = if rv64 {
+                v as u64
+            } else {
+                i64::from(v as i32) as u64
+            };
             Ok(EnvOutcome::Continue)
         }
         Sys::Exit(code) => Ok(EnvOutcome::Exit(code)),

@@ -56,7 +56,12 @@ pub fn statx_bytes(s: &libc::statx) -> [u8; STATX_SIZE] {
     put(&mut b, 40, &s.stx_size.to_le_bytes());
     put(&mut b, 48, &s.stx_blocks.to_le_bytes());
     put(&mut b, 56, &s.stx_attributes_mask.to_le_bytes());
-    for (off, t) in [(64, &s.stx_atime), (80, &s.stx_btime), (96, &s.stx_ctime), (112, &s.stx_mtime)] {
+    for (off, t) in [
+        (64, &s.stx_atime),
+        (80, &s.stx_btime),
+        (96, &s.stx_ctime),
+        (112, &s.stx_mtime),
+    ] {
         put(&mut b, off, &t.tv_sec.to_le_bytes());
         put(&mut b, off + 8, &t.tv_nsec.to_le_bytes());
     }
@@ -114,7 +119,10 @@ mod tests {
         let b = stat_bytes(&st);
         assert_eq!(u64::from_le_bytes(b[8..16].try_into().unwrap()), 0x1122);
         assert_eq!(u32::from_le_bytes(b[16..20].try_into().unwrap()), 0o100644);
-        assert_eq!(i64::from_le_bytes(b[48..56].try_into().unwrap()), 0x1234_5678_9a);
+        assert_eq!(
+            i64::from_le_bytes(b[48..56].try_into().unwrap()),
+            0x1234_5678_9a
+        );
         assert_eq!(i32::from_le_bytes(b[56..60].try_into().unwrap()), 4096);
         assert_eq!(i64::from_le_bytes(b[88..96].try_into().unwrap()), 77);
     }

@@ -86,10 +86,22 @@ impl AddressSpace {
         for (s, v) in overlapping {
             self.vmas.remove(&s);
             if s < start {
-                self.vmas.insert(s, Vma { end: start, perm: v.perm });
+                self.vmas.insert(
+                    s,
+                    Vma {
+                        end: start,
+                        perm: v.perm,
+                    },
+                );
             }
             if v.end > end {
-                self.vmas.insert(end, Vma { end: v.end, perm: v.perm });
+                self.vmas.insert(
+                    end,
+                    Vma {
+                        end: v.end,
+                        perm: v.perm,
+                    },
+                );
             }
         }
     }
