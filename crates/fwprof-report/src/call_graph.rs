@@ -84,10 +84,10 @@ pub fn write_call_graph(
     if total > 0 {
         writeln!(
             w,
-            "granularity: exact counts for {:.2}% of {} {}",
-            100.0 / total as f64,
+            "granularity: exact; each count is one of {} {} ({:.2e}% of the total)",
             total,
-            event
+            event,
+            100.0 / total as f64
         )?;
     } else {
         writeln!(w, "granularity: exact counts; no {event} propagated")?;
