@@ -5,5 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+export FWPROF_REQUIRE_QEMU=1
 tests/corpus/build.sh
 cargo test --workspace --release --locked -- --test-threads=2
