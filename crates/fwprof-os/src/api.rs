@@ -96,7 +96,7 @@ pub enum Target {
 /// Options the user gives for a run; shared by both targets.
 #[derive(Clone, Debug)]
 pub struct RunConfig {
-    /// The program path as the user gave it (used for argv[0], GET_CMDLINE,
+    /// The program path as the user gave it (used for `argv[0]`, GET_CMDLINE,
     /// AT_EXECFN, and `/proc/self/exe` after canonicalisation).
     pub program: std::path::PathBuf,
     /// Arguments after the program.

@@ -173,10 +173,10 @@ fn virt_fdt_addr(ram: (u64, u64)) -> u64 {
 }
 
 /// `SYS_HEAPINFO` for the `virt` machine (QEMU 7.2 `common_semi_find_bases`
-/// + `rom_find_largest_gap_between`): the largest gap of RAM not covered by
+/// and `rom_find_largest_gap_between`): the largest gap of RAM not covered by
 /// a loaded segment or the device tree; the heap is the gap, the stack
 /// grows down from its top: `[heap base, heap limit, stack base, stack limit]`
-/// = `[gap start, gap end, gap end, gap start]`.
+/// is `[gap start, gap end, gap end, gap start]`.
 fn bare_metal_heapinfo(info: &loader::ElfInfo, ram: (u64, u64), fdt: u64) -> [u64; 4] {
     let (base, size) = ram;
     let end = base.saturating_add(size);

@@ -62,7 +62,7 @@ pub mod auxv {
 /// (an RV64GC/RV32GC hart), i.e. `0x112d`.
 pub const ELF_HWCAP: u64 = (1 << (b'I' - b'A'))
     | (1 << (b'M' - b'A'))
-    | (1 << (b'A' - b'A'))
+    | 1 // 'A'
     | (1 << (b'F' - b'A'))
     | (1 << (b'D' - b'A'))
     | (1 << (b'C' - b'A'));

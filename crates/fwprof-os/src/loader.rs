@@ -284,10 +284,12 @@ fn check_segment(i: usize, s: &Segment, file_len: u64, limit: u64) -> Result<(),
     }
     match s.offset.checked_add(s.filesz) {
         Some(end) if end <= file_len => {}
-        _ => return Err(malformed(format!(
+        _ => {
+            return Err(malformed(format!(
             "segment {i}: file bytes {:#x}+{:#x} lie beyond the end of the {file_len}-byte file",
             s.offset, s.filesz
-        ))),
+        )))
+        }
     }
     if s.memsz > MAX_SEGMENT {
         return Err(LoadError::Memory(format!(
