@@ -424,7 +424,7 @@ impl Environment {
             Ok(p) => p,
             Err(e) => return err(e),
         };
-        if size as i64 <= 0 && a.i(3) <= 0 {
+        if a.i(3) <= 0 {
             return err(libc::EINVAL);
         }
         if Self::is_proc_self_exe(&p) {

@@ -61,7 +61,9 @@ impl Environment {
         let Some(alloc) = page_up(new - l.brk_page) else {
             return Sys::Ret(l.target_brk as i64);
         };
-        let end = l.brk_page + alloc;
+        let Some(end) = l.brk_page.checked_add(alloc) else {
+            return Sys::Ret(l.target_brk as i64);
+        };
         if end > l.aspace.top()
             || !l.aspace.is_free(l.brk_page, end)
             || mem.map(l.brk_page, alloc, RW).is_err()
@@ -100,12 +102,15 @@ impl Environment {
             if flags & MAP_TYPE != MAP_PRIVATE && prot & PROT_WRITE != 0 {
                 return err(libc::ENODEV);
             }
-            let raw = match usize::try_from(fd).ok().and_then(|i| self.linux.fds.get(i)) {
-                Some(Some(Fd::File { file, .. })) => file.as_raw_fd(),
+            let (raw, file_len) = match usize::try_from(fd).ok().and_then(|i| self.linux.fds.get(i)) {
+                Some(Some(Fd::File { file, .. })) => {
+                    (file.as_raw_fd(), file.metadata().map_or(0, |m| m.len()))
+                }
                 Some(Some(Fd::Std(_))) => return err(libc::EACCES),
                 _ => return err(libc::EBADF),
             };
-            contents = vec![0u8; size.min(1 << 30) as usize];
+            // Only the bytes the file has; pages past its end stay zero.
+            contents = vec![0u8; size.min(file_len.saturating_sub(offset)) as usize];
             let mut got = 0usize;
             while got < contents.len() {
                 // SAFETY: reading into our buffer from a host fd we hold.

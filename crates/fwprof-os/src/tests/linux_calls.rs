@@ -477,3 +477,40 @@ fn rv32_results_are_sign_extended_and_mmap2_uses_pages() {
     env.ecall(&mut regs, &mut mem, 0).unwrap();
     assert_eq!(regs[10], 0x4000_0000);
 }
+
+#[test]
+fn rv32_layout_matches_qemu_riscv32() {
+    // qemu-riscv32 7.2 (reserved_va, downward search): stack mapping at
+    // 0x40000000 (guard page first), trampoline at 0x3ffff000, then
+    // mmap2(4096) = 0x3fffe000 and mmap2(8192) = 0x3fffc000.
+    let mut cfg = config("./m32", &["x"], &[]);
+    cfg.target = Some(Target::Linux);
+    let mut mem = TestMem::new();
+    let (p, mut env) = load(super::fixtures::bare_rv32(), &cfg, &mut mem).unwrap();
+    let l = env.stack_layout().unwrap().clone();
+    assert_eq!(l.stack_limit, 0x4000_1000);
+    assert_eq!(l.sigtramp, 0x3fff_f000);
+    if crate::linux_stack::host_stack_size() == 8 << 20 {
+        // `env -i qemu-riscv32 -d page ./m32 x`: start_stack 0x40800f30,
+        // auxv_start 0x40800f44.
+        assert_eq!(p.sp, 0x4080_0f30);
+        assert_eq!(l.auxv, 0x4080_0f44);
+    }
+    assert_eq!(p.sp % 16, 0);
+    // argc and argv[0] as 32-bit words.
+    assert_eq!(mem.peek(p.sp, 4), 2u32.to_le_bytes());
+    let argv0 = u32::from_le_bytes(mem.peek(p.sp + 4, 4).try_into().unwrap());
+    assert_eq!(mem.peek_cstr(u64::from(argv0)), "./m32");
+    let mut mmap = |len: u64| {
+        let mut regs = [0u64; 32];
+        regs[17] = nr::MMAP;
+        regs[11] = len;
+        regs[12] = 3;
+        regs[13] = 0x22;
+        regs[14] = 0xffff_ffff;
+        env.ecall(&mut regs, &mut mem, 0).unwrap();
+        regs[10]
+    };
+    assert_eq!(mmap(4096), 0x3fff_e000);
+    assert_eq!(mmap(8192), 0x3fff_c000);
+}
