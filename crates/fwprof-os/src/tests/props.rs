@@ -48,3 +48,50 @@ proptest! {
         try_load(&b);
     }
 }
+
+/// Guest-controlled registers never panic the environment (results are
+/// error codes or outcomes). The console is captured and the sandbox
+/// allows no writes, so random calls cannot touch host files.
+fn env_rig(rv64: bool, target: crate::Target) -> (crate::Environment, TestMem) {
+    use crate::GuestMemory;
+    let mut cfg = config("p", &[], &[]);
+    cfg.sandbox = crate::Sandbox::default();
+    let mut env = crate::Environment::new(&cfg, target, rv64);
+    env.capture_console(b"in".to_vec());
+    let mut mem = TestMem::new();
+    let rw = crate::Perm { read: true, write: true, exec: false };
+    mem.map(0x1000, 0x2000, rw).unwrap();
+    mem.write(0x1000, &[0x41; 64]).unwrap();
+    (env, mem)
+}
+
+fn small_or_any() -> impl Strategy<Value = u64> {
+    prop_oneof![0u64..8, 0x1000u64..0x3000, any::<u64>()]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_syscalls(rv64 in any::<bool>(), nr in prop_oneof![0u64..300, 400u64..440], args in proptest::array::uniform6(small_or_any())) {
+        // exit/kill end the run by design; execve-like calls are not served.
+        let (mut env, mut mem) = env_rig(rv64, crate::Target::Linux);
+        let mut regs = [0u64; 32];
+        regs[17] = nr;
+        regs[10..16].copy_from_slice(&args);
+        let _ = env.ecall(&mut regs, &mut mem, 0);
+    }
+
+    #[test]
+    fn random_semihosting(rv64 in any::<bool>(), op in 0u64..0x40, a1 in small_or_any(), block in proptest::array::uniform4(small_or_any())) {
+        use crate::GuestMemory;
+        let (mut env, mut mem) = env_rig(rv64, crate::Target::BareMetal);
+        for (i, w) in block.iter().enumerate() {
+            mem.write(0x2000 + 8 * i as u64, &w.to_le_bytes()).unwrap();
+        }
+        let mut regs = [0u64; 32];
+        regs[10] = op;
+        regs[11] = a1;
+        let _ = env.semihost(&mut regs, &mut mem, 12345);
+    }
+}
