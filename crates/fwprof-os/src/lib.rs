@@ -4,12 +4,42 @@
 //!   target (bare metal or Linux user mode) and, for Linux, builds the
 //!   initial stack exactly as QEMU 7.2 `linux-user` does.
 //! * [`Environment::semihost`] serves RISC-V semihosting calls (the
-//!   `slli x0,x0,0x1f; ebreak; srai x0,x0,7` sequence).
-//! * [`Environment::ecall`] serves Linux system calls made by `ecall`.
+//!   `slli x0,x0,0x1f; ebreak; srai x0,x0,7` sequence); see [`semihost`].
+//! * [`Environment::ecall`] serves Linux system calls made by `ecall`; see
+//!   [`linux`].
 //! * [`Sandbox`] confines guest file access to directories the user allows.
 //!
 //! The crate does not know the simulator: it sees guest memory only through
 //! the [`GuestMemory`] trait and registers as a plain `[u64; 32]` array.
+//! On RV32, argument registers are read as their low 32 bits and results
+//! are written sign-extended from 32 bits.
+//!
+//! What is checked against QEMU 7.2 on this host (see the crate tests):
+//! the initial stack addresses, argv/envp/auxv order and values of
+//! `qemu-riscv64` and `qemu-riscv32`, the first `mmap` addresses, `brk`,
+//! and `qemu-system-riscv64 -M virt` answers to `SYS_HEAPINFO` and
+//! `SYS_GET_CMDLINE`. Deliberate differences: `AT_RANDOM` and `getrandom`
+//! bytes are fixed, semihosting time runs on retired instructions (10 MHz),
+//! `SYS_SYSTEM` is refused, and every file name passes the [`Sandbox`].
+//!
+//! ```no_run
+//! # fn demo(mem: &mut dyn fwprof_os::GuestMemory) -> Result<(), Box<dyn std::error::Error>> {
+//! use fwprof_os::{load, RunConfig, Sandbox};
+//! let cfg = RunConfig {
+//!     program: "hello".into(),
+//!     args: vec![],
+//!     env: vec!["HOME=/root".into()],
+//!     target: None,
+//!     ram: (0x8000_0000, 128 << 20),
+//!     sandbox: Sandbox { read: vec![".".into()], write: vec![] },
+//! };
+//! let elf = std::fs::read("hello")?;
+//! let (program, mut env) = load(&elf, &cfg, mem)?;
+//! let mut regs = program.regs;
+//! // ... run until `ecall`, then:
+//! let outcome = env.ecall(&mut regs, mem, 0)?;
+//! # let _ = outcome; Ok(()) }
+//! ```
 #![deny(missing_docs)]
 
 mod api;

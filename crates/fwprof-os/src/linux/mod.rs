@@ -5,6 +5,20 @@
 //! `-errno`) goes to `a0`. Guest pointers that do not map give `-EFAULT`,
 //! as QEMU's `lock_user` failures do. Unknown numbers give `-ENOSYS` and one
 //! line on stderr per distinct number.
+//!
+//! Served: `read`, `write`, `readv`, `writev`, `pread64`, `pwrite64`,
+//! `openat`, `close`, `lseek` (riscv32: `_llseek`), `fstat`, `newfstatat`
+//! (riscv64), `statx`, `readlinkat`, `faccessat`, `faccessat2`, `getcwd`,
+//! `unlinkat`, `mkdirat`, `renameat`, `renameat2`, `ioctl` (`TCGETS`,
+//! `TIOCGWINSZ`), `fcntl`, `brk`, `mmap` (riscv32: `mmap2`), `munmap`,
+//! `mprotect`, `mremap`, `madvise`, `riscv_flush_icache`, `exit`,
+//! `exit_group`, `set_tid_address`, `set_robust_list` and `rseq`
+//! (`ENOSYS`, as QEMU 7.2), `rt_sigaction`, `rt_sigprocmask`,
+//! `sigaltstack`, `kill`/`tkill`/`tgkill` (to itself), `uname`,
+//! `getrandom`, `clock_gettime` (+`64`), `clock_getres`, `gettimeofday`,
+//! `nanosleep`/`clock_nanosleep` (return at once), `sched_yield`,
+//! `getpid`, `getppid`, `getuid`, `geteuid`, `getgid`, `getegid`, `gettid`,
+//! `prlimit64`, `getrlimit`, `futex` (+`_time64`, one thread).
 
 pub(crate) mod fs;
 pub(crate) mod misc;
