@@ -102,7 +102,8 @@ impl Environment {
             if flags & MAP_TYPE != MAP_PRIVATE && prot & PROT_WRITE != 0 {
                 return err(libc::ENODEV);
             }
-            let (raw, file_len) = match usize::try_from(fd).ok().and_then(|i| self.linux.fds.get(i)) {
+            let (raw, file_len) = match usize::try_from(fd).ok().and_then(|i| self.linux.fds.get(i))
+            {
                 Some(Some(Fd::File { file, .. })) => {
                     (file.as_raw_fd(), file.metadata().map_or(0, |m| m.len()))
                 }

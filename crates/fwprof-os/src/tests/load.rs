@@ -209,3 +209,30 @@ fn rv32_address_space_limit() {
         Err(LoadError::Memory(_))
     ));
 }
+
+#[test]
+fn abi_tag_found_by_section_or_note_segment() {
+    let detect = |e: &[u8]| {
+        let mut mem = TestMem::new();
+        load(e, &config("p", &[], &[]), &mut mem)
+            .map(|(p, _)| p.target)
+            .unwrap()
+    };
+    let good = linux_static();
+    let off = phdr_off(good);
+    let note_ph = (0..phnum(good))
+        .find(|&i| good[off + i * 56] == 4)
+        .expect("PT_NOTE");
+    // Without the PT_NOTE program header: the .note.ABI-tag section remains.
+    let mut no_note = good.to_vec();
+    no_note[off + note_ph * 56] = 0;
+    assert_eq!(detect(&no_note), Target::Linux);
+    // Without section headers (e_shoff = 0): the PT_NOTE remains.
+    let mut no_sections = good.to_vec();
+    no_sections[40..48].copy_from_slice(&0u64.to_le_bytes());
+    assert_eq!(detect(&no_sections), Target::Linux);
+    // Neither: bare metal.
+    let mut neither = no_note.clone();
+    neither[40..48].copy_from_slice(&0u64.to_le_bytes());
+    assert_eq!(detect(&neither), Target::BareMetal);
+}

@@ -59,7 +59,11 @@ fn env_rig(rv64: bool, target: crate::Target) -> (crate::Environment, TestMem) {
     let mut env = crate::Environment::new(&cfg, target, rv64);
     env.capture_console(b"in".to_vec());
     let mut mem = TestMem::new();
-    let rw = crate::Perm { read: true, write: true, exec: false };
+    let rw = crate::Perm {
+        read: true,
+        write: true,
+        exec: false,
+    };
     mem.map(0x1000, 0x2000, rw).unwrap();
     mem.write(0x1000, &[0x41; 64]).unwrap();
     (env, mem)
