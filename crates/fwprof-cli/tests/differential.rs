@@ -248,7 +248,15 @@ fn corpus_matches_qemu() {
                     eprintln!("skip {}: {why}", case.elf.display());
                     continue;
                 }
-                match check(case, &ops) {
+                let t0 = std::time::Instant::now();
+                let result = check(case, &ops);
+                eprintln!(
+                    "{} {} ({:.1} s)",
+                    if result.is_ok() { "same" } else { "DIFFERENT" },
+                    case.elf.file_name().unwrap().to_string_lossy(),
+                    t0.elapsed().as_secs_f64()
+                );
+                match result {
                     Ok(()) => {
                         passed.fetch_add(1, Ordering::SeqCst);
                     }
