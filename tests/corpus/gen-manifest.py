@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs every corpus ELF under QEMU 7.2 (scripts/qemu-ref.py) and writes manifest.json.
 
-Usage: tests/corpus/gen-manifest.py [--jobs N] [--no-trace] [--from-json]
+Usage: tests/corpus/gen-manifest.py [--jobs N] [--no-trace] [--from-json] [--reverse]
+                                    [--from-logs LOG...]
 Build first with tests/corpus/build.sh.  Fails (exit 1) if any ELF exits with a code other
 than its expected one, or if a program's stdout differs between two of its builds that
 must agree.
@@ -23,6 +24,8 @@ manifest.txt carries the same facts for line-oriented readers, one ELF per line:
   <elf file name> | <args> | <stdin or -> | <skip reason> | insns=N lockstep=yes|no | notes
 (the skip reason is empty for comparable programs; the readc variant is JSON-only.)
 --from-json rewrites manifest.txt from an existing manifest.json without running QEMU.
+--from-logs assembles both manifests from the stdout logs of earlier runs (one line per ELF,
+as printed below), e.g. of two runs working in opposite orders (--reverse).
 """
 
 import argparse
@@ -137,17 +140,56 @@ def write_txt(manifest):
         f.write("\n".join(lines) + "\n")
 
 
+def assemble_from_logs(logs):
+    seen = {}
+    for log in logs:
+        with open(log) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) < 4 or parts[0] != "ok" or not parts[2].isdigit():
+                    continue
+                seen[(parts[3], tuple(parts[4:]))] = int(parts[2])
+    results, missing = [], []
+    for e in entries():
+        n = seen.get((e["elf"], tuple(e["args"])))
+        if n is None:
+            missing.append(e["elf"] + " " + " ".join(e["args"]))
+            continue
+        bits, lowest = qemu_ref.elf_info(os.path.join(REPO, e["elf"]))
+        out = dict(e, mode="system" if bits == 32 or lowest >= 0x80000000 else "user", instructions=n)
+        out["lockstep"] = n < LOCKSTEP_LIMIT and "counts" in e["compare"]
+        results.append(out)
+    if missing:
+        print("missing from the logs: " + ", ".join(missing))
+        return 1
+    results.sort(key=lambda r: (r["program"], r["config"], r["opt"], r["args"]))
+    ver = subprocess.run(["qemu-riscv64", "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    manifest = {"qemu_version": ver, "lockstep_limit": LOCKSTEP_LIMIT, "entries": results}
+    with open(os.path.join(HERE, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+    write_txt(manifest)
+    print(f"{len(results)} entries")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--no-trace", action="store_true")
     ap.add_argument("--from-json", action="store_true")
+    ap.add_argument("--reverse", action="store_true", help="run the ELFs in reverse order")
+    ap.add_argument("--from-logs", nargs="+", metavar="LOG")
     ns = ap.parse_args()
+    if ns.from_logs:
+        return assemble_from_logs(ns.from_logs)
     if ns.from_json:
         with open(os.path.join(HERE, "manifest.json")) as f:
             write_txt(json.load(f))
         return 0
     todo = list(entries())
+    if ns.reverse:
+        todo.reverse()
     results, bad = [], []
     stdouts = {}
     with concurrent.futures.ThreadPoolExecutor(ns.jobs) as pool:
