@@ -131,6 +131,7 @@ TRACE_RE = re.compile(rb"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/", re.M
 TRACE_PC_RE = re.compile(rb"\[[0-9a-f]+/([0-9a-f]+)/")
 STOP_RE = re.compile(rb"^Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9a-f]+)\]", re.M)
 REG_RE = re.compile(rb"\b([xf])(\d+)/[a-z0-9]+ +([0-9a-f]+)")
+REGVAL_RE = re.compile(rb"\b[xf]\d+/[a-z0-9]+ +([0-9a-f]+)")
 
 
 class QemuRefError(Exception):
@@ -344,6 +345,38 @@ class RegWriter:
             self._feed(tail)
 
     def _feed(self, buf):
+        if b"Stopped" not in buf and self._feed_fast(buf):
+            return
+        self._feed_slow(buf)
+
+    def _feed_fast(self, buf):
+        """Whole-chunk parse: one findall for pcs, one for register values (x then f,
+        32 or 64 per Trace line, in order).  Returns False if the shape is unexpected."""
+        pcs = TRACE_PC_RE.findall(buf)
+        vals = REGVAL_RE.findall(buf)
+        if not pcs or len(vals) % len(pcs):
+            return not pcs and not vals
+        per = len(vals) // len(pcs)
+        if per not in (32, 64):
+            return False
+        out, limit = self.out, self.limit
+        for k, pcb in enumerate(pcs):
+            pc = int(pcb, 16)
+            if RESET_ROM[0] <= pc < RESET_ROM[1]:
+                continue
+            if self.skip_next:
+                self.skip_next = False
+            elif self.prev_pc is not None:
+                if limit is None or self.records < limit:
+                    regs = [int(v, 16) for v in vals[k * per:(k + 1) * per]]
+                    f = regs[32:] if per == 64 else [0] * 32
+                    out.write(f'{{"i": {self.records}, "pc": {self.prev_pc}, "next_pc": {pc}, '
+                              f'"x": {json.dumps(regs[:32])}, "f": {json.dumps(f)}}}\n')
+                self.records += 1
+            self.prev_pc = pc
+        return True
+
+    def _feed_slow(self, buf):
         for entry in re.split(rb"(?m)^(?=Trace |Stopped )", buf):
             if not entry:
                 continue
