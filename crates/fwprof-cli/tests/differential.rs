@@ -145,7 +145,13 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
             ops.insert((rv64, fwprof_isa::decode(c.raw, xlen).op));
         }
     }
-    if ours != q.counts {
+    // `-pg` programs are not count-comparable: under QEMU, profil()'s
+    // SIGPROF timer interrupts the guest at wall-clock times (fwprof delivers
+    // no timer signals). Their output and exit code are still compared, and
+    // their call graph is checked against gprof in tests/gprof.rs.
+    let timer_driven = case.elf.to_string_lossy().contains("-pg.");
+    if timer_driven {
+    } else if ours != q.counts {
         let syms = nm_functions(&case.elf);
         let mut diffs = Vec::new();
         for (&a, &n) in &q.counts {

@@ -5,10 +5,11 @@
 //!
 //! The operation number is in `a0`, the parameter (usually the address of
 //! a block of XLEN-sized words) in `a1`; the result goes to `a0`.
-//! Differences from QEMU, on purpose: time is derived from the retired
-//! instruction count (10 MHz: `SYS_CLOCK` = instret / 100 000 centiseconds,
-//! `SYS_ELAPSED` = instret at `SYS_TICKFREQ` 10 000 000) so runs are
-//! deterministic; `SYS_SYSTEM` is refused (returns -1, errno `EACCES`);
+//! Differences from QEMU, on purpose: time is derived from the executed
+//! instruction count (one instruction = 100 ns, i.e. 10 MHz: `SYS_CLOCK` =
+//! instret / 100 000 centiseconds; `SYS_ELAPSED` = instret × 100 in
+//! nanoseconds, with `SYS_TICKFREQ` 1 000 000 000 as QEMU reports it) so runs
+//! are deterministic; `SYS_SYSTEM` is refused (returns -1, errno `EACCES`);
 //! file names go through the [`Sandbox`](crate::Sandbox).
 
 use std::fs::File;
@@ -75,20 +76,29 @@ pub mod op {
 /// `ADP_Stopped_ApplicationExit`: the reason code of a normal exit.
 pub const ADP_STOPPED_APPLICATION_EXIT: u64 = 0x20026;
 /// Simulated clock: instructions per second (one instruction = 100 ns).
-pub const TICK_HZ: u64 = 10_000_000;
+pub const INSTRUCTIONS_PER_SECOND: u64 = 10_000_000;
+/// `SYS_TICKFREQ`: QEMU 7.2 counts `SYS_ELAPSED` in nanoseconds.
+pub const TICK_HZ: u64 = 1_000_000_000;
+/// Elapsed ticks (ns) per executed instruction.
+const NS_PER_INSTRUCTION: u64 = TICK_HZ / INSTRUCTIONS_PER_SECOND;
 /// The `:semihosting-features` file QEMU serves: "SHFB" and feature byte 0
 /// with `SH_EXT_EXIT_EXTENDED` (bit 0) and `SH_EXT_STDOUT_STDERR` (bit 1).
 pub const FEATURES: [u8; 5] = [b'S', b'H', b'F', b'B', 0b11];
 
 /// QEMU's `gdb_open_modeflags`: the host flags for `SYS_OPEN` modes 0..=11
 /// (`r`, `rb`, `r+`, `r+b`, `w`, `wb`, `w+`, `w+b`, `a`, `ab`, `a+`, `a+b`).
+///
+/// The append modes open *without* `O_APPEND`, as QEMU 7.2 (Debian
+/// 1:7.2+dfsg-7) does — checked with `strace`: its host open drops the
+/// flag, so "appending" writes from offset 0. fwprof matches QEMU because
+/// the differential tests demand the same output.
 const MODE_FLAGS: [i32; 12] = {
     const R: i32 = libc::O_RDONLY;
     const RW: i32 = libc::O_RDWR;
     const W: i32 = libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC;
     const WP: i32 = libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC;
-    const A: i32 = libc::O_WRONLY | libc::O_CREAT | libc::O_APPEND;
-    const AP: i32 = libc::O_RDWR | libc::O_CREAT | libc::O_APPEND;
+    const A: i32 = libc::O_WRONLY | libc::O_CREAT;
+    const AP: i32 = libc::O_RDWR | libc::O_CREAT;
     [R, R, RW, RW, W, W, WP, WP, A, A, AP, AP]
 };
 
@@ -337,7 +347,7 @@ pub(crate) fn semihost(
                 }
             }
         }
-        SYS_CLOCK => ok((instret / (TICK_HZ / 100)) & mask),
+        SYS_CLOCK => ok((instret / (INSTRUCTIONS_PER_SECOND / 100)) & mask),
         SYS_TIME => ok(host_time() & mask),
         SYS_SYSTEM => fail(libc::EACCES),
         SYS_ERRNO => ok(u64::from(env.semi.errno)),
@@ -387,11 +397,12 @@ pub(crate) fn semihost(
             return Ok(EnvOutcome::Exit((code & 0xff) as i32));
         }
         SYS_ELAPSED => {
+            let ticks = instret.wrapping_mul(NS_PER_INSTRUCTION);
             let res = if rv64 {
-                write_word(mem, args, instret, true)
+                write_word(mem, args, ticks, true)
             } else {
-                write_word(mem, args, instret & 0xffff_ffff, false)
-                    .and_then(|()| write_word(mem, args + 4, instret >> 32, false))
+                write_word(mem, args, ticks & 0xffff_ffff, false)
+                    .and_then(|()| write_word(mem, args + 4, ticks >> 32, false))
             };
             match res {
                 Ok(()) => ok(0),

@@ -3,7 +3,8 @@
 
 use super::structs::{timespec_bytes, utsname_bytes};
 use super::{err, Args, Sys};
-use crate::guest::{read_u32, read_u64, word_size, write_word};
+use super::syscalls as nr;
+use crate::guest::{read_u32, read_u64, read_word, word_size, write_word};
 use crate::{Environment, GuestMemory};
 
 /// `SS_DISABLE`: no alternate signal stack.
@@ -350,5 +351,84 @@ pub(crate) fn sys_futex(a: Args, mem: &mut dyn GuestMemory) -> Sys {
         }
         1 | 10 => Sys::Ret(0),
         _ => err(libc::ENOSYS),
+    }
+}
+
+/// `sysinfo(info)`: the host's values, as QEMU 7.2 `do_syscall`
+/// (`TARGET_NR_sysinfo`) passes them through, in the guest's `struct sysinfo`
+/// layout (XLEN-sized `long`s; 112 bytes on riscv64, 64 on riscv32). glibc
+/// reads it for `sysconf(_SC_PHYS_PAGES)`, which steers `qsort`'s choice of
+/// algorithm, so an ENOSYS here would change the program's path.
+pub(crate) fn sys_sysinfo(a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    // SAFETY: zeroed is a valid sysinfo; the call fills it.
+    let mut si: libc::sysinfo = unsafe { std::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    if unsafe { libc::sysinfo(&mut si) } < 0 {
+        return err(libc::EFAULT);
+    }
+    let n = word_size(a.rv64) as usize;
+    let mut b = vec![0u8; if a.rv64 { 112 } else { 64 }];
+    let mut put = |off: usize, v: u64, size: usize| b[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]);
+    let longs = [
+        si.uptime as u64,
+        si.loads[0],
+        si.loads[1],
+        si.loads[2],
+        si.totalram,
+        si.freeram,
+        si.sharedram,
+        si.bufferram,
+        si.totalswap,
+        si.freeswap,
+    ];
+    for (i, v) in longs.iter().enumerate() {
+        put(i * n, *v, n);
+    }
+    let procs_off = 10 * n;
+    put(procs_off, u64::from(si.procs), 2);
+    // totalhigh, freehigh: aligned to a long after procs and pad.
+    let high = (procs_off + 4).div_ceil(n) * n;
+    put(high, si.totalhigh, n);
+    put(high + n, si.freehigh, n);
+    put(high + 2 * n, u64::from(si.mem_unit), 4);
+    write_or_fault(mem, a.u(0), &b)
+}
+
+impl Environment {
+    /// `getitimer(which, curr)` / `setitimer(which, new, old)`: the timers
+    /// are recorded and reported back, but fwprof never delivers SIGALRM,
+    /// SIGVTALRM or SIGPROF, so runs stay deterministic (under QEMU a
+    /// host timer would interrupt the guest at wall-clock times). glibc's
+    /// `profil()` (used by `-pg` programs) therefore gathers no histogram.
+    pub(crate) fn sys_itimer(&mut self, number: u64, a: Args, mem: &mut dyn GuestMemory) -> Sys {
+        let which = a.u(0);
+        if which > 2 {
+            return err(libc::EINVAL);
+        }
+        let n = word_size(a.rv64);
+        let (new, old) = if number == nr::SETITIMER { (a.u(1), a.u(2)) } else { (0, a.u(1)) };
+        let mut fresh = None;
+        if new != 0 {
+            let mut v = [0u64; 4];
+            for (i, slot) in v.iter_mut().enumerate() {
+                match read_word(mem, new + i as u64 * n, a.rv64) {
+                    Ok(x) => *slot = x,
+                    Err(_) => return err(libc::EFAULT),
+                }
+            }
+            fresh = Some(v);
+        }
+        if old != 0 {
+            let cur = self.linux.itimers[which as usize];
+            for (i, v) in cur.iter().enumerate() {
+                if write_word(mem, old + i as u64 * n, *v, a.rv64).is_err() {
+                    return err(libc::EFAULT);
+                }
+            }
+        }
+        if let Some(v) = fresh {
+            self.linux.itimers[which as usize] = v;
+        }
+        Sys::Ret(0)
     }
 }

@@ -68,6 +68,10 @@ pub(crate) struct LinuxState {
     pub rng: u64,
     /// Unsupported numbers already reported.
     pub warned: BTreeSet<u64>,
+    /// Interval timers (ITIMER_REAL, _VIRTUAL, _PROF): interval and value
+    /// as (seconds, microseconds). Recorded for `getitimer`; fwprof delivers
+    /// no timer signals (see `misc::sys_setitimer`).
+    pub itimers: [[u64; 4]; 3],
 }
 
 impl LinuxState {
@@ -87,6 +91,7 @@ impl LinuxState {
             exe,
             rng: 0x6677_7072_6f66_0001,
             warned: BTreeSet::new(),
+            itimers: [[0; 4]; 3],
         }
     }
 
@@ -204,6 +209,8 @@ pub(crate) fn ecall(
         nr::PRLIMIT64 => misc::sys_prlimit64(args, mem),
         nr::GETRLIMIT => misc::sys_getrlimit(args, mem),
         nr::FUTEX | nr::FUTEX_TIME64 => misc::sys_futex(args, mem),
+        nr::SYSINFO => misc::sys_sysinfo(args, mem),
+        nr::GETITIMER | nr::SETITIMER => env.sys_itimer(number, args, mem),
         other => {
             if env.linux.warned.insert(other) {
                 let name = nr::name(other).map_or(String::new(), |n| format!(" ({n})"));
