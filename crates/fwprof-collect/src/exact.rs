@@ -310,12 +310,14 @@ impl Hooks for ExactCollector {
                 self.stack.call(caller, callee, pc, ret, sp, instret);
             }
             JumpKind::Jump | JumpKind::LinkOther => {
+                // A jump to a function's entry is a tail call — also to the
+                // jumping function's own entry (tail recursion: the entry is
+                // where a new activation begins, as `_mcount` in a `-pg`
+                // prologue sees it). Jumps elsewhere stay inside the activation.
                 if self.map.is_entry(target) {
                     let caller = self.map.lookup_or_add(pc);
                     let callee = self.map.lookup_or_add(target);
-                    if callee != caller {
-                        self.stack.tail_call(caller, callee, pc, sp, instret);
-                    }
+                    self.stack.tail_call(caller, callee, pc, sp, instret);
                 }
             }
         }
