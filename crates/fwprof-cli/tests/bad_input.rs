@@ -210,3 +210,26 @@ fn corrupt_profile_is_a_clear_error() {
         assert_one_line_error(&o, "bad.data");
     }
 }
+
+#[test]
+fn ctrl_c_saves_a_partial_profile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(_) = asm_program(tmp.path(), "spin", "1:  addi a0, a0, 1\n    j 1b\n", "rv64imac") else { return };
+    let mut child = Command::new(common::fwprof())
+        .current_dir(tmp.path())
+        .args(["record", "--", "spin.elf"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let it run, then interrupt it as a terminal's Ctrl-C would.
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert_one_line_error(&out, "interrupted");
+    assert_eq!(partial_reason(tmp.path()), "interrupted");
+    let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
+    assert!(p.totals[0] > 1000, "what ran before the interrupt is kept: {}", p.totals[0]);
+}
