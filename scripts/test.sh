@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 
 export FWPROF_REQUIRE_QEMU=1
 tests/corpus/build.sh
-cargo test --workspace --release --locked -- --test-threads=2
+cargo test --workspace --release --locked --no-fail-fast -- --test-threads=2

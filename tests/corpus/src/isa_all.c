@@ -285,6 +285,20 @@ static void system_insns(void) {
     asm volatile(".option push\n\t.option norvc\n\tebreak\n\t.option pop" ::: "t0", "t1", "memory");
     asm volatile("c.ebreak" ::: "t0", "t1", "memory");
     asm volatile("csrw mtvec, %0" : : "r"(old));
+    /* wfi: with mstatus.MIE off but mie.MTIE on, QEMU's wfi returns at once
+     * (its machine timer is pending from reset) without taking a trap; in
+     * fwprof wfi is a no-op, as the privileged spec allows. mie is restored. */
+    {
+        U mie_old;
+        asm volatile("csrrci zero, mstatus, 8\n\t"
+                     "li t0, 0x80\n\t"
+                     "csrrs %0, mie, t0\n\t"
+                     "wfi\n\t"
+                     "csrw mie, %0"
+                     : "=&r"(mie_old)
+                     :
+                     : "t0", "memory");
+    }
     cnt = trap_count;
     printf("traps=%lu causes=%lu,%lu,%lu (ecall from M=11, breakpoint=3)\n", cnt, trap_cause[1], trap_cause[2],
            trap_cause[3]);
