@@ -48,7 +48,11 @@ fn lockstep(name: &str) {
         sandbox: Sandbox { read: vec![tmp.path().canonicalize().unwrap()], write: vec![] },
     };
     let mut mem = Memory::new();
-    let (prog, env) = fwprof_os::load(&bytes, &cfg, &mut mem).expect("load");
+    let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).expect("load");
+    // qemu-ref.py gives QEMU pipes for stdout and stderr; glibc looks at
+    // them with fstat, so fwprof's guest must see pipes too, whatever the
+    // test harness's own stdout is.
+    env.capture_console(Vec::new());
     let mut sim = Simulator::new(mem, &prog, env, ());
     sim.set_single_step(true);
     let never = AtomicBool::new(false);
