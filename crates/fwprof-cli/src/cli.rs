@@ -67,7 +67,11 @@ pub struct ExecArgs {
     #[arg(required = true, value_name = "PROGRAM")]
     pub program: PathBuf,
     /// Arguments passed to the program.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "ARGS")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "ARGS"
+    )]
     pub args: Vec<String>,
 }
 
@@ -83,7 +87,12 @@ pub struct RunArgs {
 #[derive(Args, Debug)]
 pub struct RecordArgs {
     /// Output profile file.
-    #[arg(short = 'o', long = "output", default_value = "fwprof.data", value_name = "FILE")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        default_value = "fwprof.data",
+        value_name = "FILE"
+    )]
     pub output: PathBuf,
     /// Execution options and the program.
     #[command(flatten)]
@@ -155,7 +164,9 @@ pub struct AnnotateArgs {
 /// # Errors
 /// A message naming what is wrong with the text.
 pub fn parse_ram(s: &str) -> Result<(u64, u64), String> {
-    let (b, z) = s.split_once(':').ok_or_else(|| format!("--ram {s}: expected BASE:SIZE"))?;
+    let (b, z) = s
+        .split_once(':')
+        .ok_or_else(|| format!("--ram {s}: expected BASE:SIZE"))?;
     let base = parse_num(b).ok_or_else(|| format!("--ram {s}: bad base address {b:?}"))?;
     let size = parse_num(z).ok_or_else(|| format!("--ram {s}: bad size {z:?}"))?;
     if size == 0 {
@@ -175,7 +186,10 @@ fn parse_num(s: &str) -> Option<u64> {
         b'G' | b'g' => (&s[..s.len() - 1], 1 << 30),
         _ => (s, 1),
     };
-    let v = if let Some(h) = digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+    let v = if let Some(h) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
         u64::from_str_radix(h, 16).ok()?
     } else {
         digits.parse().ok()?
@@ -186,7 +200,11 @@ fn parse_num(s: &str) -> Option<u64> {
 /// Build the guest environment like `qemu-riscv64`: the host's environment,
 /// emptied by `--clear-env`, then `-U` removals and `-E` settings in order.
 pub fn guest_env(host: impl Iterator<Item = (String, String)>, a: &ExecArgs) -> Vec<String> {
-    let mut env: Vec<(String, String)> = if a.clear_env { Vec::new() } else { host.collect() };
+    let mut env: Vec<(String, String)> = if a.clear_env {
+        Vec::new()
+    } else {
+        host.collect()
+    };
     for u in &a.unset_env {
         env.retain(|(k, _)| k != u);
     }
@@ -217,13 +235,25 @@ mod tests {
 
     #[test]
     fn env_building() {
-        let cli = Cli::parse_from(["fwprof", "run", "-E", "A=9", "-E", "NEW=1", "-U", "B", "p.elf", "x", "-y"]);
-        let Command::Run(r) = cli.command else { panic!("not run") };
+        let cli = Cli::parse_from([
+            "fwprof", "run", "-E", "A=9", "-E", "NEW=1", "-U", "B", "p.elf", "x", "-y",
+        ]);
+        let Command::Run(r) = cli.command else {
+            panic!("not run")
+        };
         assert_eq!(r.exec.args, vec!["x", "-y"]);
-        let host = vec![("A".to_string(), "1".to_string()), ("B".to_string(), "2".to_string())];
+        let host = vec![
+            ("A".to_string(), "1".to_string()),
+            ("B".to_string(), "2".to_string()),
+        ];
         assert_eq!(guest_env(host.into_iter(), &r.exec), vec!["A=9", "NEW=1"]);
         let cli = Cli::parse_from(["fwprof", "run", "--clear-env", "-E", "Z=1", "p.elf"]);
-        let Command::Run(r) = cli.command else { panic!("not run") };
-        assert_eq!(guest_env(std::iter::once(("A".into(), "1".into())), &r.exec), vec!["Z=1"]);
+        let Command::Run(r) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(
+            guest_env(std::iter::once(("A".into(), "1".into())), &r.exec),
+            vec!["Z=1"]
+        );
     }
 }

@@ -29,10 +29,10 @@ pub fn one_line(e: &anyhow::Error) -> String {
 /// 20211203 Table 3.6 → Linux `arch/riscv/kernel/traps.c`).
 pub fn signal_for_cause(cause: u64) -> i32 {
     match cause {
-        0 | 4 | 6 => 7,          // misaligned fetch/load/store: SIGBUS
+        0 | 4 | 6 => 7,                 // misaligned fetch/load/store: SIGBUS
         1 | 5 | 7 | 12 | 13 | 15 => 11, // access / page faults: SIGSEGV
-        2 => 4,                  // illegal instruction: SIGILL
-        3 => 5,                  // breakpoint: SIGTRAP
+        2 => 4,                         // illegal instruction: SIGILL
+        3 => 5,                         // breakpoint: SIGTRAP
         _ => 11,
     }
 }
@@ -79,8 +79,25 @@ mod tests {
         assert_eq!(status_for(&StopReason::Exit(256 + 7)), 7);
         assert_eq!(status_for(&StopReason::InstructionLimit), 124);
         assert_eq!(status_for(&StopReason::Interrupted), 130);
-        assert_eq!(status_for(&StopReason::Signal { signo: 11, cause: 5, pc: 0, tval: 0 }), 139);
-        assert_eq!(status_for(&StopReason::Fault { cause: 2, pc: 0, tval: 0, raw: 0, len: 4 }), 132);
+        assert_eq!(
+            status_for(&StopReason::Signal {
+                signo: 11,
+                cause: 5,
+                pc: 0,
+                tval: 0
+            }),
+            139
+        );
+        assert_eq!(
+            status_for(&StopReason::Fault {
+                cause: 2,
+                pc: 0,
+                tval: 0,
+                raw: 0,
+                len: 4
+            }),
+            132
+        );
     }
 
     #[test]

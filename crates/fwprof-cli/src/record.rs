@@ -94,9 +94,17 @@ fn simulate<H: Hooks>(
     let hooks = make_hooks(&prog);
     let mut sim = Simulator::new(mem, &prog, env, hooks);
     let flag = interrupt_flag();
-    let stop = sim.run(limit.unwrap_or(u64::MAX), &flag).context("simulation failed")?;
+    let stop = sim
+        .run(limit.unwrap_or(u64::MAX), &flag)
+        .context("simulation failed")?;
     let executed = sim.executed();
-    Ok(Outcome { stop, executed, hooks: sim.into_hooks(), target: prog.target, rv64: prog.rv64 })
+    Ok(Outcome {
+        stop,
+        executed,
+        hooks: sim.into_hooks(),
+        target: prog.target,
+        rv64: prog.rv64,
+    })
 }
 
 /// Print the one-line diagnostic for a stop that is not a normal exit.
@@ -136,7 +144,9 @@ fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
     let table = program.functions();
     let ranges: Vec<(u64, u64)> = table.iter().map(|(_, f)| (f.start, f.end)).collect();
     let entries = table.entries().to_vec();
-    let start_time = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let start_time = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     let out = simulate(&p, a.max_instructions, |prog| {
         ExactCollector::new(FunctionMap::new(&ranges, &entries), prog.entry, prog.sp)
     })?;
@@ -152,7 +162,9 @@ fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
         Target::BareMetal => fwprof_profile::Target::Baremetal,
         Target::Linux => fwprof_profile::Target::Linux,
     };
-    meta.command = std::iter::once(a.program.display().to_string()).chain(a.args.iter().cloned()).collect();
+    meta.command = std::iter::once(a.program.display().to_string())
+        .chain(a.args.iter().cloned())
+        .collect();
     meta.environment = p.cfg.env.clone();
     meta.fwprof_version = env!("CARGO_PKG_VERSION").to_string();
     meta.start_time = start_time;
@@ -162,11 +174,18 @@ fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
         StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
         StopReason::Interrupted => meta.partial = Some("interrupted".into()),
         StopReason::Fault { cause, pc, .. } => {
-            meta.partial = Some(format!("guest fault: {} at {pc:#x}", exit::cause_name(*cause)))
+            meta.partial = Some(format!(
+                "guest fault: {} at {pc:#x}",
+                exit::cause_name(*cause)
+            ))
         }
-        StopReason::Signal { signo, cause, pc, .. } => {
-            meta.partial =
-                Some(format!("killed by signal {signo}: {} at {pc:#x}", exit::cause_name(*cause)));
+        StopReason::Signal {
+            signo, cause, pc, ..
+        } => {
+            meta.partial = Some(format!(
+                "killed by signal {signo}: {} at {pc:#x}",
+                exit::cause_name(*cause)
+            ));
             meta.exit_status = Some(128 + signo);
         }
     }
@@ -189,7 +208,11 @@ fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program
         .collect();
     for &(start, end, id) in data.map.added() {
         debug_assert_eq!(id as usize, functions.len());
-        functions.push(FunctionRecord::new(format!("[unknown {start:#x}]"), start, end));
+        functions.push(FunctionRecord::new(
+            format!("[unknown {start:#x}]"),
+            start,
+            end,
+        ));
     }
     for (i, f) in functions.iter_mut().enumerate() {
         let stats = data.functions.get(i).copied().unwrap_or_default();
@@ -229,8 +252,15 @@ fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program
             inclusive: vec![a.inclusive],
         })
         .collect();
-    let traps =
-        data.traps.iter().map(|t| TrapRecord { cause: t.cause, pc: t.pc, count: t.count }).collect();
+    let traps = data
+        .traps
+        .iter()
+        .map(|t| TrapRecord {
+            cause: t.cause,
+            pc: t.pc,
+            count: t.count,
+        })
+        .collect();
     Profile {
         meta,
         events: vec![EVENT_INSTRUCTIONS.to_string()],
@@ -244,7 +274,8 @@ fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program
 
 /// `fwprof report`.
 pub fn report(a: &cli::ReportArgs) -> Result<u8> {
-    let profile = Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let profile =
+        Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
     crate::report_cmd::write(&profile, a, &mut w)?;
@@ -253,7 +284,8 @@ pub fn report(a: &cli::ReportArgs) -> Result<u8> {
 
 /// `fwprof annotate`.
 pub fn annotate(a: &cli::AnnotateArgs) -> Result<u8> {
-    let profile = Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let profile =
+        Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
     crate::report_cmd::annotate(&profile, a, &mut w)?;

@@ -24,11 +24,19 @@ pub fn write(profile: &Profile, a: &ReportArgs, w: &mut impl Write) -> Result<()
                 SortArg::Calls => SortKey::Calls,
                 SortArg::Name => SortKey::Name,
             };
-            let flat = FlatOptions { top: a.top, sort, event: 0, brief: false };
+            let flat = FlatOptions {
+                top: a.top,
+                sort,
+                event: 0,
+                brief: false,
+            };
             fwprof_report::write_flat(profile, &flat, &mut *w)?;
             if !a.no_call_graph {
                 writeln!(w)?;
-                let cg = CallGraphOptions { event: 0, brief: false };
+                let cg = CallGraphOptions {
+                    event: 0,
+                    brief: false,
+                };
                 fwprof_report::write_call_graph(profile, &cg, &mut *w)?;
             }
         }
@@ -41,7 +49,10 @@ pub fn write(profile: &Profile, a: &ReportArgs, w: &mut impl Write) -> Result<()
 /// `--program` or the recorded path; if it is missing or changed (SHA-256),
 /// annotate falls back to the instruction bits stored in the profile.
 pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Result<()> {
-    let path = a.program.clone().unwrap_or_else(|| profile.meta.program.clone().into());
+    let path = a
+        .program
+        .clone()
+        .unwrap_or_else(|| profile.meta.program.clone().into());
     let program = match Program::open(&path) {
         Ok(p) if a.program.is_some() || hex(&p.sha256()) == profile.meta.sha256 => Some(p),
         Ok(_) => {
@@ -52,7 +63,10 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
             None
         }
         Err(e) => {
-            eprintln!("fwprof: warning: {}: {e}; annotating from the profile alone", path.display());
+            eprintln!(
+                "fwprof: warning: {}: {e}; annotating from the profile alone",
+                path.display()
+            );
             None
         }
     };
@@ -62,7 +76,12 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
         }
     }
     let resolver = SourceResolver::new(a.source_dir.clone());
-    let opts = AnnotateOptions { function: a.function.clone(), event: 0, top: None, no_source: false };
+    let opts = AnnotateOptions {
+        function: a.function.clone(),
+        event: 0,
+        top: None,
+        no_source: false,
+    };
     fwprof_report::write_annotate(profile, program.as_ref(), &resolver, &opts, &mut *w)
         .context("cannot write the annotation")?;
     w.flush()?;

@@ -10,7 +10,12 @@ use std::process::{Command, Output, Stdio};
 use fwprof_profile::Profile;
 
 fn fwprof(dir: &Path, args: &[&str]) -> Output {
-    Command::new(common::fwprof()).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
+    Command::new(common::fwprof())
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 fn stderr(o: &Output) -> String {
@@ -23,7 +28,11 @@ fn assert_one_line_error(o: &Output, needle: &str) {
     assert!(!e.contains("panicked"), "panic: {e}");
     let lines: Vec<&str> = e.lines().filter(|l| l.starts_with("fwprof:")).collect();
     assert_eq!(lines.len(), 1, "expected one fwprof line, got: {e}");
-    assert!(lines[0].contains(needle), "{:?} does not mention {needle:?}", lines[0]);
+    assert!(
+        lines[0].contains(needle),
+        "{:?} does not mention {needle:?}",
+        lines[0]
+    );
 }
 
 fn real_elf() -> PathBuf {
@@ -38,9 +47,34 @@ fn malformed_elves_are_rejected_with_125() {
         ("text.elf", b"hello, I am not an ELF\n".to_vec(), "ELF"),
         ("empty.elf", Vec::new(), "ELF"),
         ("truncated.elf", good[..200].to_vec(), "trunc"),
-        ("bigendian.elf", { let mut b = good.clone(); b[5] = 2; b }, "endian"),
-        ("badclass.elf", { let mut b = good.clone(); b[4] = 7; b }, "class"),
-        ("x86.elf", { let mut b = good.clone(); b[18] = 62; b[19] = 0; b }, "risc"),
+        (
+            "bigendian.elf",
+            {
+                let mut b = good.clone();
+                b[5] = 2;
+                b
+            },
+            "endian",
+        ),
+        (
+            "badclass.elf",
+            {
+                let mut b = good.clone();
+                b[4] = 7;
+                b
+            },
+            "class",
+        ),
+        (
+            "x86.elf",
+            {
+                let mut b = good.clone();
+                b[18] = 62;
+                b[19] = 0;
+                b
+            },
+            "risc",
+        ),
     ];
     for (name, bytes, needle) in cases {
         let p = tmp.path().join(name);
@@ -66,9 +100,19 @@ fn asm_program(dir: &Path, name: &str, body: &str, march: &str) -> Option<PathBu
     let src = dir.join(format!("{name}.S"));
     std::fs::write(&src, format!("    .globl _start\n_start:\n{body}\n")).unwrap();
     let out = dir.join(format!("{name}.elf"));
-    let abi = if march.starts_with("rv64") { "lp64" } else { "ilp32" };
+    let abi = if march.starts_with("rv64") {
+        "lp64"
+    } else {
+        "ilp32"
+    };
     let st = Command::new("riscv64-unknown-elf-gcc")
-        .args(["-nostdlib", "-nostartfiles", "-static", "-Wl,-Ttext=0x80000000", "-g"])
+        .args([
+            "-nostdlib",
+            "-nostartfiles",
+            "-static",
+            "-Wl,-Ttext=0x80000000",
+            "-g",
+        ])
         .arg(format!("-march={march}"))
         .arg(format!("-mabi={abi}"))
         .arg(&src)
@@ -82,19 +126,30 @@ fn asm_program(dir: &Path, name: &str, body: &str, march: &str) -> Option<PathBu
 
 fn partial_reason(dir: &Path) -> String {
     let p = Profile::read(dir.join("fwprof.data")).expect("a partial profile is written");
-    p.check_invariants().expect("invariants hold for partial profiles");
+    p.check_invariants()
+        .expect("invariants hold for partial profiles");
     p.meta.partial.expect("marked partial")
 }
 
 #[test]
 fn illegal_instruction_without_handler() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(_) = asm_program(tmp.path(), "ill", "    li a0, 1\n    li a1, 2\n    .word 0xffffffff\n", "rv64imac") else { return };
+    let Some(_) = asm_program(
+        tmp.path(),
+        "ill",
+        "    li a0, 1\n    li a1, 2\n    .word 0xffffffff\n",
+        "rv64imac",
+    ) else {
+        return;
+    };
     let o = fwprof(tmp.path(), &["record", "--", "ill.elf"]);
     assert_eq!(o.status.code(), Some(128 + 4), "{}", stderr(&o));
     assert_one_line_error(&o, "illegal instruction");
     let e = stderr(&o);
-    assert!(e.contains("0x80000004") || e.contains("0x80000008"), "names the pc: {e}");
+    assert!(
+        e.contains("0x80000004") || e.contains("0x80000008"),
+        "names the pc: {e}"
+    );
     assert!(e.contains("ffffffff"), "names the instruction word: {e}");
     assert!(partial_reason(tmp.path()).contains("illegal instruction"));
     let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
@@ -105,7 +160,14 @@ fn illegal_instruction_without_handler() {
 #[test]
 fn access_outside_guest_memory() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(_) = asm_program(tmp.path(), "oob", "    li a0, 0x10\n    lw a1, 0(a0)\n", "rv32imac") else { return };
+    let Some(_) = asm_program(
+        tmp.path(),
+        "oob",
+        "    li a0, 0x10\n    lw a1, 0(a0)\n",
+        "rv32imac",
+    ) else {
+        return;
+    };
     let o = fwprof(tmp.path(), &["record", "--", "oob.elf"]);
     assert_eq!(o.status.code(), Some(128 + 11), "{}", stderr(&o));
     assert_one_line_error(&o, "load access fault");
@@ -116,9 +178,12 @@ fn access_outside_guest_memory() {
 #[test]
 fn misaligned_atomic() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(_) =
-        asm_program(tmp.path(), "amo", "    li a0, 0x80001001\n    li a1, 1\n    amoadd.w a2, a1, (a0)\n", "rv64imac")
-    else {
+    let Some(_) = asm_program(
+        tmp.path(),
+        "amo",
+        "    li a0, 0x80001001\n    li a1, 1\n    amoadd.w a2, a1, (a0)\n",
+        "rv64imac",
+    ) else {
         return;
     };
     let o = fwprof(tmp.path(), &["record", "--", "amo.elf"]);
@@ -130,8 +195,18 @@ fn misaligned_atomic() {
 #[test]
 fn runaway_guest_stops_at_the_limit() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(_) = asm_program(tmp.path(), "loop", "1:  addi a0, a0, 1\n    j 1b\n", "rv32imac") else { return };
-    let o = fwprof(tmp.path(), &["record", "--max-instructions", "100001", "--", "loop.elf"]);
+    let Some(_) = asm_program(
+        tmp.path(),
+        "loop",
+        "1:  addi a0, a0, 1\n    j 1b\n",
+        "rv32imac",
+    ) else {
+        return;
+    };
+    let o = fwprof(
+        tmp.path(),
+        &["record", "--max-instructions", "100001", "--", "loop.elf"],
+    );
     assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
     assert_one_line_error(&o, "instruction limit");
     assert_eq!(partial_reason(tmp.path()), "instruction limit");
@@ -173,7 +248,10 @@ fn stripped_and_debugless_programs_still_profile() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    for (name, flag) in [("nodebug.elf", "--strip-debug"), ("stripped.elf", "--strip-all")] {
+    for (name, flag) in [
+        ("nodebug.elf", "--strip-debug"),
+        ("stripped.elf", "--strip-all"),
+    ] {
         let st = Command::new("riscv64-unknown-elf-strip")
             .arg(flag)
             .arg(real_elf())
@@ -187,10 +265,17 @@ fn stripped_and_debugless_programs_still_profile() {
         let p = Profile::read(tmp.path().join("p.data")).unwrap();
         p.check_invariants().unwrap();
         assert!(p.totals[0] > 100_000);
-        let named = p.functions.iter().filter(|f| f.self_cost[0] > 0 && !f.name.starts_with("[unknown")).count();
+        let named = p
+            .functions
+            .iter()
+            .filter(|f| f.self_cost[0] > 0 && !f.name.starts_with("[unknown"))
+            .count();
         if flag == "--strip-all" {
             assert_eq!(named, 0, "no symbols: everything is [unknown ...]");
-            assert!(!p.meta.warnings.is_empty(), "a warning says the ELF is stripped");
+            assert!(
+                !p.meta.warnings.is_empty(),
+                "a warning says the ELF is stripped"
+            );
         } else {
             assert!(named > 5);
         }
@@ -214,7 +299,14 @@ fn corrupt_profile_is_a_clear_error() {
 #[test]
 fn ctrl_c_saves_a_partial_profile() {
     let tmp = tempfile::tempdir().unwrap();
-    let Some(_) = asm_program(tmp.path(), "spin", "1:  addi a0, a0, 1\n    j 1b\n", "rv64imac") else { return };
+    let Some(_) = asm_program(
+        tmp.path(),
+        "spin",
+        "1:  addi a0, a0, 1\n    j 1b\n",
+        "rv64imac",
+    ) else {
+        return;
+    };
     let mut child = Command::new(common::fwprof())
         .current_dir(tmp.path())
         .args(["record", "--", "spin.elf"])
@@ -224,12 +316,19 @@ fn ctrl_c_saves_a_partial_profile() {
         .unwrap();
     // Let it run, then interrupt it as a terminal's Ctrl-C would.
     std::thread::sleep(std::time::Duration::from_millis(700));
-    let st = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(st.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
     assert_one_line_error(&out, "interrupted");
     assert_eq!(partial_reason(tmp.path()), "interrupted");
     let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
-    assert!(p.totals[0] > 1000, "what ran before the interrupt is kept: {}", p.totals[0]);
+    assert!(
+        p.totals[0] > 1000,
+        "what ran before the interrupt is kept: {}",
+        p.totals[0]
+    );
 }

@@ -37,24 +37,40 @@ struct QemuRun {
 
 fn qemu_run(case: &Case, cwd: &Path, elf: &Path) -> Result<QemuRun, String> {
     let mut cmd = Command::new("python3");
-    cmd.arg(common::repo().join("scripts/qemu-ref.py")).arg("run").arg("--cwd").arg(cwd);
+    cmd.arg(common::repo().join("scripts/qemu-ref.py"))
+        .arg("run")
+        .arg("--cwd")
+        .arg(cwd);
     if let Some(s) = &case.stdin {
         cmd.arg("--stdin").arg(s);
     }
-    cmd.arg("--timeout").arg("900").arg(elf).arg("--").args(&case.args);
+    cmd.arg("--timeout")
+        .arg("900")
+        .arg(elf)
+        .arg("--")
+        .args(&case.args);
     let out = cmd.output().map_err(|e| format!("qemu-ref.py: {e}"))?;
     if !out.status.success() {
         return Err(format!(
             "qemu-ref.py failed: {}",
-            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
         ));
     }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("qemu-ref.py output: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("qemu-ref.py output: {e}"))?;
     let counts = v["counts"]
         .as_object()
         .ok_or("no counts")?
         .iter()
-        .map(|(k, n)| (u64::from_str_radix(k.trim_start_matches("0x"), 16).unwrap(), n.as_u64().unwrap()))
+        .map(|(k, n)| {
+            (
+                u64::from_str_radix(k.trim_start_matches("0x"), 16).unwrap(),
+                n.as_u64().unwrap(),
+            )
+        })
         .collect();
     Ok(QemuRun {
         exit_code: v["exit_code"].as_i64().unwrap_or(-1),
@@ -66,11 +82,17 @@ fn qemu_run(case: &Case, cwd: &Path, elf: &Path) -> Result<QemuRun, String> {
 
 /// Function symbols by address from `nm` (independent of fwprof-symbols).
 fn nm_functions(elf: &Path) -> BTreeMap<u64, String> {
-    let out = Command::new("riscv64-unknown-elf-nm").arg("-n").arg(elf).output().expect("nm");
+    let out = Command::new("riscv64-unknown-elf-nm")
+        .arg("-n")
+        .arg(elf)
+        .output()
+        .expect("nm");
     let mut m = BTreeMap::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let mut it = line.split_whitespace();
-        let (Some(a), Some(t), Some(name)) = (it.next(), it.next(), it.next()) else { continue };
+        let (Some(a), Some(t), Some(name)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
         if matches!(t, "T" | "t" | "W") && !name.starts_with("$") && !name.starts_with(".L") {
             if let Ok(a) = u64::from_str_radix(a, 16) {
                 m.entry(a).or_insert_with(|| name.to_string());
@@ -81,7 +103,9 @@ fn nm_functions(elf: &Path) -> BTreeMap<u64, String> {
 }
 
 fn name_at(syms: &BTreeMap<u64, String>, addr: u64) -> String {
-    syms.range(..=addr).next_back().map_or("?".into(), |(a, n)| format!("{n}+{:#x}", addr - a))
+    syms.range(..=addr)
+        .next_back()
+        .map_or("?".into(), |(a, n)| format!("{n}+{:#x}", addr - a))
 }
 
 /// Run one case under fwprof and QEMU and compare. Returns a failure description.
@@ -107,7 +131,11 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
         .arg("--")
         // QEMU gets the absolute path as argv[0] (Linux) and the base name
         // as the semihosting command line (bare metal): give fwprof the same.
-        .arg(if linux { elf.display().to_string() } else { name.clone() })
+        .arg(if linux {
+            elf.display().to_string()
+        } else {
+            name.clone()
+        })
         .args(&case.args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -119,18 +147,32 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr_all = String::from_utf8_lossy(&out.stderr).to_string();
     // fwprof's own diagnostics (e.g. an unsupported syscall) are not the guest's output.
-    let stderr: String =
-        stderr_all.lines().filter(|l| !l.starts_with("fwprof: ")).map(|l| format!("{l}\n")).collect();
+    let stderr: String = stderr_all
+        .lines()
+        .filter(|l| !l.starts_with("fwprof: "))
+        .map(|l| format!("{l}\n"))
+        .collect();
     let mut errs = Vec::new();
     let code = i64::from(out.status.code().unwrap_or(-1));
     if code != q.exit_code {
-        errs.push(format!("exit code: fwprof {code}, qemu {} (fwprof stderr: {stderr_all:?})", q.exit_code));
+        errs.push(format!(
+            "exit code: fwprof {code}, qemu {} (fwprof stderr: {stderr_all:?})",
+            q.exit_code
+        ));
     }
     if stdout != q.stdout {
-        errs.push(format!("stdout differs:\n--- qemu\n{}\n--- fwprof\n{}", tail(&q.stdout), tail(&stdout)));
+        errs.push(format!(
+            "stdout differs:\n--- qemu\n{}\n--- fwprof\n{}",
+            tail(&q.stdout),
+            tail(&stdout)
+        ));
     }
     if stderr.trim_end() != q.stderr.trim_end() {
-        errs.push(format!("stderr differs: qemu {:?} fwprof {:?}", tail(&q.stderr), tail(&stderr)));
+        errs.push(format!(
+            "stderr differs: qemu {:?} fwprof {:?}",
+            tail(&q.stderr),
+            tail(&stderr)
+        ));
     }
     let p = Profile::read(&profile).map_err(|e| format!("reading the profile: {e}"))?;
     if let Err(e) = p.check_invariants() {
@@ -180,10 +222,17 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
             if f.self_cost[0] == 0 || !syms.contains_key(&f.start) {
                 continue;
             }
-            let end = syms.range(f.start + 1..).next().map_or(u64::MAX, |(a, _)| *a).min(f.end.max(f.start + 1));
+            let end = syms
+                .range(f.start + 1..)
+                .next()
+                .map_or(u64::MAX, |(a, _)| *a)
+                .min(f.end.max(f.start + 1));
             let q_self: u64 = q.counts.range(f.start..end).map(|(_, n)| n).sum();
             if end == f.end && q_self != f.self_cost[0] {
-                errs.push(format!("{}: self {} but qemu counts {q_self} in its range", f.name, f.self_cost[0]));
+                errs.push(format!(
+                    "{}: self {} but qemu counts {q_self} in its range",
+                    f.name, f.self_cost[0]
+                ));
             }
         }
     }
@@ -200,14 +249,16 @@ fn tail(s: &str) -> String {
 }
 
 fn q_is_linux(elf: &Path) -> bool {
-    elf.file_name().is_some_and(|n| n.to_string_lossy().contains("linux"))
+    elf.file_name()
+        .is_some_and(|n| n.to_string_lossy().contains("linux"))
 }
 
 /// Cases: every corpus ELF, with arguments and stdin from the manifest.
 fn cases() -> Vec<Case> {
     let manifest = common::repo().join("tests/corpus/manifest.txt");
     let text = std::fs::read_to_string(&manifest).unwrap_or_default();
-    let mut special: BTreeMap<String, (Vec<String>, Option<PathBuf>, Option<String>)> = BTreeMap::new();
+    let mut special: BTreeMap<String, (Vec<String>, Option<PathBuf>, Option<String>)> =
+        BTreeMap::new();
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -215,8 +266,14 @@ fn cases() -> Vec<Case> {
         }
         // name | args | stdin | skip-reason  (fields after the name optional)
         let f: Vec<&str> = line.split('|').map(str::trim).collect();
-        let args = f.get(1).map(|a| a.split_whitespace().map(String::from).collect()).unwrap_or_default();
-        let stdin = f.get(2).filter(|s| !s.is_empty() && **s != "-").map(|s| common::repo().join(s));
+        let args = f
+            .get(1)
+            .map(|a| a.split_whitespace().map(String::from).collect())
+            .unwrap_or_default();
+        let stdin = f
+            .get(2)
+            .filter(|s| !s.is_empty() && **s != "-")
+            .map(|s| common::repo().join(s));
         let skip = f.get(3).filter(|s| !s.is_empty()).map(|s| s.to_string());
         special.insert(f[0].to_string(), (args, stdin, skip));
     }
@@ -225,26 +282,49 @@ fn cases() -> Vec<Case> {
         .map(|elf| {
             let file = elf.file_name().unwrap().to_string_lossy().to_string();
             let prog = file.split('.').next().unwrap_or("").to_string();
-            let (args, stdin, skip_reason) =
-                special.get(&file).or_else(|| special.get(&prog)).cloned().unwrap_or_default();
-            Case { elf, args, stdin, skip_reason }
+            let (args, stdin, skip_reason) = special
+                .get(&file)
+                .or_else(|| special.get(&prog))
+                .cloned()
+                .unwrap_or_default();
+            Case {
+                elf,
+                args,
+                stdin,
+                skip_reason,
+            }
         })
         .collect()
 }
 
 #[test]
 fn corpus_matches_qemu() {
-    if !common::require(&["qemu-riscv64", "qemu-system-riscv32", "qemu-system-riscv64", "python3", "riscv64-unknown-elf-nm"]) {
+    if !common::require(&[
+        "qemu-riscv64",
+        "qemu-system-riscv32",
+        "qemu-system-riscv64",
+        "python3",
+        "riscv64-unknown-elf-nm",
+    ]) {
         return;
     }
     let filter = std::env::var("FWPROF_DIFF_FILTER").unwrap_or_default();
-    let cases: Vec<Case> = cases().into_iter().filter(|c| c.elf.to_string_lossy().contains(&filter)).collect();
-    assert!(!filter.is_empty() || cases.len() >= 100, "the corpus should hold at least 100 ELFs, found {}", cases.len());
+    let cases: Vec<Case> = cases()
+        .into_iter()
+        .filter(|c| c.elf.to_string_lossy().contains(&filter))
+        .collect();
+    assert!(
+        !filter.is_empty() || cases.len() >= 100,
+        "the corpus should hold at least 100 ELFs, found {}",
+        cases.len()
+    );
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
     let passed = AtomicUsize::new(0);
     let ops = Mutex::new(BTreeSet::new());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| loop {
@@ -266,7 +346,10 @@ fn corpus_matches_qemu() {
                     Ok(()) => {
                         passed.fetch_add(1, Ordering::SeqCst);
                     }
-                    Err(e) => failures.lock().unwrap().push(format!("{}:\n  {e}", case.elf.display())),
+                    Err(e) => failures
+                        .lock()
+                        .unwrap()
+                        .push(format!("{}:\n  {e}", case.elf.display())),
                 }
             });
         }
@@ -275,18 +358,42 @@ fn corpus_matches_qemu() {
     // Coverage: every RV32GC and RV64GC mnemonic executed at least once by the corpus.
     let ops = ops.into_inner().unwrap();
     let mut missing = Vec::new();
-    for (rv64, all) in [(false, fwprof_isa::rv32_ops()), (true, fwprof_isa::rv64_ops())] {
+    for (rv64, all) in [
+        (false, fwprof_isa::rv32_ops()),
+        (true, fwprof_isa::rv64_ops()),
+    ] {
         let seen = all.iter().filter(|o| ops.contains(&(rv64, **o))).count();
-        eprintln!("coverage: {} executed {seen} of {} mnemonics", if rv64 { "RV64GC" } else { "RV32GC" }, all.len());
+        eprintln!(
+            "coverage: {} executed {seen} of {} mnemonics",
+            if rv64 { "RV64GC" } else { "RV32GC" },
+            all.len()
+        );
         for o in all.iter().copied() {
             if o != Op::Illegal && !ops.contains(&(rv64, o)) {
-                missing.push(format!("{}:{}", if rv64 { "rv64" } else { "rv32" }, o.mnemonic()));
+                missing.push(format!(
+                    "{}:{}",
+                    if rv64 { "rv64" } else { "rv32" },
+                    o.mnemonic()
+                ));
             }
         }
     }
     if filter.is_empty() {
-        assert!(missing.is_empty(), "mnemonics the corpus never executed: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "mnemonics the corpus never executed: {missing:?}"
+        );
     }
-    eprintln!("differential: {} passed, {} failed", passed.load(Ordering::SeqCst), failures.len());
-    assert!(failures.is_empty(), "{} of {} programs differ from QEMU:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    eprintln!(
+        "differential: {} passed, {} failed",
+        passed.load(Ordering::SeqCst),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs differ from QEMU:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }

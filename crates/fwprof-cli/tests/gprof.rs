@@ -49,11 +49,21 @@ fn parse_gprof(text: &str) -> (Arcs, BTreeMap<String, u64>) {
         let toks: Vec<&str> = t.split_whitespace().collect();
         if t.starts_with('[') {
             // Primary line: [idx] %time self children called name [idx]
-            let name_start = toks.iter().position(|x| x.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '.')).unwrap_or(toks.len());
+            let name_start = toks
+                .iter()
+                .position(|x| {
+                    x.chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '.')
+                })
+                .unwrap_or(toks.len());
             let name = clean_name(&toks[name_start..].join(" "));
             let called = toks[..name_start].last().copied().unwrap_or("0");
             // `n+r`: n external calls plus r recursive ones.
-            let total: u64 = called.split('+').filter_map(|x| x.parse::<u64>().ok()).sum();
+            let total: u64 = called
+                .split('+')
+                .filter_map(|x| x.parse::<u64>().ok())
+                .sum();
             let total = if called.contains('.') { 0 } else { total };
             totals.insert(name.clone(), total);
             for (c, n) in callers.drain(..) {
@@ -65,10 +75,23 @@ fn parse_gprof(text: &str) -> (Arcs, BTreeMap<String, u64>) {
             continue;
         } else {
             // Caller line: [self children] called name [idx]
-            let name_start = toks.iter().position(|x| x.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '.')).unwrap_or(toks.len());
+            let name_start = toks
+                .iter()
+                .position(|x| {
+                    x.chars()
+                        .next()
+                        .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '.')
+                })
+                .unwrap_or(toks.len());
             let name = clean_name(&toks[name_start..].join(" "));
-            let Some(called) = toks[..name_start].last() else { continue };
-            let n: u64 = called.split('/').next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            let Some(called) = toks[..name_start].last() else {
+                continue;
+            };
+            let n: u64 = called
+                .split('/')
+                .next()
+                .and_then(|x| x.parse().ok())
+                .unwrap_or(0);
             callers.push((name, n));
         }
     }
@@ -95,20 +118,41 @@ fn compare(name: &str) -> Result<(), String> {
     }
     let gmon = tmp.path().join("gmon.out");
     assert!(gmon.exists(), "{name}: no gmon.out");
-    let out = Command::new("riscv64-linux-gnu-gprof").args(["-b", "-q"]).arg(&elf).arg(&gmon).output().unwrap();
-    assert!(out.status.success(), "gprof failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("riscv64-linux-gnu-gprof")
+        .args(["-b", "-q"])
+        .arg(&elf)
+        .arg(&gmon)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "gprof failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let (g_arcs, g_totals) = parse_gprof(&String::from_utf8_lossy(&out.stdout));
     assert!(!g_arcs.is_empty(), "{name}: gprof reported no arcs");
     std::fs::remove_file(&gmon).unwrap();
 
     let o = Command::new(common::fwprof())
         .current_dir(tmp.path())
-        .args(["record", "-o", "p.data", "--clear-env", "-E", "PATH=/usr/bin:/bin", "--"])
+        .args([
+            "record",
+            "-o",
+            "p.data",
+            "--clear-env",
+            "-E",
+            "PATH=/usr/bin:/bin",
+            "--",
+        ])
         .arg(&elf)
         .stdout(Stdio::null())
         .output()
         .unwrap();
-    assert!(o.status.success(), "{name}: fwprof failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{name}: fwprof failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let p = Profile::read(tmp.path().join("p.data")).unwrap();
     // gprof (binutils core.c, core_sym_class) ignores symbols such as GCC's
     // `foo.part.0` / `foo.constprop.0` clones and charges their code to the
@@ -123,7 +167,11 @@ fn compare(name: &str) -> Result<(), String> {
         if !ignored {
             last_kept = n.clone();
         }
-        gprof_name[i] = if ignored { last_kept.clone() } else { n.clone() };
+        gprof_name[i] = if ignored {
+            last_kept.clone()
+        } else {
+            n.clone()
+        };
     }
     let fname = |id: fwprof_profile::FunctionId| gprof_name[id.index()].clone();
     let mut f_arcs = Arcs::new();
@@ -138,13 +186,21 @@ fn compare(name: &str) -> Result<(), String> {
     let mut errs = Vec::new();
     let mut compared = 0;
     for ((caller, callee), n) in &g_arcs {
-        if caller.starts_with('<') || tail_callees.contains(callee) || caller == callee && tail_callees.contains(caller) {
+        if caller.starts_with('<')
+            || tail_callees.contains(callee)
+            || caller == callee && tail_callees.contains(caller)
+        {
             continue;
         }
         compared += 1;
-        let ours = f_arcs.get(&(caller.clone(), callee.clone())).copied().unwrap_or(0);
+        let ours = f_arcs
+            .get(&(caller.clone(), callee.clone()))
+            .copied()
+            .unwrap_or(0);
         if ours != *n {
-            errs.push(format!("arc {caller} -> {callee}: gprof {n}, fwprof {ours}"));
+            errs.push(format!(
+                "arc {caller} -> {callee}: gprof {n}, fwprof {ours}"
+            ));
         }
     }
     // Calls per gprof name: clones gprof folds into a kept symbol add up.
@@ -154,14 +210,21 @@ fn compare(name: &str) -> Result<(), String> {
     }
     for (callee, n) in &g_totals {
         let Some(ours) = f_calls.get(callee) else {
-            errs.push(format!("{callee}: in gprof's call graph, not in fwprof's functions"));
+            errs.push(format!(
+                "{callee}: in gprof's call graph, not in fwprof's functions"
+            ));
             continue;
         };
         if *n != 0 && *ours != *n {
-            errs.push(format!("{callee}: called {n} times per gprof, {ours} per fwprof"));
+            errs.push(format!(
+                "{callee}: called {n} times per gprof, {ours} per fwprof"
+            ));
         }
     }
-    eprintln!("{name}: {compared} arcs and {} functions compared with gprof", g_totals.len());
+    eprintln!(
+        "{name}: {compared} arcs and {} functions compared with gprof",
+        g_totals.len()
+    );
     if errs.is_empty() {
         Ok(())
     } else {
@@ -179,7 +242,10 @@ fn call_graph_matches_gprof() {
         .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
         .filter(|n| n.contains("-pg."))
         .collect();
-    assert!(pg.len() >= 3, "expected -pg builds in the corpus, found {pg:?}");
+    assert!(
+        pg.len() >= 3,
+        "expected -pg builds in the corpus, found {pg:?}"
+    );
     let errs: Vec<String> = pg.iter().filter_map(|n| compare(n).err()).collect();
     assert!(errs.is_empty(), "{}", errs.join("\n"));
     let _ = Path::new("");

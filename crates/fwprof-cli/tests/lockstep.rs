@@ -40,12 +40,19 @@ fn lockstep(name: &str) {
     let cfg = RunConfig {
         // As qemu-ref.py runs it: argv[0] is the absolute path (Linux), the
         // semihosting command line starts with the base name (bare metal).
-        program: if name.contains("linux") { elf.clone() } else { Path::new(name).to_path_buf() },
+        program: if name.contains("linux") {
+            elf.clone()
+        } else {
+            Path::new(name).to_path_buf()
+        },
         args: vec![],
         env: vec!["PATH=/usr/bin:/bin".into(), "LANG=C.UTF-8".into()],
         target: None,
         ram: (0x8000_0000, 128 << 20),
-        sandbox: Sandbox { read: vec![tmp.path().canonicalize().unwrap()], write: vec![] },
+        sandbox: Sandbox {
+            read: vec![tmp.path().canonicalize().unwrap()],
+            write: vec![],
+        },
     };
     let mut mem = Memory::new();
     let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).expect("load");
@@ -58,19 +65,36 @@ fn lockstep(name: &str) {
     let never = AtomicBool::new(false);
     let mask = if prog.rv64 { u64::MAX } else { 0xffff_ffff };
     let mut compared = 0u64;
-    let random = sim.environment().and_then(|e| e.stack_layout()).map(|l| l.random);
+    let random = sim
+        .environment()
+        .and_then(|e| e.stack_layout())
+        .map(|l| l.random);
     for line in reader.lines() {
         let line = line.unwrap();
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-        let Some(i) = v.get("i").and_then(|i| i.as_u64()) else { break };
+        let Some(i) = v.get("i").and_then(|i| i.as_u64()) else {
+            break;
+        };
         let pc_before = sim.hart().pc;
-        assert_eq!(pc_before & mask, v["pc"].as_u64().unwrap(), "{name}: instruction {i}: pc differs");
+        assert_eq!(
+            pc_before & mask,
+            v["pc"].as_u64().unwrap(),
+            "{name}: instruction {i}: pc differs"
+        );
         let a7 = sim.hart().x(17);
         let mut word = [0u8; 4];
-        let is_ecall = sim.memory().peek(pc_before, &mut word).is_some() && u32::from_le_bytes(word) == 0x0000_0073;
+        let is_ecall = sim.memory().peek(pc_before, &mut word).is_some()
+            && u32::from_le_bytes(word) == 0x0000_0073;
         // Loads from the 16 AT_RANDOM bytes: QEMU fills them randomly on every
         // run; give fwprof's copy the byte QEMU's load returned.
-        let inst = fwprof_isa::decode(u32::from_le_bytes(word), if prog.rv64 { fwprof_isa::Xlen::Rv64 } else { fwprof_isa::Xlen::Rv32 });
+        let inst = fwprof_isa::decode(
+            u32::from_le_bytes(word),
+            if prog.rv64 {
+                fwprof_isa::Xlen::Rv64
+            } else {
+                fwprof_isa::Xlen::Rv32
+            },
+        );
         let random_load = match (inst.op, random) {
             (fwprof_isa::Op::Lbu | fwprof_isa::Op::Lb, Some(r)) => {
                 let addr = sim.hart().x(inst.rs1).wrapping_add(inst.imm as i64 as u64);
@@ -85,14 +109,25 @@ fn lockstep(name: &str) {
         let stop = sim.run(sim.executed() + 1, &never).expect("run");
         // Process ids differ between the QEMU process and fwprof's: after
         // set_tid_address/getpid/getppid/gettid, take QEMU's value and go on.
-        if is_ecall && prog.target == fwprof_os::Target::Linux && matches!(a7, 96 | 172 | 173 | 178) {
+        if is_ecall && prog.target == fwprof_os::Target::Linux && matches!(a7, 96 | 172 | 173 | 178)
+        {
             let q = v["x"][10].as_u64().unwrap();
             sim.hart_mut().set_x(10, q);
         }
         let finished = !matches!(stop, StopReason::InstructionLimit);
         let h = sim.hart();
-        let x: Vec<u64> = v["x"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
-        let f: Vec<u64> = v["f"].as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect();
+        let x: Vec<u64> = v["x"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_u64().unwrap())
+            .collect();
+        let f: Vec<u64> = v["f"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_u64().unwrap())
+            .collect();
         for r in 0..32 {
             assert_eq!(
                 h.xs()[r] & mask,
@@ -102,13 +137,19 @@ fn lockstep(name: &str) {
                 x[r]
             );
             assert_eq!(
-                h.fs_raw()[r], f[r],
+                h.fs_raw()[r],
+                f[r],
                 "{name}: after instruction {i} at {pc_before:#x}: f{r} fwprof {:#x} qemu {:#x}",
-                h.fs_raw()[r], f[r]
+                h.fs_raw()[r],
+                f[r]
             );
         }
         if !finished {
-            assert_eq!(h.pc & mask, v["next_pc"].as_u64().unwrap(), "{name}: after instruction {i}: next pc differs");
+            assert_eq!(
+                h.pc & mask,
+                v["next_pc"].as_u64().unwrap(),
+                "{name}: after instruction {i}: next pc differs"
+            );
         }
         compared += 1;
         // qemu-ref.py lets QEMU run to the end after the last record: stop reading here.
@@ -118,7 +159,10 @@ fn lockstep(name: &str) {
     }
     let _ = child.kill();
     let _ = child.wait();
-    assert!(compared > 1000, "{name}: only {compared} instructions compared");
+    assert!(
+        compared > 1000,
+        "{name}: only {compared} instructions compared"
+    );
     eprintln!("{name}: {compared} instructions in lock-step");
 }
 

@@ -99,7 +99,14 @@ impl CallStack {
             return id;
         }
         let id = self.arcs.len() as u32;
-        self.arcs.push(ArcStats { caller, callee, call_site: site, tail, calls: 0, inclusive: 0 });
+        self.arcs.push(ArcStats {
+            caller,
+            callee,
+            call_site: site,
+            tail,
+            calls: 0,
+            inclusive: 0,
+        });
         self.active_arc.push(0);
         self.arc_index.insert(key, id);
         id
@@ -123,7 +130,16 @@ impl CallStack {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push(&mut self, caller: Option<u32>, callee: u32, site: u64, ret: u64, sp: u64, now: u64, tail: bool) {
+    fn push(
+        &mut self,
+        caller: Option<u32>,
+        callee: u32,
+        site: u64,
+        ret: u64,
+        sp: u64,
+        now: u64,
+        tail: bool,
+    ) {
         self.ensure_fn(callee);
         let arc = self.arc_id(caller, callee, site, tail);
         self.funcs[callee as usize].calls += 1;
@@ -132,7 +148,16 @@ impl CallStack {
         let outer_arc = self.active_arc[arc as usize] == 0;
         self.active_fn[callee as usize] += 1;
         self.active_arc[arc as usize] += 1;
-        self.frames.push(Frame { func: callee, arc, ret, sp, start: now, tail, outer_fn, outer_arc });
+        self.frames.push(Frame {
+            func: callee,
+            arc,
+            ret,
+            sp,
+            start: now,
+            tail,
+            outer_fn,
+            outer_arc,
+        });
     }
 
     fn pop_one(&mut self, now: u64) -> Option<Frame> {
@@ -172,7 +197,9 @@ impl CallStack {
         let n = self.frames.len();
         let lowest = n.saturating_sub(RETURN_SEARCH_DEPTH);
         // Never pop the root activation: it ends only when the run does.
-        let found = (lowest.max(1)..n).rev().find(|&i| self.frames[i].ret == target);
+        let found = (lowest.max(1)..n)
+            .rev()
+            .find(|&i| self.frames[i].ret == target);
         match found {
             Some(mut i) => {
                 while i > 1 && self.frames[i].tail && self.frames[i - 1].ret == target {
@@ -224,10 +251,32 @@ mod tests {
         // f executes 3 instructions, the 3rd a ret.
         cs.ret(0x14, 1000, 8);
         let (f, a) = cs.finish(10);
-        assert_eq!(f[0], FunctionStats { calls: 1, inclusive: 10 });
-        assert_eq!(f[1], FunctionStats { calls: 1, inclusive: 3 });
+        assert_eq!(
+            f[0],
+            FunctionStats {
+                calls: 1,
+                inclusive: 10
+            }
+        );
+        assert_eq!(
+            f[1],
+            FunctionStats {
+                calls: 1,
+                inclusive: 3
+            }
+        );
         assert_eq!(a.len(), 2);
-        assert_eq!(a[1], ArcStats { caller: Some(0), callee: 1, call_site: 0x10, tail: false, calls: 1, inclusive: 3 });
+        assert_eq!(
+            a[1],
+            ArcStats {
+                caller: Some(0),
+                callee: 1,
+                call_site: 0x10,
+                tail: false,
+                calls: 1,
+                inclusive: 3
+            }
+        );
     }
 
     #[test]
@@ -260,7 +309,10 @@ mod tests {
         assert_eq!(f[1].inclusive, 7);
         assert_eq!(f[2].inclusive, 5);
         let t = a.iter().find(|x| x.tail).unwrap();
-        assert_eq!((t.caller, t.callee, t.call_site, t.calls), (Some(1), 2, 0x30, 1));
+        assert_eq!(
+            (t.caller, t.callee, t.call_site, t.calls),
+            (Some(1), 2, 0x30, 1)
+        );
     }
 
     #[test]
@@ -270,7 +322,7 @@ mod tests {
         cs.call(0, 1, 0x10, 0x14, 1000, 1); // main→f (f's frame below 1000)
         cs.call(1, 2, 0x20, 0x24, 960, 2); // f→g
         cs.call(2, 2, 0x40, 0x44, 900, 3); // g→g
-        // longjmp: `ret` to a target nobody expects, sp back to f's level 960.
+                                           // longjmp: `ret` to a target nobody expects, sp back to f's level 960.
         cs.ret(0x28, 960, 6);
         assert_eq!(cs.current(), Some(1));
         let (f, _) = cs.finish(8);
@@ -295,7 +347,14 @@ mod tests {
         cs.enter_root(0, u64::MAX, 0);
         let n = 1_000_000u64;
         for i in 0..n {
-            cs.call(if i == 0 { 0 } else { 1 }, 1, 0x20, 0x24, u64::MAX - 16 * (i + 1), i + 1);
+            cs.call(
+                if i == 0 { 0 } else { 1 },
+                1,
+                0x20,
+                0x24,
+                u64::MAX - 16 * (i + 1),
+                i + 1,
+            );
         }
         for i in 0..n {
             cs.ret(0x24, u64::MAX - 16 * (n - i), n + i + 1);

@@ -215,7 +215,9 @@ impl ExactCollector {
         for (&(b, executed_in_block), &times) in &self.cuts {
             let meta = self.blocks[b as usize];
             let first = meta.first as usize;
-            for &(addr, _, _) in &self.insts[first + executed_in_block as usize..first + meta.len as usize] {
+            for &(addr, _, _) in
+                &self.insts[first + executed_in_block as usize..first + meta.len as usize]
+            {
                 if let Some(e) = per_addr.get_mut(&addr) {
                     e.2 -= times;
                 }
@@ -224,7 +226,13 @@ impl ExactCollector {
         let mut sites: Vec<InstSite> = per_addr
             .into_iter()
             .filter(|(_, v)| v.2 > 0)
-            .map(|(addr, (raw, len, count))| InstSite { addr, raw, len, count, function: 0 })
+            .map(|(addr, (raw, len, count))| InstSite {
+                addr,
+                raw,
+                len,
+                count,
+                function: 0,
+            })
             .collect();
         sites.sort_by_key(|s| s.addr);
         for s in &mut sites {
@@ -234,10 +242,20 @@ impl ExactCollector {
         let mut stack = self.stack;
         stack.reserve_functions(self.map.len());
         let (functions, arcs) = stack.finish(executed);
-        let mut traps: Vec<TrapStats> =
-            self.traps.into_iter().map(|((pc, cause), count)| TrapStats { cause, pc, count }).collect();
+        let mut traps: Vec<TrapStats> = self
+            .traps
+            .into_iter()
+            .map(|((pc, cause), count)| TrapStats { cause, pc, count })
+            .collect();
         traps.sort_by_key(|t| (t.pc, t.cause));
-        ExactData { sites, functions, arcs, traps, total, map: self.map }
+        ExactData {
+            sites,
+            functions,
+            arcs,
+            traps,
+            total,
+            map: self.map,
+        }
     }
 }
 
@@ -247,7 +265,15 @@ impl Hooks for ExactCollector {
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;
         if self.blocks.len() <= idx {
-            self.blocks.resize(idx + 1, BlockMeta { first: 0, len: 0, func: 0, crossing: 0 });
+            self.blocks.resize(
+                idx + 1,
+                BlockMeta {
+                    first: 0,
+                    len: 0,
+                    func: 0,
+                    crossing: 0,
+                },
+            );
             self.block_counts.resize(idx + 1, 0);
         }
         let func = pcs.first().map_or(0, |&pc| self.map.lookup_or_add(pc));
@@ -255,9 +281,14 @@ impl Hooks for ExactCollector {
             .iter()
             .position(|&pc| self.map.lookup_or_add(pc) != func)
             .map_or(0, |i| i as u32);
-        self.blocks[idx] =
-            BlockMeta { first: self.insts.len() as u32, len: insts.len() as u32, func, crossing };
-        self.insts.extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
+        self.blocks[idx] = BlockMeta {
+            first: self.insts.len() as u32,
+            len: insts.len() as u32,
+            func,
+            crossing,
+        };
+        self.insts
+            .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
         if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
             if matches!(last.op, Op::Jal | Op::Jalr) && last.rd != 0 {
                 self.call_lens.insert(pc, last.len);

@@ -95,7 +95,17 @@ pub struct Inst {
 impl Inst {
     /// An illegal instruction of the given length and raw bits.
     pub const fn illegal(raw: u32, len: u8) -> Inst {
-        Inst { op: Op::Illegal, rd: 0, rs1: 0, rs2: 0, rs3: 0, rm: 0, len, imm: 0, raw }
+        Inst {
+            op: Op::Illegal,
+            rd: 0,
+            rs1: 0,
+            rs2: 0,
+            rs3: 0,
+            rm: 0,
+            len,
+            imm: 0,
+            raw,
+        }
     }
 }
 

@@ -162,7 +162,11 @@ fn differential(xlen: Xlen, march: &str, seed: u64) {
             if ours == *theirs {
                 tally.both_illegal += 1;
             } else {
-                fail(theirs, &ours, format!("{raw:#x}: objdump `{theirs}`, ours `{ours}`"));
+                fail(
+                    theirs,
+                    &ours,
+                    format!("{raw:#x}: objdump `{theirs}`, ours `{ours}`"),
+                );
             }
         } else if let Some(why) = legal_but_objdump_rejects(raw, len, xlen) {
             *tally.legal_exceptions.entry(why).or_default() += 1;

@@ -7,7 +7,10 @@ use std::process::Command;
 
 /// The repository root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repo root")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("repo root")
 }
 
 /// The built `fwprof` binary.
@@ -17,7 +20,10 @@ pub fn fwprof() -> PathBuf {
 
 /// True if `tool --version` runs.
 pub fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Skip (return false) when a required external tool is missing, unless
@@ -38,10 +44,16 @@ pub fn require(tools: &[&str]) -> bool {
 pub fn corpus_elf(name: &str) -> PathBuf {
     let p = repo().join("tests/corpus/build").join(name);
     if !p.exists() {
-        let st = Command::new(repo().join("tests/corpus/build.sh")).status().expect("run build.sh");
+        let st = Command::new(repo().join("tests/corpus/build.sh"))
+            .status()
+            .expect("run build.sh");
         assert!(st.success(), "tests/corpus/build.sh failed");
     }
-    assert!(p.exists(), "{} missing after building the corpus", p.display());
+    assert!(
+        p.exists(),
+        "{} missing after building the corpus",
+        p.display()
+    );
     p
 }
 
@@ -49,7 +61,9 @@ pub fn corpus_elf(name: &str) -> PathBuf {
 pub fn corpus_elfs() -> Vec<PathBuf> {
     let dir = repo().join("tests/corpus/build");
     if !dir.exists() || std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none()) {
-        let st = Command::new(repo().join("tests/corpus/build.sh")).status().expect("run build.sh");
+        let st = Command::new(repo().join("tests/corpus/build.sh"))
+            .status()
+            .expect("run build.sh");
         assert!(st.success(), "tests/corpus/build.sh failed");
     }
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)

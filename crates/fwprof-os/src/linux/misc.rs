@@ -2,8 +2,8 @@
 //! `linux-user/syscall.c` and `signal.c` behaviour for a single thread).
 
 use super::structs::{timespec_bytes, utsname_bytes};
-use super::{err, Args, Sys};
 use super::syscalls as nr;
+use super::{err, Args, Sys};
 use crate::guest::{read_u32, read_u64, read_word, word_size, write_word};
 use crate::{Environment, GuestMemory};
 
@@ -368,7 +368,9 @@ pub(crate) fn sys_sysinfo(a: Args, mem: &mut dyn GuestMemory) -> Sys {
     }
     let n = word_size(a.rv64) as usize;
     let mut b = vec![0u8; if a.rv64 { 112 } else { 64 }];
-    let mut put = |off: usize, v: u64, size: usize| b[off..off + size].copy_from_slice(&v.to_le_bytes()[..size]);
+    let mut put = |off: usize, v: u64, size: usize| {
+        b[off..off + size].copy_from_slice(&v.to_le_bytes()[..size])
+    };
     let longs = [
         si.uptime as u64,
         si.loads[0],
@@ -406,7 +408,11 @@ impl Environment {
             return err(libc::EINVAL);
         }
         let n = word_size(a.rv64);
-        let (new, old) = if number == nr::SETITIMER { (a.u(1), a.u(2)) } else { (0, a.u(1)) };
+        let (new, old) = if number == nr::SETITIMER {
+            (a.u(1), a.u(2))
+        } else {
+            (0, a.u(1))
+        };
         let mut fresh = None;
         if new != 0 {
             let mut v = [0u64; 4];
