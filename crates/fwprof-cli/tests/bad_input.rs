@@ -307,7 +307,7 @@ fn ctrl_c_saves_a_partial_profile() {
     ) else {
         return;
     };
-    let mut child = Command::new(common::fwprof())
+    let child = Command::new(common::fwprof())
         .current_dir(tmp.path())
         .args(["record", "--", "spin.elf"])
         .stdin(Stdio::null())

@@ -23,7 +23,7 @@ struct Case {
     elf: PathBuf,
     args: Vec<String>,
     stdin: Option<PathBuf>,
-    /// Executed instructions (filled by the run), used to skip huge traces.
+    /// Why the manifest says not to run it, if it does.
     skip_reason: Option<String>,
 }
 

@@ -135,13 +135,12 @@ impl ExactCollector {
     /// after a trap). As Callgrind does, this becomes a jump-call: a new
     /// activation, flagged `tail`, that ends with the current one's return.
     #[cold]
-    fn jump_in(&mut self, func: u32, addr: u64, site: u64, now: u64) {
+    fn jump_in(&mut self, func: u32, site: u64, now: u64) {
         self.start();
         if self.cur_fn == func {
             return;
         }
         let caller = self.cur_fn;
-        let _ = addr;
         self.stack.tail_call(caller, func, site, self.last_sp, now);
         self.cur_fn = func;
     }
@@ -159,9 +158,8 @@ impl ExactCollector {
         let meta = self.blocks[id as usize];
         if meta.func != self.cur_fn {
             let site = self.last_pc(self.prev_block);
-            let addr = self.insts[meta.first as usize].0;
             // `now` already counts this block: the activation starts at its first instruction.
-            self.jump_in(meta.func, addr, site, self.now - u64::from(meta.len));
+            self.jump_in(meta.func, site, self.now - u64::from(meta.len));
         }
         if meta.crossing != 0 {
             // Every point where the block runs from one function into the next.
@@ -173,7 +171,7 @@ impl ExactCollector {
                 if f != func {
                     func = f;
                     let start = self.now - u64::from(meta.len) + k as u64;
-                    self.jump_in(f, addr, site, start);
+                    self.jump_in(f, site, start);
                 }
             }
         }
