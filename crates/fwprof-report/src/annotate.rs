@@ -277,7 +277,19 @@ fn write_function(
         }
         for r in &rows[k..end] {
             write_counts(w, r.count, total)?;
-            let text = disasm(&decode(r.raw, xlen), r.addr, xlen, Style::Pseudo);
+            let inst = decode(r.raw, xlen);
+            let mut text = disasm(&inst, r.addr, xlen, Style::Pseudo);
+            // Name the target of direct jumps and branches, as objdump does.
+            if let Some(target) = direct_target(&inst, r.addr) {
+                if let Some(f) = profile.function_at(target) {
+                    let f = &profile.functions[f.index()];
+                    if target == f.start {
+                        text.push_str(&format!(" <{}>", f.name));
+                    } else {
+                        text.push_str(&format!(" <{}+{:#x}>", f.name, target - f.start));
+                    }
+                }
+            }
             let raw = if r.len == 2 {
                 format!("{:04x}    ", r.raw & 0xffff)
             } else {
@@ -288,6 +300,17 @@ fn write_function(
         k = end;
     }
     Ok(())
+}
+
+/// Target address of a `jal` or conditional branch at `pc` (PC-relative immediate).
+fn direct_target(inst: &fwprof_isa::Inst, pc: u64) -> Option<u64> {
+    use fwprof_isa::Op;
+    match inst.op {
+        Op::Jal | Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu => {
+            Some(pc.wrapping_add(inst.imm as i64 as u64))
+        }
+        _ => None,
+    }
 }
 
 fn write_counts(w: &mut impl Write, count: u64, total: u64) -> io::Result<()> {
