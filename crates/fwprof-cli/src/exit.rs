@@ -48,25 +48,10 @@ pub fn status_for(stop: &StopReason) -> u8 {
     }
 }
 
-/// Name of an exception cause (Privileged ISA 20211203, Table 3.6).
+/// Name of a synchronous exception cause (Privileged ISA 20211203, Table 3.6).
 pub fn cause_name(cause: u64) -> &'static str {
-    match cause {
-        0 => "instruction address misaligned",
-        1 => "instruction access fault",
-        2 => "illegal instruction",
-        3 => "breakpoint",
-        4 => "load address misaligned",
-        5 => "load access fault",
-        6 => "store/AMO address misaligned",
-        7 => "store/AMO access fault",
-        8 => "environment call from U-mode",
-        9 => "environment call from S-mode",
-        11 => "environment call from M-mode",
-        12 => "instruction page fault",
-        13 => "load page fault",
-        15 => "store/AMO page fault",
-        _ => "unknown exception",
-    }
+    // Causes here are never interrupts, so XLEN does not matter.
+    fwprof_report::trap_cause_name(cause, 64).unwrap_or("unknown exception")
 }
 
 #[cfg(test)]
