@@ -130,7 +130,7 @@ impl ExactCollector {
         }
     }
 
-    /// Execution entered function `func` at `addr` without a call or return
+    /// Execution entered function `func` (from the instruction at `site`) without a call or return
     /// (a branch or fall-through into another function, or the first block
     /// after a trap). As Callgrind does, this becomes a jump-call: a new
     /// activation, flagged `tail`, that ends with the current one's return.
@@ -177,21 +177,10 @@ impl ExactCollector {
         }
     }
 
-    /// Executed instructions so far, derived from block counts (cheap enough
-    /// for progress displays, not for the hot loop).
+    /// Executed instructions so far, as this collector has counted them
+    /// (block lengths, less the instructions of blocks left early).
     pub fn executed(&self) -> u64 {
-        let full: u64 = self
-            .blocks
-            .iter()
-            .zip(&self.block_counts)
-            .map(|(b, &c)| c * u64::from(b.len))
-            .sum();
-        let cut: u64 = self
-            .cuts
-            .iter()
-            .map(|(&(b, e), &n)| n * u64::from(self.blocks[b as usize].len - e))
-            .sum();
-        full - cut
+        self.now
     }
 
     /// End of run: expand block counts to per-address counts and close the call stack.
