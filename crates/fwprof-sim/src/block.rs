@@ -10,7 +10,12 @@
 //! Lookup: a direct-mapped table of `DIRECT_SLOTS` entries in front of a
 //! `HashMap`. Chaining: each block remembers the id of the block that
 //! followed it on the fall-through path and on the other path, validated by
-//! start pc and liveness when used.
+//! start pc when used (an indirect jump's target varies). A chain never
+//! leads to a dead block: killing a block unlinks every chain to it.
+//!
+//! Each instruction is kept twice, in parallel arenas: as decoded
+//! ([`Inst`], for hooks and the general executor) and lowered for the fast
+//! executor ([`Uop`], see `uop.rs`).
 //!
 //! Invalidation: blocks are registered per 64-byte code line; a write to a
 //! line (self-modifying code) kills exactly the blocks whose bytes it
@@ -19,6 +24,7 @@
 use crate::hooks::{BlockId, Hooks, JumpKind};
 use crate::memory::{Memory, CODE_LINE_SHIFT};
 use crate::trap::{Exc, CAUSE_FETCH_ACCESS};
+use crate::uop::{lower, Uop};
 use fwprof_isa::{decode, inst_len, Inst, Op, Xlen};
 use std::collections::HashMap;
 
@@ -111,6 +117,8 @@ pub fn jump_kind(inst: &Inst) -> Option<JumpKind> {
 pub(crate) struct BlockCache {
     pub blocks: Vec<Block>,
     pub insts: Vec<Inst>,
+    /// `insts` lowered, index for index.
+    pub uops: Vec<Uop>,
     map: HashMap<u64, u32>,
     direct: Vec<(u64, u32)>,
     lines: HashMap<u64, Vec<u32>>,
@@ -123,6 +131,7 @@ impl BlockCache {
         BlockCache {
             blocks: Vec::new(),
             insts: Vec::new(),
+            uops: Vec::new(),
             map: HashMap::new(),
             direct: vec![(u64::MAX, NO_BLOCK); DIRECT_SLOTS],
             lines: HashMap::new(),
@@ -195,6 +204,10 @@ impl BlockCache {
             }
         }
         let count = pcs.len();
+        let rv64 = xlen == Xlen::Rv64;
+        for (k, &ip) in pcs.iter().enumerate() {
+            self.uops.push(lower(&self.insts[first + k], k as u8, ip, pc, rv64));
+        }
         let last = self.insts[first + count - 1];
         let id = self.blocks.len() as u32;
         let last_pc = pcs[count - 1];
@@ -228,6 +241,8 @@ impl BlockCache {
         Ok(id)
     }
 
+    /// Mark block `id` dead and drop it from the lookup tables. Chains to it
+    /// must be cut afterwards ([`BlockCache::unlink_dead`]).
     fn kill(&mut self, id: u32) {
         let b = &mut self.blocks[id as usize];
         if !b.live {
@@ -275,13 +290,32 @@ impl BlockCache {
                 }
             }
         }
+        if any {
+            self.unlink_dead();
+        }
         any
+    }
+
+    /// Cut every chain that leads to a dead block.
+    fn unlink_dead(&mut self) {
+        let live: Vec<bool> = self.blocks.iter().map(|b| b.live).collect();
+        let alive = |id: u32| id != NO_BLOCK && live[id as usize];
+        for b in &mut self.blocks {
+            if !alive(b.fall) {
+                b.fall = NO_BLOCK;
+            }
+            if !alive(b.taken) {
+                b.taken = NO_BLOCK;
+            }
+        }
     }
 
     /// Kill every block (`fence.i`, single-step switch).
     pub fn flush(&mut self, mem: &mut Memory) {
         for b in &mut self.blocks {
             b.live = false;
+            b.fall = NO_BLOCK;
+            b.taken = NO_BLOCK;
         }
         self.map.clear();
         self.lines.clear();

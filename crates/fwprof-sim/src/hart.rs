@@ -71,6 +71,9 @@ pub struct Hart {
     /// `executed` before the CSR instruction being executed (set per block;
     /// CSR instructions always end a block).
     pub(crate) csr_point: u64,
+    /// The exception the executor stopped a block with (valid only when
+    /// its status says so; see `uop::exec_block`).
+    pub(crate) pending: crate::trap::Exc,
     /// Offsets added to the retired count to give `mcycle` / `minstret`
     /// (changed by CSR writes to them).
     pub(crate) cycle_offset: u64,
@@ -115,6 +118,7 @@ impl Hart {
             executed: 0,
             not_retired: 0,
             csr_point: 0,
+            pending: crate::trap::Exc { cause: 0, tval: 0 },
             cycle_offset: 0,
             instret_offset: 0,
             res_addr: u64::MAX,

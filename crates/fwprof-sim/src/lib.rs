@@ -36,6 +36,7 @@ mod hooks;
 mod memory;
 mod sim;
 mod trap;
+mod uop;
 
 pub use block::{jump_kind, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;

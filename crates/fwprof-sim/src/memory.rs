@@ -58,10 +58,23 @@ impl Region {
 }
 
 /// A last-hit cache for one kind of access: `addr - start < len` means hit.
+///
+/// Loads and stores take their fast path through `ptr`, a raw pointer to
+/// the start of region `idx`'s buffer: `addr - start < fast_len` (= the
+/// region length less 7) means all 8 bytes from `addr` are inside the
+/// buffer, whatever the access width.
+///
+/// Invariant (what makes the `unsafe` reads and writes sound): while a cache
+/// is filled, `ptr` points to a live buffer of at least `len` bytes. Region
+/// buffers are only shrunk, split or dropped in `carve`, `split_at` and
+/// `map`, which all empty the caches (`reset_caches`); moving a `Region`
+/// inside the `regions` vector does not move its heap buffer.
 #[derive(Clone, Copy, Debug)]
 struct HitCache {
     start: u64,
     len: u64,
+    fast_len: u64,
+    ptr: *mut u8,
     idx: usize,
     /// For the store cache: the region's code extent (see `Region`).
     code_lo: u64,
@@ -71,6 +84,8 @@ struct HitCache {
 const EMPTY_CACHE: HitCache = HitCache {
     start: 0,
     len: 0,
+    fast_len: 0,
+    ptr: std::ptr::null_mut(),
     idx: 0,
     code_lo: u64::MAX,
     code_hi: 0,
@@ -97,6 +112,13 @@ pub struct Memory {
     code_writes: Vec<(u64, u64)>,
 }
 
+// SAFETY: the raw pointers in the hit caches point only into region buffers
+// that this `Memory` owns (see `HitCache`); moving the `Memory` to another
+// thread moves those buffers with it, and `&Memory` never dereferences them.
+unsafe impl Send for Memory {}
+// SAFETY: as above; shared access only reads through the `regions` vector.
+unsafe impl Sync for Memory {}
+
 impl Default for Memory {
     fn default() -> Self {
         Self::new()
@@ -113,14 +135,11 @@ macro_rules! load_fn {
         #[inline(always)]
         pub fn $name(&mut self, addr: u64) -> Result<$t, u64> {
             let off = addr.wrapping_sub(self.rc.start);
-            if off < self.rc.len && self.rc.len - off >= $n {
-                let d = &self.regions[self.rc.idx].data;
-                let o = off as usize;
-                if let Some(b) = d.get(o..o + $n) {
-                    let mut a = [0u8; $n];
-                    a.copy_from_slice(b);
-                    return Ok(<$t>::from_le_bytes(a));
-                }
+            if off < self.rc.fast_len {
+                // SAFETY: `off + 8 <= len`, and the cache invariant (see
+                // `HitCache`) keeps `ptr[..len]` inside a live buffer.
+                let b = unsafe { self.rc.ptr.add(off as usize).cast::<[u8; $n]>().read_unaligned() };
+                return Ok(<$t>::from_le_bytes(b));
             }
             let mut a = [0u8; $n];
             self.access_slow(addr, &mut a, Access::Read)?;
@@ -140,18 +159,21 @@ macro_rules! store_fn {
         #[inline(always)]
         pub fn $name(&mut self, addr: u64, v: $t) -> Result<(), u64> {
             let off = addr.wrapping_sub(self.wc.start);
-            if off < self.wc.len && self.wc.len - off >= $n {
-                let r = &mut self.regions[self.wc.idx];
-                if addr >= self.wc.code_hi
-                    || addr + $n - 1 < self.wc.code_lo
-                    || !Self::code_bits($n, r, addr)
-                {
-                    let o = off as usize;
-                    if let Some(b) = r.data.get_mut(o..o + $n) {
-                        b.copy_from_slice(&v.to_le_bytes());
-                        return Ok(());
-                    }
-                }
+            if off < self.wc.fast_len
+                && (addr >= self.wc.code_hi
+                    || addr + ($n - 1) < self.wc.code_lo
+                    || !Self::code_bits($n, &self.regions[self.wc.idx], addr))
+            {
+                // SAFETY: `off + 8 <= len`, and the cache invariant (see
+                // `HitCache`) keeps `ptr[..len]` inside a live buffer.
+                unsafe {
+                    self.wc
+                        .ptr
+                        .add(off as usize)
+                        .cast::<[u8; $n]>()
+                        .write_unaligned(v.to_le_bytes())
+                };
+                return Ok(());
             }
             self.store_slow(addr, &v.to_le_bytes())
         }
@@ -236,10 +258,12 @@ impl Memory {
 
     /// Refill the cache of `kind` with region `i`.
     fn fill_cache(&mut self, i: usize, kind: Access) {
-        let r = &self.regions[i];
+        let r = &mut self.regions[i];
         let c = HitCache {
             start: r.start,
             len: r.data.len() as u64,
+            fast_len: (r.data.len() as u64).saturating_sub(7),
+            ptr: r.data.as_mut_ptr(),
             idx: i,
             code_lo: r.code_lo,
             code_hi: r.code_hi,
@@ -449,6 +473,7 @@ impl Memory {
                 self.code_writes.push((at, tail.len() as u64));
             }
             self.regions.insert(i + 1, Region::new(at, perm, tail));
+            self.reset_caches();
         }
     }
 

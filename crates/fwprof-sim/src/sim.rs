@@ -2,7 +2,6 @@
 //! the run loop.
 
 use crate::block::{BlockCache, NO_BLOCK};
-use crate::exec::step;
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::memory::Memory;
@@ -10,12 +9,13 @@ use crate::trap::{
     signal_for, Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M,
     CAUSE_ECALL_U,
 };
+use crate::uop::{exec_block, keep_branch, EXCEPTION};
 use fwprof_isa::{Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Instructions between two polls of the interrupt flag (about).
-const POLL_INTERVAL: i64 = 1 << 16;
+const POLL_INTERVAL: u64 = 1 << 16;
 
 /// The three words of the RISC-V semihosting sequence: `slli x0,x0,0x1f`,
 /// `ebreak`, `srai x0,x0,7` (RISC-V Semihosting spec, §2.1).
@@ -34,42 +34,6 @@ pub struct Simulator<H: Hooks> {
     target: Target,
     hooks: H,
     cache: BlockCache,
-}
-
-/// What one block execution ended with.
-struct BlockEnd {
-    /// Instructions that started executing.
-    count: usize,
-    /// The next pc (or, with an exception, the pc of the faulting instruction).
-    pc: u64,
-    exc: Option<Exc>,
-}
-
-/// Execute the first `k` instructions of a block starting at `pc`.
-#[inline(always)]
-fn exec_insts<const RV64: bool>(
-    h: &mut Hart,
-    m: &mut Memory,
-    insts: &[Inst],
-    mut pc: u64,
-) -> BlockEnd {
-    for (n, inst) in insts.iter().enumerate() {
-        match step::<RV64>(h, m, inst, pc) {
-            Ok(next) => pc = next,
-            Err(exc) => {
-                return BlockEnd {
-                    count: n + 1,
-                    pc,
-                    exc: Some(exc),
-                }
-            }
-        }
-    }
-    BlockEnd {
-        count: insts.len(),
-        pc,
-        exc: None,
-    }
 }
 
 impl<H: Hooks> Simulator<H> {
@@ -196,55 +160,43 @@ impl<H: Hooks> Simulator<H> {
         interrupt: &AtomicBool,
     ) -> Result<StopReason, SimError> {
         let xlen = if RV64 { Xlen::Rv64 } else { Xlen::Rv32 };
-        let mut poll = POLL_INTERVAL;
         // Writes made by tools or the environment before this run.
         if self.mem.has_code_writes() {
             let w = self.mem.take_code_writes();
             self.cache.invalidate(&w, &mut self.mem);
         }
+        // The next point (in executed instructions) where the loop must look
+        // up from the blocks: the limit, or the next poll of `interrupt`.
+        // One comparison per block covers both.
+        let mut checkpoint = self.hart.executed;
         // (block, true = fall-through slot) to fill with the next block's id.
         let mut chain_from: Option<(u32, bool)> = None;
         let mut next_id = NO_BLOCK;
         loop {
-            if self.hart.executed >= limit {
-                return Ok(StopReason::InstructionLimit);
-            }
-            if poll <= 0 {
-                poll = POLL_INTERVAL;
+            if self.hart.executed >= checkpoint {
+                if self.hart.executed >= limit {
+                    return Ok(StopReason::InstructionLimit);
+                }
                 if interrupt.load(Ordering::Relaxed) {
                     return Ok(StopReason::Interrupted);
                 }
+                checkpoint = limit.min(self.hart.executed.saturating_add(POLL_INTERVAL));
             }
             let pc = self.hart.pc;
-            let id = if next_id != NO_BLOCK
-                && self.cache.blocks[next_id as usize].live
-                && self.cache.blocks[next_id as usize].start == pc
-            {
+            // Chains never lead to dead blocks, and a fall-through chain's
+            // start always matches; an indirect jump's target may not.
+            let id = if next_id != NO_BLOCK && self.cache.blocks[next_id as usize].start == pc {
                 next_id
             } else {
-                let found = match self.cache.lookup(pc) {
-                    Some(id) => Ok(id),
-                    None => self
-                        .cache
-                        .translate(pc, xlen, &mut self.mem, &mut self.hooks),
-                };
-                match found {
-                    Ok(id) => {
-                        if let Some((from, fall)) = chain_from {
-                            let b = &mut self.cache.blocks[from as usize];
-                            if fall {
-                                b.fall = id;
-                            } else {
-                                b.taken = id;
-                            }
-                        }
-                        id
-                    }
+                match self.find_block(pc, xlen, chain_from) {
+                    Ok(id) => id,
                     Err(exc) => {
                         // Fetch fault: nothing started executing.
-                        poll -= 1;
                         chain_from = None;
                         next_id = NO_BLOCK;
+                        if interrupt.load(Ordering::Relaxed) {
+                            return Ok(StopReason::Interrupted);
+                        }
                         if let Some(stop) = self.fetch_fault(exc, pc) {
                             return Ok(stop);
                         }
@@ -252,55 +204,93 @@ impl<H: Hooks> Simulator<H> {
                     }
                 }
             };
-            let (start, count, first) = {
+            let (start, end, count, first) = {
                 let b = &self.cache.blocks[id as usize];
-                (b.start, b.count as usize, b.first as usize)
+                (b.start, b.end, b.count as usize, b.first as usize)
             };
-            let budget = limit - self.hart.executed;
-            let k = if (count as u64) > budget {
-                budget as usize
-            } else {
-                count
-            };
-            self.hart.csr_point = self.hart.executed + count as u64 - 1;
+            // Stop exactly at the limit: run only part of the last block.
+            let mut k = count;
+            if self.hart.executed + count as u64 > checkpoint {
+                k = k.min((limit - self.hart.executed) as usize);
+            }
             self.hooks.on_block_exec(BlockId(id));
-            let end = exec_insts::<RV64>(
+            let (next_pc, status) = exec_block::<RV64>(
                 &mut self.hart,
                 &mut self.mem,
+                &self.cache.uops[first..first + k],
                 &self.cache.insts[first..first + k],
                 start,
+                end,
             );
-            self.hart.executed += end.count as u64;
-            poll -= end.count as i64;
-            if end.count < count {
-                self.hooks.on_block_cut(BlockId(id), end.count as u32);
-            }
             chain_from = None;
             next_id = NO_BLOCK;
-            match end.exc {
-                None => {
-                    self.hart.pc = end.pc;
-                    if end.count == count {
-                        self.block_done(id, end.pc);
-                        let b = &self.cache.blocks[id as usize];
-                        let fall = end.pc == b.end;
-                        next_id = if fall { b.fall } else { b.taken };
-                        chain_from = Some((id, fall));
-                    }
+            if status == count {
+                self.hart.executed += count as u64;
+                self.hart.pc = next_pc;
+                self.block_done(id, next_pc);
+                let b = &self.cache.blocks[id as usize];
+                if next_pc == b.end {
+                    next_id = b.fall;
+                    chain_from = Some((id, true));
+                } else {
+                    keep_branch();
+                    next_id = b.taken;
+                    chain_from = Some((id, false));
                 }
-                Some(exc) if exc.cause == CAUSE_CODE_WRITTEN => {
-                    self.hart.pc = exc.tval;
-                    let w = self.mem.take_code_writes();
-                    self.cache.invalidate(&w, &mut self.mem);
-                }
-                Some(exc) => {
-                    let inst = self.cache.insts[first + end.count - 1];
-                    if let Some(stop) = self.exception(exc, end.pc, inst)? {
-                        return Ok(stop);
-                    }
+                continue;
+            }
+            let ran = status & !EXCEPTION;
+            self.hart.executed += ran as u64;
+            if ran < count {
+                self.hooks.on_block_cut(BlockId(id), ran as u32);
+            }
+            if status & EXCEPTION == 0 {
+                // Partial block at the instruction limit.
+                self.hart.pc = next_pc;
+                continue;
+            }
+            let exc = self.hart.pending;
+            if exc.cause == CAUSE_CODE_WRITTEN {
+                self.hart.pc = exc.tval;
+                let w = self.mem.take_code_writes();
+                self.cache.invalidate(&w, &mut self.mem);
+            } else {
+                let inst = self.cache.insts[first + ran - 1];
+                if let Some(stop) = self.exception(exc, next_pc, inst)? {
+                    return Ok(stop);
                 }
             }
         }
+    }
+
+    /// The block at `pc`, translated if needed, chained from `chain_from`.
+    ///
+    /// # Errors
+    /// The fetch fault of translating it.
+    #[inline(never)]
+    fn find_block(
+        &mut self,
+        pc: u64,
+        xlen: Xlen,
+        chain_from: Option<(u32, bool)>,
+    ) -> Result<u32, Exc> {
+        let id = match self.cache.lookup(pc) {
+            Some(id) => id,
+            None => self
+                .cache
+                .translate(pc, xlen, &mut self.mem, &mut self.hooks)?,
+        };
+        if let Some((from, fall)) = chain_from {
+            let b = &mut self.cache.blocks[from as usize];
+            // `from` may have died meanwhile (its own store, fence.i): a
+            // dead block is never run again, so its chains do not matter.
+            if fall {
+                b.fall = id;
+            } else {
+                b.taken = id;
+            }
+        }
+        Ok(id)
     }
 
     /// After a block completed: jump/mret hooks and `fence.i`.
