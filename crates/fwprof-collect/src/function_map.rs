@@ -17,6 +17,8 @@ pub struct FunctionMap {
     added: Vec<(u64, u64, u32)>,
     /// Direct-mapped cache: `(address, id)`.
     cache: Box<[(u64, u32); 1024]>,
+    /// Direct-mapped cache of [`FunctionMap::is_entry`]: `(address, answer)`.
+    entry_cache: Box<[(u64, bool); 1024]>,
 }
 
 impl FunctionMap {
@@ -41,13 +43,22 @@ impl FunctionMap {
             next_id: ranges.len() as u32,
             added: Vec::new(),
             cache: Box::new([(u64::MAX, 0); 1024]),
+            entry_cache: Box::new([(u64::MAX, false); 1024]),
         }
     }
 
     /// True if `addr` is the start of a function of the original table.
+    /// Answers are cached (jumps ask about the same few targets again and again).
     #[inline]
-    pub fn is_entry(&self, addr: u64) -> bool {
-        self.entries.binary_search(&addr).is_ok()
+    pub fn is_entry(&mut self, addr: u64) -> bool {
+        let slot = ((addr >> 1) as usize) & 1023;
+        let (a, yes) = self.entry_cache[slot];
+        if a == addr {
+            return yes;
+        }
+        let yes = self.entries.binary_search(&addr).is_ok();
+        self.entry_cache[slot] = (addr, yes);
+        yes
     }
 
     /// The id of the function containing `addr`, adding an unknown range if none does.

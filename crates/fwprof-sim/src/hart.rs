@@ -27,7 +27,10 @@ pub enum Privilege {
 pub struct Hart {
     /// Integer registers; index = register number. Read them directly, write
     /// them with [`Hart::set_x`] (keeps `x0` zero and RV32 values sign-extended).
-    pub(crate) x: [u64; 32],
+    /// Only `x[0..32]` are registers: the array has 256 entries so that the
+    /// executor can index it with a `u8` register number without a bounds
+    /// check or mask; entries 32.. are never read or written.
+    pub(crate) x: [u64; 256],
     /// Floating-point registers as raw bits (singles NaN-boxed).
     pub(crate) f: [u64; 32],
     /// Program counter (zero-extended to 64 bits on RV32).
@@ -90,7 +93,7 @@ impl Hart {
     /// off (as QEMU 7.2's `virt` machine resets it; the C runtime turns it on).
     pub fn new(rv64: bool) -> Hart {
         Hart {
-            x: [0; 32],
+            x: [0; 256],
             f: [0; 32],
             pc: 0,
             rv64,
@@ -151,7 +154,13 @@ impl Hart {
 
     /// All integer registers (index = register number).
     pub fn xs(&self) -> &[u64; 32] {
-        &self.x
+        self.x.first_chunk().expect("256 >= 32")
+    }
+
+    /// All integer registers, mutably (for the environment; call
+    /// [`Hart::normalize_x`] afterwards).
+    pub(crate) fn xs_mut(&mut self) -> &mut [u64; 32] {
+        self.x.first_chunk_mut().expect("256 >= 32")
     }
 
     /// Write integer register `r`. This is the one place `x0` is kept zero;

@@ -44,7 +44,7 @@ impl<H: Hooks> Simulator<H> {
     pub fn new(mem: Memory, prog: &LoadedProgram, env: Environment, hooks: H) -> Self {
         let target = env.target();
         let mut sim = Self::build(mem, prog.rv64, prog.entry, target, Some(env), hooks);
-        sim.hart.x = prog.regs;
+        *sim.hart.xs_mut() = prog.regs;
         if prog.sp != 0 {
             sim.hart.x[2] = prog.sp;
         }
@@ -430,9 +430,9 @@ impl<H: Hooks> Simulator<H> {
             return Err(SimError::NoEnvironment { call, pc });
         };
         let out = if semihost {
-            env.semihost(&mut self.hart.x, &mut self.mem, instret)
+            env.semihost(self.hart.xs_mut(), &mut self.mem, instret)
         } else {
-            env.ecall(&mut self.hart.x, &mut self.mem, instret)
+            env.ecall(self.hart.xs_mut(), &mut self.mem, instret)
         };
         self.hart.normalize_x();
         self.hart.pc = next;

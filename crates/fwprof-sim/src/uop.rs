@@ -136,9 +136,9 @@ pub(crate) fn lower(i: &Inst, idx: u8, pc: u64, start: u64, rv64: bool) -> Uop {
     let shamt = if rv64 { imm & 63 } else { imm & 31 };
     let general = Uop {
         kind: K::General,
-        rd: i.rd,
-        rs1: i.rs1,
-        rs2: i.rs2,
+        rd: i.rd & 31,
+        rs1: i.rs1 & 31,
+        rs2: i.rs2 & 31,
         off: pc.wrapping_sub(start) as u16,
         idx,
         imm,
@@ -258,8 +258,8 @@ pub(crate) fn exec_block<const RV64: bool>(
     let mut next = end;
     for u in uops {
         let n = usize::from(u.idx);
-        let a = h.x[(u.rs1 & 31) as usize];
-        let b = h.x[(u.rs2 & 31) as usize];
+        let a = h.x[usize::from(u.rs1)];
+        let b = h.x[usize::from(u.rs2)];
         let imm = u.imm;
         macro_rules! fault {
             ($exc:expr) => {{
@@ -460,18 +460,18 @@ pub(crate) fn exec_block<const RV64: bool>(
             K::Jal => {
                 // Always a block's last instruction: the link is the block's end.
                 next = imm;
-                h.x[(u.rd & 31) as usize] = end;
+                h.x[usize::from(u.rd)] = end;
                 h.x[0] = 0;
                 continue;
             }
             K::Jalr => {
                 next = ea::<RV64>(a.wrapping_add(imm) & !1);
-                h.x[(u.rd & 31) as usize] = end;
+                h.x[usize::from(u.rd)] = end;
                 h.x[0] = 0;
                 continue;
             }
         };
-        h.x[(u.rd & 31) as usize] = if RV64 { v } else { sext32(v) };
+        h.x[usize::from(u.rd)] = if RV64 { v } else { sext32(v) };
     }
     (next, uops.len())
 }
