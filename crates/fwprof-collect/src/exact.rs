@@ -56,6 +56,8 @@ pub struct ExactData {
 
 #[derive(Clone, Copy, Debug)]
 struct BlockMeta {
+    /// Times the block started executing.
+    count: u64,
     /// Index of the block's first instruction in `insts`.
     first: u32,
     len: u32,
@@ -64,7 +66,15 @@ struct BlockMeta {
     /// Offset (in instructions) where the block runs into another function,
     /// or 0 if it stays in one (rare: falling through a function's end).
     crossing: u32,
+    /// `func` if the block stays in one function, else [`CROSSES`]: the
+    /// one value [`ExactCollector::on_block_exec`] compares with the
+    /// current function.
+    check: u32,
 }
+
+/// [`BlockMeta::check`] of a block that runs into another function (never
+/// a function id, nor the "no function" marker `u32::MAX`).
+const CROSSES: u32 = u32::MAX - 1;
 
 /// Exact profile collector: per-block execution counts and a shadow call stack.
 ///
@@ -74,7 +84,6 @@ struct BlockMeta {
 pub struct ExactCollector {
     map: FunctionMap,
     blocks: Vec<BlockMeta>,
-    block_counts: Vec<u64>,
     /// `(addr, raw, len)` of every translated instruction, by block.
     insts: Vec<(u64, u32, u8)>,
     /// `(block, executed) → times` for blocks left early.
@@ -103,7 +112,6 @@ impl ExactCollector {
         ExactCollector {
             map,
             blocks: Vec::new(),
-            block_counts: Vec::new(),
             insts: Vec::new(),
             cuts: HashMap::new(),
             stack: CallStack::new(),
@@ -189,8 +197,8 @@ impl ExactCollector {
     pub fn finish(mut self, executed: u64) -> ExactData {
         self.start();
         let mut per_addr: HashMap<u64, (u32, u8, u64)> = HashMap::new();
-        for (b, meta) in self.blocks.iter().enumerate() {
-            let n = self.block_counts[b];
+        for meta in &self.blocks {
+            let n = meta.count;
             if n == 0 {
                 continue;
             }
@@ -255,13 +263,14 @@ impl Hooks for ExactCollector {
             self.blocks.resize(
                 idx + 1,
                 BlockMeta {
+                    count: 0,
                     first: 0,
                     len: 0,
                     func: 0,
                     crossing: 0,
+                    check: CROSSES,
                 },
             );
-            self.block_counts.resize(idx + 1, 0);
         }
         let func = pcs.first().map_or(0, |&pc| self.map.lookup_or_add(pc));
         let crossing = pcs
@@ -269,10 +278,12 @@ impl Hooks for ExactCollector {
             .position(|&pc| self.map.lookup_or_add(pc) != func)
             .map_or(0, |i| i as u32);
         self.blocks[idx] = BlockMeta {
+            count: 0,
             first: self.insts.len() as u32,
             len: insts.len() as u32,
             func,
             crossing,
+            check: if crossing == 0 { func } else { CROSSES },
         };
         self.insts
             .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
@@ -289,10 +300,10 @@ impl Hooks for ExactCollector {
     fn on_block_exec(&mut self, id: BlockId) {
         let i = id.0 as usize;
         // Ids are dense and were announced by on_block_translated.
-        if let (Some(c), Some(meta)) = (self.block_counts.get_mut(i), self.blocks.get(i)) {
-            *c += 1;
+        if let Some(meta) = self.blocks.get_mut(i) {
+            meta.count += 1;
             self.now += u64::from(meta.len);
-            if meta.func != self.cur_fn || meta.crossing != 0 {
+            if meta.check != self.cur_fn {
                 self.block_enters_other_function(id.0);
             }
         }
