@@ -9,7 +9,12 @@
  *             branches through a switch)
  *   crc     - CRC-16/CCITT over every result (shifts, xors)
  * The final line prints a CRC over all iterations, so the work cannot be optimised away
- * and results can be compared across targets. */
+ * and results can be compared across targets.
+ *
+ * As in CoreMark, the kernels are real functions (noinline), the list sort compares
+ * through a function pointer, the state machine calls its transition function once
+ * per character and the CRC is computed by a call per value, so an exact profile of
+ * this program has a real call graph (tens of thousands of calls per iteration). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +24,9 @@
 #define LIST_NODES 200
 #define MAT_N 24
 #define STATE_LEN 600
+#define NOINLINE __attribute__((noinline))
 
-static uint16_t crc16(uint16_t crc, uint32_t v, int bytes) {
+NOINLINE static uint16_t crc16(uint16_t crc, uint32_t v, int bytes) {
     for (int b = 0; b < bytes; b++) {
         crc ^= (uint16_t)((v >> (8 * b)) & 0xff) << 8;
         for (int k = 0; k < 8; k++) crc = (crc & 0x8000) ? (uint16_t)((crc << 1) ^ 0x1021) : (uint16_t)(crc << 1);
@@ -32,7 +38,7 @@ static uint16_t crc16(uint16_t crc, uint32_t v, int bytes) {
 typedef struct node { struct node *next; int16_t key; int16_t val; } node;
 static node pool[LIST_NODES];
 
-static node *list_build(uint32_t seed) {
+NOINLINE static node *list_build(uint32_t seed) {
     node *head = NULL;
     for (int i = LIST_NODES - 1; i >= 0; i--) {
         seed = seed * 1103515245u + 12345u;
@@ -43,13 +49,17 @@ static node *list_build(uint32_t seed) {
     }
     return head;
 }
-static node *list_reverse(node *h) {
+NOINLINE static node *list_reverse(node *h) {
     node *prev = NULL;
     while (h) { node *n = h->next; h->next = prev; prev = h; h = n; }
     return prev;
 }
-static node *list_find(node *h, int16_t key) { while (h && h->key != key) h = h->next; return h; }
-static node *list_sort(node *h) {   /* bottom-up merge sort by key, then val */
+NOINLINE static node *list_find(node *h, int16_t key) { while (h && h->key != key) h = h->next; return h; }
+typedef int (*node_cmp)(const node *, const node *);
+NOINLINE static int cmp_key_val(const node *a, const node *b) {
+    return a->key != b->key ? a->key - b->key : a->val - b->val;
+}
+NOINLINE static node *list_sort(node *h, node_cmp cmp) {   /* bottom-up merge sort */
     if (!h || !h->next) return h;
     for (int width = 1;; width *= 2) {
         node *p = h, *tail = NULL, *out = NULL;
@@ -63,7 +73,7 @@ static node *list_sort(node *h) {   /* bottom-up merge sort by key, then val */
                 node *e;
                 if (psize == 0) { e = q; q = q->next; qsize--; }
                 else if (qsize == 0 || !q) { e = p; p = p->next; psize--; }
-                else if (p->key < q->key || (p->key == q->key && p->val <= q->val)) { e = p; p = p->next; psize--; }
+                else if (cmp(p, q) <= 0) { e = p; p = p->next; psize--; }
                 else { e = q; q = q->next; qsize--; }
                 if (tail) tail->next = e; else out = e;
                 tail = e;
@@ -75,12 +85,12 @@ static node *list_sort(node *h) {   /* bottom-up merge sort by key, then val */
         if (merges <= 1) return h;
     }
 }
-static uint16_t bench_list(uint32_t seed, uint16_t crc) {
+NOINLINE static uint16_t bench_list(uint32_t seed, uint16_t crc) {
     node *h = list_build(seed);
     int found = 0;
     for (int16_t k = 0; k < 64; k++) found += list_find(h, (int16_t)(k * 16)) != NULL;
     h = list_reverse(h);
-    h = list_sort(h);
+    h = list_sort(h, cmp_key_val);
     int32_t acc = 0;
     for (node *n = h; n; n = n->next) acc = acc * 3 + n->key - n->val;
     crc = crc16(crc, (uint32_t)found, 2);
@@ -90,7 +100,7 @@ static uint16_t bench_list(uint32_t seed, uint16_t crc) {
 /* ---- matrix ---- */
 static int16_t ma[MAT_N][MAT_N], mb[MAT_N][MAT_N];
 static int32_t mc[MAT_N][MAT_N];
-static uint16_t bench_matrix(uint32_t seed, uint16_t crc) {
+NOINLINE static uint16_t bench_matrix(uint32_t seed, uint16_t crc) {
     for (int i = 0; i < MAT_N; i++)
         for (int j = 0; j < MAT_N; j++) {
             seed = seed * 1664525u + 1013904223u;
@@ -112,7 +122,18 @@ static uint16_t bench_matrix(uint32_t seed, uint16_t crc) {
 /* ---- state machine ---- */
 enum st { START, INT, FRAC, EXP_SIGN, EXP, SCI, INVALID, NSTATES };
 static char text[STATE_LEN + 1];
-static uint16_t bench_state(uint32_t seed, uint16_t crc) {
+NOINLINE static enum st transition(enum st s, char c) {
+    switch (s) {
+    case START: return (c >= '0' && c <= '9') ? INT : (c == '+' || c == '-') ? INT : (c == '.') ? FRAC : INVALID;
+    case INT: return (c >= '0' && c <= '9') ? INT : (c == '.') ? FRAC : (c == 'e' || c == 'E') ? EXP_SIGN : INVALID;
+    case FRAC: return (c >= '0' && c <= '9') ? FRAC : (c == 'e' || c == 'E') ? EXP_SIGN : INVALID;
+    case EXP_SIGN: return (c >= '0' && c <= '9') ? SCI : (c == '+' || c == '-') ? EXP : INVALID;
+    case EXP: return (c >= '0' && c <= '9') ? SCI : INVALID;
+    case SCI: return (c >= '0' && c <= '9') ? SCI : INVALID;
+    default: return s;
+    }
+}
+NOINLINE static uint16_t bench_state(uint32_t seed, uint16_t crc) {
     static const char alphabet[] = "0123456789.+-eE,, x";
     for (int i = 0; i < STATE_LEN; i++) {
         seed = seed * 22695477u + 1u;
@@ -125,15 +146,7 @@ static uint16_t bench_state(uint32_t seed, uint16_t crc) {
         char c = *p;
         enum st prev = s;
         if (c == ',' || c == 0) { counts[s]++; s = START; if (!c) break; continue; }
-        switch (s) {
-        case START: s = (c >= '0' && c <= '9') ? INT : (c == '+' || c == '-') ? INT : (c == '.') ? FRAC : INVALID; break;
-        case INT: s = (c >= '0' && c <= '9') ? INT : (c == '.') ? FRAC : (c == 'e' || c == 'E') ? EXP_SIGN : INVALID; break;
-        case FRAC: s = (c >= '0' && c <= '9') ? FRAC : (c == 'e' || c == 'E') ? EXP_SIGN : INVALID; break;
-        case EXP_SIGN: s = (c >= '0' && c <= '9') ? SCI : (c == '+' || c == '-') ? EXP : INVALID; break;
-        case EXP: s = (c >= '0' && c <= '9') ? SCI : INVALID; break;
-        case SCI: s = (c >= '0' && c <= '9') ? SCI : INVALID; break;
-        default: break;
-        }
+        s = transition(s, c);
         transitions += s != prev;
     }
     for (int i = 0; i < NSTATES; i++) crc = crc16(crc, counts[i], 2);

@@ -77,7 +77,13 @@ pub struct CallStack {
     arcs: Vec<ArcStats>,
     active_arc: Vec<u32>,
     arc_index: HashMap<(u32, u32, u64, bool), u32>,
+    /// Direct-mapped cache in front of `arc_index`, indexed by call site:
+    /// `(caller, callee, site, tail, arc id)`.
+    arc_cache: Vec<(u32, u32, u64, bool, u32)>,
 }
+
+/// Entries in [`CallStack`]'s arc cache (a power of two).
+const ARC_CACHE: usize = 1024;
 
 impl CallStack {
     /// An empty stack (no root yet).
@@ -93,11 +99,33 @@ impl CallStack {
         }
     }
 
+    #[inline]
     fn arc_id(&mut self, caller: Option<u32>, callee: u32, site: u64, tail: bool) -> u32 {
         let key = (caller.map_or(u32::MAX, |c| c), callee, site, tail);
+        let slot = ((site >> 1) as usize ^ callee as usize) & (ARC_CACHE - 1);
+        if self.arc_cache.is_empty() {
+            self.arc_cache = vec![(u32::MAX, u32::MAX, u64::MAX, false, 0); ARC_CACHE];
+        }
+        let e = self.arc_cache[slot];
+        if (e.0, e.1, e.2, e.3) == key {
+            return e.4;
+        }
+        let id = self.arc_id_slow(key);
+        self.arc_cache[slot] = (key.0, key.1, key.2, key.3, id);
+        id
+    }
+
+    #[cold]
+    fn arc_id_slow(&mut self, key: (u32, u32, u64, bool)) -> u32 {
         if let Some(&id) = self.arc_index.get(&key) {
             return id;
         }
+        let (caller, callee, site, tail) = (
+            (key.0 != u32::MAX).then_some(key.0),
+            key.1,
+            key.2,
+            key.3,
+        );
         let id = self.arcs.len() as u32;
         self.arcs.push(ArcStats {
             caller,

@@ -33,6 +33,13 @@ pub const MAX_BLOCK_INSTS: usize = 64;
 
 const DIRECT_SLOTS: usize = 4096;
 
+/// [`Block::after`]: the block ends in a `jal`/`jalr` (jump hooks).
+pub(crate) const AFTER_JUMP: u8 = 1;
+/// [`Block::after`]: the block ends in `mret`.
+pub(crate) const AFTER_MRET: u8 = 2;
+/// [`Block::after`]: the block ends in `fence.i`.
+pub(crate) const AFTER_FENCE_I: u8 = 4;
+
 /// "No block" marker for chain slots.
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
 
@@ -53,6 +60,13 @@ pub(crate) struct Block {
     pub jump: Option<JumpKind>,
     /// The last instruction's operation.
     pub last_op: Op,
+    /// The last instruction is a branch, `jal` or `jalr`: the run loop
+    /// executes it separately ([`crate::uop::exec_term`]) and picks the
+    /// chain by its outcome.
+    pub term: bool,
+    /// Something to do after the block: [`AFTER_JUMP`], [`AFTER_MRET`],
+    /// [`AFTER_FENCE_I`] bits (0 for most blocks).
+    pub after: u8,
     /// False once invalidated.
     pub live: bool,
     /// Chained successor on the fall-through path (`end`).
@@ -220,6 +234,16 @@ impl BlockCache {
             count: count as u32,
             jump: jump_kind(&last),
             last_op: last.op,
+            term: matches!(
+                last.op,
+                Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu | Op::Jal | Op::Jalr
+            ),
+            after: match last.op {
+                Op::Jal | Op::Jalr => AFTER_JUMP,
+                Op::Mret => AFTER_MRET,
+                Op::FenceI => AFTER_FENCE_I,
+                _ => 0,
+            },
             live: true,
             fall: NO_BLOCK,
             taken: NO_BLOCK,

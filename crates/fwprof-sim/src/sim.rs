@@ -9,7 +9,8 @@ use crate::trap::{
     signal_for, Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M,
     CAUSE_ECALL_U,
 };
-use crate::uop::{exec_block, keep_branch, EXCEPTION};
+use crate::block::AFTER_FENCE_I;
+use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
 use fwprof_isa::{Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -168,7 +169,7 @@ impl<H: Hooks> Simulator<H> {
         // The next point (in executed instructions) where the loop must look
         // up from the blocks: the limit, or the next poll of `interrupt`.
         // One comparison per block covers both.
-        let mut checkpoint = self.hart.executed;
+        let mut checkpoint = limit.min(self.hart.executed.saturating_add(POLL_INTERVAL));
         // (block, true = fall-through slot) to fill with the next block's id.
         let mut chain_from: Option<(u32, bool)> = None;
         let mut next_id = NO_BLOCK;
@@ -204,63 +205,133 @@ impl<H: Hooks> Simulator<H> {
                     }
                 }
             };
-            let (start, end, count, first) = {
+            let (start, end, count, first, term) = {
                 let b = &self.cache.blocks[id as usize];
-                (b.start, b.end, b.count as usize, b.first as usize)
+                (b.start, b.end, b.count as usize, b.first as usize, b.term)
             };
-            // Stop exactly at the limit: run only part of the last block.
-            let mut k = count;
-            if self.hart.executed + count as u64 > checkpoint {
-                k = k.min((limit - self.hart.executed) as usize);
-            }
             self.hooks.on_block_exec(BlockId(id));
-            let (next_pc, status) = exec_block::<RV64>(
+            chain_from = None;
+            next_id = NO_BLOCK;
+            // The straight-line part; a final branch or jump runs below.
+            let body = count - usize::from(term);
+            if self.hart.executed + count as u64 > checkpoint
+                && (limit - self.hart.executed) < count as u64
+            {
+                // Stop exactly at the limit: run only part of the block.
+                let k = (limit - self.hart.executed) as usize;
+                if let Some(stop) = self.run_partial::<RV64>(id, k)? {
+                    return Ok(stop);
+                }
+                continue;
+            }
+            let (mut next_pc, status) = exec_block::<RV64>(
                 &mut self.hart,
                 &mut self.mem,
-                &self.cache.uops[first..first + k],
-                &self.cache.insts[first..first + k],
+                &self.cache.uops[first..first + body],
+                &self.cache.insts[first..first + body],
                 start,
                 end,
             );
-            chain_from = None;
-            next_id = NO_BLOCK;
-            if status == count {
-                self.hart.executed += count as u64;
-                self.hart.pc = next_pc;
-                self.block_done(id, next_pc);
-                let b = &self.cache.blocks[id as usize];
-                if next_pc == b.end {
-                    next_id = b.fall;
-                    chain_from = Some((id, true));
-                } else {
-                    keep_branch();
-                    next_id = b.taken;
-                    chain_from = Some((id, false));
+            if status != body {
+                if let Some(stop) = self.block_stopped::<RV64>(id, status)? {
+                    return Ok(stop);
                 }
                 continue;
             }
-            let ran = status & !EXCEPTION;
-            self.hart.executed += ran as u64;
-            if ran < count {
-                self.hooks.on_block_cut(BlockId(id), ran as u32);
-            }
-            if status & EXCEPTION == 0 {
-                // Partial block at the instruction limit.
-                self.hart.pc = next_pc;
-                continue;
-            }
-            let exc = self.hart.pending;
-            if exc.cause == CAUSE_CODE_WRITTEN {
-                self.hart.pc = exc.tval;
-                let w = self.mem.take_code_writes();
-                self.cache.invalidate(&w, &mut self.mem);
+            self.hart.executed += count as u64;
+            let b = &self.cache.blocks[id as usize];
+            if term {
+                match exec_term::<RV64>(&mut self.hart, &self.cache.uops[first + body], end) {
+                    None => {
+                        next_pc = end;
+                        next_id = b.fall;
+                        chain_from = Some((id, true));
+                    }
+                    Some(t) => {
+                        keep_branch();
+                        next_pc = t;
+                        next_id = b.taken;
+                        chain_from = Some((id, false));
+                    }
+                }
+            } else if next_pc == end {
+                next_id = b.fall;
+                chain_from = Some((id, true));
             } else {
-                let inst = self.cache.insts[first + ran - 1];
-                if let Some(stop) = self.exception(exc, next_pc, inst)? {
-                    return Ok(stop);
+                next_id = b.taken;
+                chain_from = Some((id, false));
+            }
+            self.hart.pc = next_pc;
+            if b.after != 0 {
+                self.block_done(id, next_pc);
+                if self.cache.blocks[id as usize].after & AFTER_FENCE_I != 0 {
+                    // The flush killed every block, this one included.
+                    next_id = NO_BLOCK;
+                    chain_from = None;
                 }
             }
         }
+    }
+
+    /// Run the first `k` (< the block's length) instructions of block `id`:
+    /// the instruction limit falls inside it.
+    #[cold]
+    #[inline(never)]
+    fn run_partial<const RV64: bool>(
+        &mut self,
+        id: u32,
+        k: usize,
+    ) -> Result<Option<StopReason>, SimError> {
+        let b = &self.cache.blocks[id as usize];
+        let (start, end, first) = (b.start, b.end, b.first as usize);
+        // k < count, so a final branch or jump is not among them.
+        let (next_pc, status) = exec_block::<RV64>(
+            &mut self.hart,
+            &mut self.mem,
+            &self.cache.uops[first..first + k],
+            &self.cache.insts[first..first + k],
+            start,
+            end,
+        );
+        if status != k {
+            return self.block_stopped::<RV64>(id, status);
+        }
+        self.hart.executed += k as u64;
+        self.hooks.on_block_cut(BlockId(id), k as u32);
+        // Only a block's last instruction can leave the straight line (and
+        // `next_pc` then), so the next pc is instruction `k`'s.
+        let _ = next_pc;
+        self.hart.pc = start.wrapping_add(u64::from(self.cache.uops[first + k].off));
+        Ok(None)
+    }
+
+    /// Block `id` stopped early with an exception; `status` is what
+    /// [`exec_block`] returned.
+    #[cold]
+    #[inline(never)]
+    fn block_stopped<const RV64: bool>(
+        &mut self,
+        id: u32,
+        status: usize,
+    ) -> Result<Option<StopReason>, SimError> {
+        let b = &self.cache.blocks[id as usize];
+        let (count, first) = (b.count as usize, b.first as usize);
+        let ran = status & !EXCEPTION;
+        self.hart.executed += ran as u64;
+        if ran < count {
+            self.hooks.on_block_cut(BlockId(id), ran as u32);
+        }
+        let exc = self.hart.pending;
+        if exc.cause == CAUSE_CODE_WRITTEN {
+            self.hart.pc = exc.tval;
+            let w = self.mem.take_code_writes();
+            self.cache.invalidate(&w, &mut self.mem);
+            return Ok(None);
+        }
+        let inst = self.cache.insts[first + ran - 1];
+        let pc = self.cache.blocks[id as usize].start
+            + u64::from(self.cache.uops[first + ran - 1].off);
+        self.exception(exc, pc, inst)
     }
 
     /// The block at `pc`, translated if needed, chained from `chain_from`.
@@ -293,8 +364,9 @@ impl<H: Hooks> Simulator<H> {
         Ok(id)
     }
 
-    /// After a block completed: jump/mret hooks and `fence.i`.
-    #[inline(always)]
+    /// After a block with [`crate::block::Block::after`] bits completed:
+    /// jump/mret hooks and `fence.i`.
+    #[inline(never)]
     fn block_done(&mut self, id: u32, target: u64) {
         let b = &self.cache.blocks[id as usize];
         if H::WANTS_JUMPS {

@@ -499,3 +499,26 @@ fn linux_ecall_reaches_the_environment() {
     // System calls retire (they complete; only traps do not).
     assert_eq!(sm.hart().retired(), 9);
 }
+
+#[test]
+fn general_path_instruction_inside_a_full_length_block() {
+    // amoadd.d (executed by the general path) early in a block that ends
+    // only because it reaches MAX_BLOCK_INSTS: the next block must start
+    // after the last instruction, not after the amoadd (a regression: the
+    // amoadd's next pc was taken as the block's exit).
+    let mut w = Vec::new();
+    w.extend(li(5, (DATA - BASE) as i32));
+    w.push(auipc(6, 0));
+    w.push(add(5, 5, 6)); // t0 = DATA + 8 (auipc ran at BASE + 8)
+    w.push(addi(7, 0, 1));
+    w.push(amo(0x00, 3, 0, 5, 7)); // amoadd.d x0, t2, (t0)
+    while w.len() < crate::MAX_BLOCK_INSTS + 8 {
+        w.push(addi(10, 10, 1));
+    }
+    w.push(ECALL);
+    let sm = run_ok(true, &w);
+    let adds = (crate::MAX_BLOCK_INSTS + 8 - 6) as u64;
+    assert_eq!(sm.hart().x(10), adds);
+    assert_eq!(sm.executed(), adds + 7);
+    assert_eq!(sm.hooks().sizes[0] as usize, crate::MAX_BLOCK_INSTS);
+}

@@ -286,15 +286,6 @@ pub(crate) fn exec_block<const RV64: bool>(
                 continue;
             }};
         }
-        macro_rules! branch {
-            ($cond:expr) => {{
-                if $cond {
-                    keep_branch();
-                    next = imm;
-                }
-                continue;
-            }};
-        }
         let v: u64 = match u.kind {
             K::Nop => continue,
             K::General => {
@@ -303,7 +294,12 @@ pub(crate) fn exec_block<const RV64: bool>(
                 h.csr_point = h.executed + n as u64;
                 match step::<RV64>(h, m, &insts[n], pc) {
                     Ok(p) => {
-                        next = p;
+                        // Only a block's last instruction can leave the
+                        // straight line (`mret`); elsewhere `p` is just the
+                        // next instruction's pc.
+                        if n + 1 == uops.len() {
+                            next = p;
+                        }
                         continue;
                     }
                     // Includes a general-path store into translated code
@@ -451,29 +447,54 @@ pub(crate) fn exec_block<const RV64: bool>(
             K::Sh => store!(store_u16, u16),
             K::Sw => store!(store_u32, u32),
             K::Sd => store!(store_u64, u64),
-            K::Beq => branch!(a == b),
-            K::Bne => branch!(a != b),
-            K::Blt => branch!((a as i64) < (b as i64)),
-            K::Bge => branch!((a as i64) >= (b as i64)),
-            K::Bltu => branch!(a < b),
-            K::Bgeu => branch!(a >= b),
-            K::Jal => {
-                // Always a block's last instruction: the link is the block's end.
-                next = imm;
-                h.x[usize::from(u.rd)] = end;
-                h.x[0] = 0;
-                continue;
-            }
-            K::Jalr => {
-                next = ea::<RV64>(a.wrapping_add(imm) & !1);
-                h.x[usize::from(u.rd)] = end;
-                h.x[0] = 0;
+            K::Beq | K::Bne | K::Blt | K::Bge | K::Bltu | K::Bgeu | K::Jal | K::Jalr => {
+                if let Some(t) = exec_term::<RV64>(h, u, end) {
+                    next = t;
+                }
                 continue;
             }
         };
         h.x[usize::from(u.rd)] = if RV64 { v } else { sext32(v) };
     }
     (next, uops.len())
+}
+
+/// Execute a block's last instruction when it is a branch, `jal` or `jalr`
+/// (kinds [`K::Beq`]..=[`K::Jalr`]); `end` is the block's end (the link
+/// value). Returns the target if control leaves the straight line, `None`
+/// if a branch falls through. These never raise exceptions: with the C
+/// extension every target is 2-byte aligned (`jalr` clears bit 0), and a
+/// fetch fault belongs to the next block.
+#[inline(always)]
+pub(crate) fn exec_term<const RV64: bool>(h: &mut Hart, u: &Uop, end: u64) -> Option<u64> {
+    let a = h.x[usize::from(u.rs1)];
+    let b = h.x[usize::from(u.rs2)];
+    let taken = match u.kind {
+        K::Beq => a == b,
+        K::Bne => a != b,
+        K::Blt => (a as i64) < (b as i64),
+        K::Bge => (a as i64) >= (b as i64),
+        K::Bltu => a < b,
+        K::Bgeu => a >= b,
+        K::Jal => {
+            h.x[usize::from(u.rd)] = if RV64 { end } else { sext32(end) };
+            h.x[0] = 0;
+            return Some(u.imm);
+        }
+        K::Jalr => {
+            let t = ea::<RV64>(a.wrapping_add(u.imm) & !1);
+            h.x[usize::from(u.rd)] = if RV64 { end } else { sext32(end) };
+            h.x[0] = 0;
+            return Some(t);
+        }
+        _ => false,
+    };
+    if taken {
+        keep_branch();
+        Some(u.imm)
+    } else {
+        None
+    }
 }
 
 /// Placed in one arm of an `if` whose condition depends on guest data, this
