@@ -98,8 +98,6 @@ pub struct ExactCollector {
     entry_sp: u64,
     /// Function of the top activation (mirrors `stack.current()`).
     cur_fn: u32,
-    /// Executed instructions counted by this collector (block lengths).
-    now: u64,
     /// Last executed block: its last instruction is the site of a jump into another function.
     prev_block: u32,
     /// Stack pointer reported by the latest jump or trap (for jump-ins).
@@ -122,7 +120,6 @@ impl ExactCollector {
             entry,
             entry_sp: sp,
             cur_fn: u32::MAX,
-            now: 0,
             prev_block: u32::MAX,
             last_sp: sp,
         }
@@ -161,13 +158,15 @@ impl ExactCollector {
         }
     }
 
+    /// Block `id`, starting at executed-instruction count `now`, begins in
+    /// another function than the current one or runs into one.
     #[cold]
-    fn block_enters_other_function(&mut self, id: u32) {
+    fn block_enters_other_function(&mut self, id: u32, now: u64) {
         let meta = self.blocks[id as usize];
         if meta.func != self.cur_fn {
             let site = self.last_pc(self.prev_block);
-            // `now` already counts this block: the activation starts at its first instruction.
-            self.jump_in(meta.func, site, self.now - u64::from(meta.len));
+            // The activation starts at the block's first instruction.
+            self.jump_in(meta.func, site, now);
         }
         if meta.crossing != 0 {
             // Every point where the block runs from one function into the next.
@@ -178,7 +177,7 @@ impl ExactCollector {
                 let f = self.map.lookup_or_add(addr);
                 if f != func {
                     func = f;
-                    let start = self.now - u64::from(meta.len) + k as u64;
+                    let start = now + k as u64;
                     self.jump_in(f, site, start);
                 }
             }
@@ -186,9 +185,20 @@ impl ExactCollector {
     }
 
     /// Executed instructions so far, as this collector has counted them
-    /// (block lengths, less the instructions of blocks left early).
+    /// (block lengths, less the instructions of blocks left early). Costs a
+    /// pass over the blocks.
     pub fn executed(&self) -> u64 {
-        self.now
+        let whole: u64 = self
+            .blocks
+            .iter()
+            .map(|m| m.count * u64::from(m.len))
+            .sum();
+        let cut: u64 = self
+            .cuts
+            .iter()
+            .map(|(&(b, ran), &times)| u64::from(self.blocks[b as usize].len - ran) * times)
+            .sum();
+        whole - cut
     }
 
     /// End of run: expand block counts to per-address counts and close the call stack.
@@ -297,14 +307,13 @@ impl Hooks for ExactCollector {
     }
 
     #[inline(always)]
-    fn on_block_exec(&mut self, id: BlockId) {
+    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
         let i = id.0 as usize;
         // Ids are dense and were announced by on_block_translated.
         if let Some(meta) = self.blocks.get_mut(i) {
             meta.count += 1;
-            self.now += u64::from(meta.len);
             if meta.check != self.cur_fn {
-                self.block_enters_other_function(id.0);
+                self.block_enters_other_function(id.0, executed);
             }
         }
         self.prev_block = id.0;
@@ -312,9 +321,6 @@ impl Hooks for ExactCollector {
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
         *self.cuts.entry((id.0, executed)).or_insert(0) += 1;
-        if let Some(meta) = self.blocks.get(id.0 as usize) {
-            self.now -= u64::from(meta.len - executed);
-        }
     }
 
     #[inline]

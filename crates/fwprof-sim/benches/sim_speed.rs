@@ -21,7 +21,7 @@ impl Hooks for Counter {
         self.sizes.push(insts.len() as u32);
     }
     #[inline]
-    fn on_block_exec(&mut self, id: BlockId) {
+    fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
         self.executed += self.sizes[id.0 as usize] as u64;
     }
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {

@@ -43,23 +43,18 @@ pub(crate) const AFTER_FENCE_I: u8 = 4;
 /// "No block" marker for chain slots.
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
 
-/// One translated block.
-#[derive(Clone, Debug)]
+/// What the run loop reads for every executed block (32 bytes; the rest is
+/// in [`BlockInfo`]).
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Block {
     /// Entry pc.
     pub start: u64,
     /// Address just past the last instruction (the fall-through pc).
     pub end: u64,
-    /// Address of the last instruction.
-    pub last_pc: u64,
-    /// Index of the first instruction in the instruction arena.
+    /// Index of the first instruction in the instruction arenas.
     pub first: u32,
-    /// Number of instructions.
-    pub count: u32,
-    /// How the last instruction jumps, if it is a `jal`/`jalr`.
-    pub jump: Option<JumpKind>,
-    /// The last instruction's operation.
-    pub last_op: Op,
+    /// Number of instructions (at most [`MAX_BLOCK_INSTS`]).
+    pub count: u16,
     /// The last instruction is a branch, `jal` or `jalr`: the run loop
     /// executes it separately ([`crate::uop::exec_term`]) and picks the
     /// chain by its outcome.
@@ -67,12 +62,23 @@ pub(crate) struct Block {
     /// Something to do after the block: [`AFTER_JUMP`], [`AFTER_MRET`],
     /// [`AFTER_FENCE_I`] bits (0 for most blocks).
     pub after: u8,
-    /// False once invalidated.
-    pub live: bool,
     /// Chained successor on the fall-through path (`end`).
     pub fall: u32,
     /// Chained successor on any other path (last target seen).
     pub taken: u32,
+}
+
+/// The rest of a block's facts, used off the hot path.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockInfo {
+    /// Address of the last instruction.
+    pub last_pc: u64,
+    /// How the last instruction jumps, if it is a `jal`/`jalr`.
+    pub jump: Option<JumpKind>,
+    /// The last instruction's operation.
+    pub last_op: Op,
+    /// False once invalidated.
+    pub live: bool,
 }
 
 /// True if `op` must be the last instruction of a block.
@@ -130,6 +136,8 @@ pub fn jump_kind(inst: &Inst) -> Option<JumpKind> {
 #[derive(Debug)]
 pub(crate) struct BlockCache {
     pub blocks: Vec<Block>,
+    /// Cold facts, index for index with `blocks`.
+    pub info: Vec<BlockInfo>,
     pub insts: Vec<Inst>,
     /// `insts` lowered, index for index.
     pub uops: Vec<Uop>,
@@ -144,6 +152,7 @@ impl BlockCache {
     pub fn new() -> Self {
         BlockCache {
             blocks: Vec::new(),
+            info: Vec::new(),
             insts: Vec::new(),
             uops: Vec::new(),
             map: HashMap::new(),
@@ -229,11 +238,8 @@ impl BlockCache {
         self.blocks.push(Block {
             start: pc,
             end,
-            last_pc,
             first: first as u32,
-            count: count as u32,
-            jump: jump_kind(&last),
-            last_op: last.op,
+            count: count as u16,
             term: matches!(
                 last.op,
                 Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu | Op::Jal | Op::Jalr
@@ -244,9 +250,14 @@ impl BlockCache {
                 Op::FenceI => AFTER_FENCE_I,
                 _ => 0,
             },
-            live: true,
             fall: NO_BLOCK,
             taken: NO_BLOCK,
+        });
+        self.info.push(BlockInfo {
+            last_pc,
+            jump: jump_kind(&last),
+            last_op: last.op,
+            live: true,
         });
         // Register under every line the block's bytes touch.
         let (l0, l1) = (
@@ -268,12 +279,12 @@ impl BlockCache {
     /// Mark block `id` dead and drop it from the lookup tables. Chains to it
     /// must be cut afterwards ([`BlockCache::unlink_dead`]).
     fn kill(&mut self, id: u32) {
-        let b = &mut self.blocks[id as usize];
-        if !b.live {
+        let info = &mut self.info[id as usize];
+        if !info.live {
             return;
         }
-        b.live = false;
-        let start = b.start;
+        info.live = false;
+        let start = self.blocks[id as usize].start;
         if self.map.get(&start) == Some(&id) {
             self.map.remove(&start);
         }
@@ -296,10 +307,10 @@ impl BlockCache {
                 };
                 let mut keep = Vec::with_capacity(list.len());
                 for id in list {
-                    let b = &self.blocks[id as usize];
-                    if !b.live {
+                    if !self.info[id as usize].live {
                         continue;
                     }
+                    let b = &self.blocks[id as usize];
                     if b.start < end && addr < b.end {
                         self.kill(id);
                         any = true;
@@ -322,8 +333,8 @@ impl BlockCache {
 
     /// Cut every chain that leads to a dead block.
     fn unlink_dead(&mut self) {
-        let live: Vec<bool> = self.blocks.iter().map(|b| b.live).collect();
-        let alive = |id: u32| id != NO_BLOCK && live[id as usize];
+        let info = &self.info;
+        let alive = |id: u32| id != NO_BLOCK && info[id as usize].live;
         for b in &mut self.blocks {
             if !alive(b.fall) {
                 b.fall = NO_BLOCK;
@@ -336,8 +347,8 @@ impl BlockCache {
 
     /// Kill every block (`fence.i`, single-step switch).
     pub fn flush(&mut self, mem: &mut Memory) {
-        for b in &mut self.blocks {
-            b.live = false;
+        for (b, info) in self.blocks.iter_mut().zip(&mut self.info) {
+            info.live = false;
             b.fall = NO_BLOCK;
             b.taken = NO_BLOCK;
         }

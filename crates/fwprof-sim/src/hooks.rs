@@ -54,11 +54,13 @@ pub trait Hooks {
         let _ = (id, pcs, insts);
     }
 
-    /// Block `id` starts executing. Counting its instructions as executed is
-    /// correct unless [`Hooks::on_block_cut`] follows.
+    /// Block `id` starts executing; `executed` instructions executed before
+    /// it (the simulator's count, [`crate::Simulator::executed`]). Counting
+    /// its instructions as executed is correct unless
+    /// [`Hooks::on_block_cut`] follows.
     #[inline]
-    fn on_block_exec(&mut self, id: BlockId) {
-        let _ = id;
+    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+        let _ = (id, executed);
     }
 
     /// Block `id` stopped early: only its first `executed` instructions started
@@ -101,9 +103,9 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         self.1.on_block_translated(id, pcs, insts);
     }
     #[inline]
-    fn on_block_exec(&mut self, id: BlockId) {
-        self.0.on_block_exec(id);
-        self.1.on_block_exec(id);
+    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+        self.0.on_block_exec(id, executed);
+        self.1.on_block_exec(id, executed);
     }
     #[inline]
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {

@@ -205,15 +205,13 @@ impl<H: Hooks> Simulator<H> {
                     }
                 }
             };
-            let (start, end, count, first, term) = {
-                let b = &self.cache.blocks[id as usize];
-                (b.start, b.end, b.count as usize, b.first as usize, b.term)
-            };
-            self.hooks.on_block_exec(BlockId(id));
+            let b = self.cache.blocks[id as usize];
+            let (count, first) = (usize::from(b.count), b.first as usize);
+            self.hooks.on_block_exec(BlockId(id), self.hart.executed);
             chain_from = None;
             next_id = NO_BLOCK;
             // The straight-line part; a final branch or jump runs below.
-            let body = count - usize::from(term);
+            let body = count - usize::from(b.term);
             if self.hart.executed + count as u64 > checkpoint
                 && (limit - self.hart.executed) < count as u64
             {
@@ -224,13 +222,14 @@ impl<H: Hooks> Simulator<H> {
                 }
                 continue;
             }
+            let uops = &self.cache.uops[first..first + count];
             let (mut next_pc, status) = exec_block::<RV64>(
                 &mut self.hart,
                 &mut self.mem,
-                &self.cache.uops[first..first + body],
-                &self.cache.insts[first..first + body],
-                start,
-                end,
+                &uops[..body],
+                &self.cache.insts[first..],
+                b.start,
+                b.end,
             );
             if status != body {
                 if let Some(stop) = self.block_stopped::<RV64>(id, status)? {
@@ -239,11 +238,10 @@ impl<H: Hooks> Simulator<H> {
                 continue;
             }
             self.hart.executed += count as u64;
-            let b = &self.cache.blocks[id as usize];
-            if term {
-                match exec_term::<RV64>(&mut self.hart, &self.cache.uops[first + body], end) {
+            if b.term {
+                match exec_term::<RV64>(&mut self.hart, &uops[body], b.end) {
                     None => {
-                        next_pc = end;
+                        next_pc = b.end;
                         next_id = b.fall;
                         chain_from = Some((id, true));
                     }
@@ -254,7 +252,7 @@ impl<H: Hooks> Simulator<H> {
                         chain_from = Some((id, false));
                     }
                 }
-            } else if next_pc == end {
+            } else if next_pc == b.end {
                 next_id = b.fall;
                 chain_from = Some((id, true));
             } else {
@@ -264,7 +262,7 @@ impl<H: Hooks> Simulator<H> {
             self.hart.pc = next_pc;
             if b.after != 0 {
                 self.block_done(id, next_pc);
-                if self.cache.blocks[id as usize].after & AFTER_FENCE_I != 0 {
+                if b.after & AFTER_FENCE_I != 0 {
                     // The flush killed every block, this one included.
                     next_id = NO_BLOCK;
                     chain_from = None;
@@ -282,16 +280,16 @@ impl<H: Hooks> Simulator<H> {
         id: u32,
         k: usize,
     ) -> Result<Option<StopReason>, SimError> {
-        let b = &self.cache.blocks[id as usize];
-        let (start, end, first) = (b.start, b.end, b.first as usize);
+        let b = self.cache.blocks[id as usize];
+        let (start, first) = (b.start, b.first as usize);
         // k < count, so a final branch or jump is not among them.
         let (next_pc, status) = exec_block::<RV64>(
             &mut self.hart,
             &mut self.mem,
             &self.cache.uops[first..first + k],
-            &self.cache.insts[first..first + k],
+            &self.cache.insts[first..],
             start,
-            end,
+            b.end,
         );
         if status != k {
             return self.block_stopped::<RV64>(id, status);
@@ -314,8 +312,8 @@ impl<H: Hooks> Simulator<H> {
         id: u32,
         status: usize,
     ) -> Result<Option<StopReason>, SimError> {
-        let b = &self.cache.blocks[id as usize];
-        let (count, first) = (b.count as usize, b.first as usize);
+        let b = self.cache.blocks[id as usize];
+        let (count, first) = (usize::from(b.count), b.first as usize);
         let ran = status & !EXCEPTION;
         self.hart.executed += ran as u64;
         if ran < count {
@@ -329,8 +327,7 @@ impl<H: Hooks> Simulator<H> {
             return Ok(None);
         }
         let inst = self.cache.insts[first + ran - 1];
-        let pc = self.cache.blocks[id as usize].start
-            + u64::from(self.cache.uops[first + ran - 1].off);
+        let pc = b.start + u64::from(self.cache.uops[first + ran - 1].off);
         self.exception(exc, pc, inst)
     }
 
@@ -368,7 +365,7 @@ impl<H: Hooks> Simulator<H> {
     /// jump/mret hooks and `fence.i`.
     #[inline(never)]
     fn block_done(&mut self, id: u32, target: u64) {
-        let b = &self.cache.blocks[id as usize];
+        let b = self.cache.info[id as usize];
         if H::WANTS_JUMPS {
             if let Some(kind) = b.jump {
                 self.hooks

@@ -113,7 +113,7 @@ impl Hooks for Rec {
         self.sizes.push(insts.len() as u32);
         self.pcs.push(pcs.to_vec());
     }
-    fn on_block_exec(&mut self, id: BlockId) {
+    fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
         self.count += self.sizes[id.0 as usize] as u64;
     }
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
