@@ -6,7 +6,7 @@
 #   qemu-riscv64    plain QEMU 7.2 linux-user on the same ELF
 #   callgrind       valgrind --tool=callgrind on the host build (its own Ir count)
 #
-#   scripts/bench.sh                 # defaults: ITER=6000 (~1.27e9 RV64 instructions), RUNS=5
+#   scripts/bench.sh                 # defaults: ITER=6000 (~1.32e9 RV64 instructions), RUNS=5
 #   ITER=500 RUNS=3 scripts/bench.sh # quicker
 #   SKIP="callgrind fwprof" scripts/bench.sh
 #
