@@ -15,13 +15,13 @@
 //! * the pc is not tracked per instruction: a micro-op knows its byte offset
 //!   from the block's start, which only faults and the general path use.
 //!
-//! Instructions without a fast form — F/D, A, Zicsr, the system instructions,
-//! illegal encodings, RV64-only operations on RV32 — are [`K::General`] and
-//! run through [`crate::exec::step`] with the original `Inst`, which stays
-//! in a parallel arena. Semantics are therefore defined once, in `exec.rs`;
-//! the fast forms below repeat only the plain integer operations
-//! (Unprivileged ISA 20191213, Chapters 2, 5 and 7), and the differential
-//! and lock-step tests against QEMU cover both paths.
+//! The plain integer instructions (Unprivileged ISA 20191213, Chapters 2, 5
+//! and 7) are defined here and only here. Instructions without a fast form —
+//! F/D, A, Zicsr, the system instructions, loads into `x0`, illegal
+//! encodings, RV64-only operations on RV32 — are [`K::General`] and run
+//! through the general executor [`crate::exec::step`] with the original
+//! `Inst`, which stays in a parallel arena. The differential and lock-step
+//! tests against QEMU cover both paths.
 
 use crate::exec::{ea, load_fault, step, store_fault};
 use crate::hart::Hart;
