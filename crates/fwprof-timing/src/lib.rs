@@ -1,0 +1,22 @@
+//! fwprof's core timing model (a collector's building blocks): a core
+//! description ([`CoreConfig`], read from TOML or a shipped preset), and the
+//! models it configures — set-associative caches ([`Cache`]), branch
+//! predictors with a BTB ([`Predictor`]) and memory regions with wait states.
+//!
+//! Workflow: [`CoreConfig::load`] a preset name or a `.toml` file, build the
+//! models from its parts, and feed them the executed instructions; every
+//! model counts in cycles and bytes as its docs say.
+#![deny(missing_docs)]
+
+mod cache;
+mod config;
+mod params;
+mod predictor;
+
+pub use cache::{Cache, CacheAccess, CacheStats};
+pub use config::{ConfigError, CoreConfig, PRESETS};
+pub use params::{
+    CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PredictorKind, PredictorParams,
+    Replacement,
+};
+pub use predictor::{BranchKind, Predictor, PredictorStats};
