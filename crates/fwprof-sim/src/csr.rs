@@ -100,6 +100,13 @@ impl Hart {
         self.csr_point - self.not_retired
     }
 
+    /// What `cycle` counts from: modelled cycles before the current
+    /// instruction when a timing model supplies them, else retired
+    /// instructions (one instruction = one cycle).
+    fn cycle_base(&self) -> u64 {
+        self.model_cycles.unwrap_or_else(|| self.retired_before())
+    }
+
     fn xlen_mask(&self, v: u64) -> u64 {
         if self.rv64 {
             v
@@ -116,7 +123,7 @@ impl Hart {
     pub fn csr_read(&self, csr: u16) -> Result<u64, CsrIllegal> {
         self.check_access(csr)?;
         let rv32 = !self.rv64;
-        let cycle = self.retired_before().wrapping_add(self.cycle_offset);
+        let cycle = self.cycle_base().wrapping_add(self.cycle_offset);
         let instret = self.retired_before().wrapping_add(self.instret_offset);
         let time = self.retired_before();
         let v = match csr {
@@ -190,6 +197,8 @@ impl Hart {
         // A write to a counter makes the *next* instruction read `v`: the
         // writing instruction's own increment is absorbed (§3.1.11).
         let next = self.retired_before().wrapping_add(1);
+        // With a timing model the writing instruction counts as one cycle.
+        let next_cycle = self.cycle_base().wrapping_add(1);
         match csr {
             0x001 => {
                 self.fflags = (v & 0x1f) as u8;
@@ -206,11 +215,11 @@ impl Hart {
             }
             0xB00 => {
                 let nv = if rv32 {
-                    (self.counter(self.cycle_offset) & !0xffff_ffff) | v
+                    (next_cycle.wrapping_add(self.cycle_offset) & !0xffff_ffff) | v
                 } else {
                     v
                 };
-                self.cycle_offset = nv.wrapping_sub(next);
+                self.cycle_offset = nv.wrapping_sub(next_cycle);
             }
             0xB02 => {
                 let nv = if rv32 {
@@ -221,8 +230,8 @@ impl Hart {
                 self.instret_offset = nv.wrapping_sub(next);
             }
             0xB80 => {
-                let nv = (self.counter(self.cycle_offset) & 0xffff_ffff) | v << 32;
-                self.cycle_offset = nv.wrapping_sub(next);
+                let nv = (next_cycle.wrapping_add(self.cycle_offset) & 0xffff_ffff) | v << 32;
+                self.cycle_offset = nv.wrapping_sub(next_cycle);
             }
             0xB82 => {
                 let nv = (self.counter(self.instret_offset) & 0xffff_ffff) | v << 32;

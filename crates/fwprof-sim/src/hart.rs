@@ -77,6 +77,10 @@ pub struct Hart {
     /// The exception the executor stopped a block with (valid only when
     /// its status says so; see `uop::exec_block`).
     pub(crate) pending: crate::trap::Exc,
+    /// Modelled cycles before the CSR instruction being executed, when a
+    /// timing model supplies them (`Hooks::MODELS_CYCLES`); `None` means
+    /// cycles = retired instructions.
+    pub(crate) model_cycles: Option<u64>,
     /// Offsets added to the retired count to give `mcycle` / `minstret`
     /// (changed by CSR writes to them).
     pub(crate) cycle_offset: u64,
@@ -122,6 +126,7 @@ impl Hart {
             not_retired: 0,
             csr_point: 0,
             pending: crate::trap::Exc { cause: 0, tval: 0 },
+            model_cycles: None,
             cycle_offset: 0,
             instret_offset: 0,
             res_addr: u64::MAX,

@@ -45,6 +45,17 @@ pub struct TrapInfo {
 pub trait Hooks {
     /// Set to true if [`Hooks::on_jump`] should be called.
     const WANTS_JUMPS: bool = false;
+    /// Set to true if [`Hooks::on_mem`] should be called (costs a call per
+    /// load and store; leave false unless a model needs data addresses).
+    const WANTS_MEMORY: bool = false;
+    /// Set to true if [`Hooks::on_branch`] should be called.
+    const WANTS_BRANCHES: bool = false;
+    /// Set to true if [`Hooks::on_operands`] should be called.
+    const WANTS_OPERANDS: bool = false;
+    /// Set to true if the collector models time: reads of `cycle`/`mcycle`
+    /// (and `cycleh`/`mcycleh`) then return [`Hooks::cycles_before`]
+    /// instead of the instruction count.
+    const MODELS_CYCLES: bool = false;
 
     /// A block was translated: `id` is new; `pcs[i]` is the address of
     /// `insts[i]`; the block runs straight through from `pcs[0]` to its last
@@ -79,6 +90,41 @@ pub trait Hooks {
         let _ = (kind, pc, target, instret, sp);
     }
 
+    /// A data access of `size` bytes at `addr` (a store if `write`) by the
+    /// executing block's instruction number `index` (0-based), reported after
+    /// it succeeded, in program order. An AMO reports its read and then its
+    /// write; a failed `sc` reports nothing. Only with [`Hooks::WANTS_MEMORY`].
+    #[inline]
+    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        let _ = (index, addr, size, write);
+    }
+
+    /// The source operand values `a` (`rs1`) and `b` (`rs2`) of the executing
+    /// block's instruction number `index`, for instructions whose timing may
+    /// depend on them: shifts by a register amount and M-extension divisions
+    /// and remainders. Only with [`Hooks::WANTS_OPERANDS`].
+    #[inline]
+    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+        let _ = (index, a, b);
+    }
+
+    /// Block `id`'s final branch or jump resolved: `taken` (always true for
+    /// `jal`/`jalr`) to `target` (the block's end when not taken). Called
+    /// before [`Hooks::on_jump`]. Only with [`Hooks::WANTS_BRANCHES`].
+    #[inline]
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        let _ = (id, taken, target);
+    }
+
+    /// Modelled cycles elapsed before instruction number `index` of block
+    /// `id`, which is executing (the instruction reads a cycle CSR). Only
+    /// with [`Hooks::MODELS_CYCLES`].
+    #[inline]
+    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
+        let _ = (id, index);
+        0
+    }
+
     /// A trap was delivered to the guest's handler (`mtvec` != 0). `instret`
     /// counts the trapping instruction as executed.
     #[inline]
@@ -97,6 +143,46 @@ impl Hooks for () {}
 
 impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     const WANTS_JUMPS: bool = A::WANTS_JUMPS || B::WANTS_JUMPS;
+    const WANTS_MEMORY: bool = A::WANTS_MEMORY || B::WANTS_MEMORY;
+    const WANTS_BRANCHES: bool = A::WANTS_BRANCHES || B::WANTS_BRANCHES;
+    const WANTS_OPERANDS: bool = A::WANTS_OPERANDS || B::WANTS_OPERANDS;
+    #[inline]
+    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+        if A::WANTS_OPERANDS {
+            self.0.on_operands(index, a, b);
+        }
+        if B::WANTS_OPERANDS {
+            self.1.on_operands(index, a, b);
+        }
+    }
+    /// The first collector that models cycles provides them.
+    const MODELS_CYCLES: bool = A::MODELS_CYCLES || B::MODELS_CYCLES;
+    #[inline]
+    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        if A::WANTS_MEMORY {
+            self.0.on_mem(index, addr, size, write);
+        }
+        if B::WANTS_MEMORY {
+            self.1.on_mem(index, addr, size, write);
+        }
+    }
+    #[inline]
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        if A::WANTS_BRANCHES {
+            self.0.on_branch(id, taken, target);
+        }
+        if B::WANTS_BRANCHES {
+            self.1.on_branch(id, taken, target);
+        }
+    }
+    #[inline]
+    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
+        if A::MODELS_CYCLES {
+            self.0.cycles_before(id, index)
+        } else {
+            self.1.cycles_before(id, index)
+        }
+    }
     #[inline]
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         self.0.on_block_translated(id, pcs, insts);

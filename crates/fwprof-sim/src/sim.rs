@@ -223,9 +223,11 @@ impl<H: Hooks> Simulator<H> {
                 continue;
             }
             let uops = &self.cache.uops[first..first + count];
-            let (mut next_pc, status) = exec_block::<RV64>(
+            let (mut next_pc, status) = exec_block::<RV64, H>(
                 &mut self.hart,
                 &mut self.mem,
+                &mut self.hooks,
+                id,
                 &uops[..body],
                 &self.cache.insts[first..],
                 b.start,
@@ -239,18 +241,23 @@ impl<H: Hooks> Simulator<H> {
             }
             self.hart.executed += count as u64;
             if b.term {
-                match exec_term::<RV64>(&mut self.hart, &uops[body], b.end) {
+                let taken = match exec_term::<RV64>(&mut self.hart, &uops[body], b.end) {
                     None => {
                         next_pc = b.end;
                         next_id = b.fall;
                         chain_from = Some((id, true));
+                        false
                     }
                     Some(t) => {
                         keep_branch();
                         next_pc = t;
                         next_id = b.taken;
                         chain_from = Some((id, false));
+                        true
                     }
+                };
+                if H::WANTS_BRANCHES {
+                    self.hooks.on_branch(BlockId(id), taken, next_pc);
                 }
             } else if next_pc == b.end {
                 next_id = b.fall;
@@ -283,9 +290,11 @@ impl<H: Hooks> Simulator<H> {
         let b = self.cache.blocks[id as usize];
         let (start, first) = (b.start, b.first as usize);
         // k < count, so a final branch or jump is not among them.
-        let (next_pc, status) = exec_block::<RV64>(
+        let (next_pc, status) = exec_block::<RV64, H>(
             &mut self.hart,
             &mut self.mem,
+            &mut self.hooks,
+            id,
             &self.cache.uops[first..first + k],
             &self.cache.insts[first..],
             start,

@@ -25,9 +25,10 @@
 
 use crate::exec::{ea, load_fault, step, store_fault};
 use crate::hart::Hart;
+use crate::hooks::{BlockId, Hooks};
 use crate::memory::Memory;
 use crate::trap::{Exc, CAUSE_CODE_WRITTEN};
-use fwprof_isa::{Inst, Op};
+use fwprof_isa::{Inst, InstClass, Op};
 
 /// Micro-op kinds: the fast integer operations, plus [`K::General`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +104,30 @@ pub(crate) enum K {
     Jal,
     /// `jalr`: `imm` is the offset; the link value is the block's end.
     Jalr,
+}
+
+impl K {
+    /// Shifts by a register amount and divisions: their timing may depend
+    /// on the operand values ([`Hooks::on_operands`]).
+    fn operands_matter(self) -> bool {
+        matches!(
+            self,
+            K::Sll
+                | K::Srl
+                | K::Sra
+                | K::Sllw
+                | K::Srlw
+                | K::Sraw
+                | K::Div
+                | K::Divu
+                | K::Rem
+                | K::Remu
+                | K::Divw
+                | K::Divuw
+                | K::Remw
+                | K::Remuw
+        )
+    }
 }
 
 /// One lowered instruction (16 bytes).
@@ -246,10 +271,17 @@ fn sext32(v: u64) -> u64 {
 /// exception is in `h.pending`; for a store into translated code (which
 /// completed) it is the internal code-written cause with `tval` = the next
 /// pc.
+///
+/// With [`Hooks::WANTS_MEMORY`] every completed data access is reported to
+/// `hooks` (block `id`); with [`Hooks::MODELS_CYCLES`] a CSR instruction
+/// reads cycles from `hooks`.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn exec_block<const RV64: bool>(
+pub(crate) fn exec_block<const RV64: bool, H: Hooks>(
     h: &mut Hart,
     m: &mut Memory,
+    hooks: &mut H,
+    id: u32,
     uops: &[Uop],
     insts: &[Inst],
     start: u64,
@@ -268,17 +300,27 @@ pub(crate) fn exec_block<const RV64: bool>(
             }};
         }
         macro_rules! load {
-            ($f:ident, $conv:expr) => {
-                match m.$f(ea::<RV64>(a.wrapping_add(imm))) {
-                    Ok(v) => $conv(v),
+            ($f:ident, $conv:expr, $size:expr) => {{
+                let addr = ea::<RV64>(a.wrapping_add(imm));
+                match m.$f(addr) {
+                    Ok(v) => {
+                        if H::WANTS_MEMORY {
+                            hooks.on_mem(n as u32, addr, $size, false);
+                        }
+                        $conv(v)
+                    }
                     Err(addr) => fault!(load_fault(addr)),
                 }
-            };
+            }};
         }
         macro_rules! store {
             ($f:ident, $t:ty) => {{
-                if let Err(addr) = m.$f(ea::<RV64>(a.wrapping_add(imm)), b as $t) {
+                let addr = ea::<RV64>(a.wrapping_add(imm));
+                if let Err(addr) = m.$f(addr, b as $t) {
                     fault!(store_fault(addr));
+                }
+                if H::WANTS_MEMORY {
+                    hooks.on_mem(n as u32, addr, std::mem::size_of::<$t>() as u8, true);
                 }
                 if m.has_code_writes() {
                     return code_written(h, uops, n, start, end);
@@ -286,14 +328,33 @@ pub(crate) fn exec_block<const RV64: bool>(
                 continue;
             }};
         }
+        if H::WANTS_OPERANDS && u.kind.operands_matter() {
+            hooks.on_operands(n as u32, a, b);
+        }
         let v: u64 = match u.kind {
             K::Nop => continue,
             K::General => {
                 let pc = start.wrapping_add(u64::from(u.off));
                 // Counter CSRs read the count before this instruction.
                 h.csr_point = h.executed + n as u64;
-                match step::<RV64>(h, m, &insts[n], pc) {
+                let inst = &insts[n];
+                let access = if H::WANTS_MEMORY {
+                    general_access::<RV64>(h, inst)
+                } else {
+                    None
+                };
+                if H::MODELS_CYCLES && inst.op.class() == InstClass::Csr {
+                    h.model_cycles = Some(hooks.cycles_before(BlockId(id), n as u32));
+                }
+                let result = step::<RV64>(h, m, inst, pc);
+                if H::MODELS_CYCLES {
+                    h.model_cycles = None;
+                }
+                match result {
                     Ok(p) => {
+                        if let Some(acc) = access {
+                            report_general_access(h, hooks, n as u32, inst, acc);
+                        }
                         // Only a block's last instruction can leave the
                         // straight line (`mret`); elsewhere `p` is just the
                         // next instruction's pc.
@@ -436,13 +497,13 @@ pub(crate) fn exec_block<const RV64: bool>(
                     sext32(((a as u32) % (b as u32)) as u64)
                 }
             }
-            K::Lb => load!(load_u8, |v: u8| v as i8 as u64),
-            K::Lh => load!(load_u16, |v: u16| v as i16 as u64),
-            K::Lw => load!(load_u32, |v: u32| v as i32 as u64),
-            K::Lbu => load!(load_u8, u64::from),
-            K::Lhu => load!(load_u16, u64::from),
-            K::Lwu => load!(load_u32, u64::from),
-            K::Ld => load!(load_u64, |v: u64| v),
+            K::Lb => load!(load_u8, |v: u8| v as i8 as u64, 1),
+            K::Lh => load!(load_u16, |v: u16| v as i16 as u64, 2),
+            K::Lw => load!(load_u32, |v: u32| v as i32 as u64, 4),
+            K::Lbu => load!(load_u8, u64::from, 1),
+            K::Lhu => load!(load_u16, u64::from, 2),
+            K::Lwu => load!(load_u32, u64::from, 4),
+            K::Ld => load!(load_u64, |v: u64| v, 8),
             K::Sb => store!(store_u8, u8),
             K::Sh => store!(store_u16, u16),
             K::Sw => store!(store_u32, u32),
@@ -494,6 +555,85 @@ pub(crate) fn exec_term<const RV64: bool>(h: &mut Hart, u: &Uop, end: u64) -> Op
         Some(u.imm)
     } else {
         None
+    }
+}
+
+/// A general-path data access, found before the instruction runs (its
+/// registers may change): address, size in bytes, and whether it reads,
+/// writes or both.
+#[derive(Clone, Copy, Debug)]
+struct GeneralAccess {
+    addr: u64,
+    size: u8,
+    read: bool,
+    write: bool,
+}
+
+/// The data access `i` will make, if it is a load or store on the general
+/// path (F/D loads and stores, A, loads into `x0`).
+#[cold]
+fn general_access<const RV64: bool>(h: &Hart, i: &Inst) -> Option<GeneralAccess> {
+    let base = h.x(i.rs1);
+    let with_imm = ea::<RV64>(base.wrapping_add(i.imm as i64 as u64));
+    let plain = ea::<RV64>(base);
+    let (addr, size, read, write) = match i.op {
+        Op::Lb | Op::Lbu => (with_imm, 1, true, false),
+        Op::Lh | Op::Lhu => (with_imm, 2, true, false),
+        Op::Lw | Op::Lwu | Op::Flw => (with_imm, 4, true, false),
+        Op::Ld | Op::Fld => (with_imm, 8, true, false),
+        Op::Fsw => (with_imm, 4, false, true),
+        Op::Fsd => (with_imm, 8, false, true),
+        Op::LrW => (plain, 4, true, false),
+        Op::LrD => (plain, 8, true, false),
+        Op::ScW => (plain, 4, false, true),
+        Op::ScD => (plain, 8, false, true),
+        op if op.class() == InstClass::Atomic => {
+            let size = if matches!(
+                op,
+                Op::AmoswapD
+                    | Op::AmoaddD
+                    | Op::AmoxorD
+                    | Op::AmoandD
+                    | Op::AmoorD
+                    | Op::AmominD
+                    | Op::AmomaxD
+                    | Op::AmominuD
+                    | Op::AmomaxuD
+            ) {
+                8
+            } else {
+                4
+            };
+            (plain, size, true, true)
+        }
+        _ => return None,
+    };
+    Some(GeneralAccess {
+        addr,
+        size,
+        read,
+        write,
+    })
+}
+
+/// Report a completed general-path access (a failed `sc`, which leaves
+/// `rd` non-zero, accessed nothing).
+#[cold]
+fn report_general_access<H: Hooks>(
+    h: &Hart,
+    hooks: &mut H,
+    index: u32,
+    i: &Inst,
+    acc: GeneralAccess,
+) {
+    if matches!(i.op, Op::ScW | Op::ScD) && i.rd != 0 && h.x(i.rd) != 0 {
+        return;
+    }
+    if acc.read {
+        hooks.on_mem(index, acc.addr, acc.size, false);
+    }
+    if acc.write {
+        hooks.on_mem(index, acc.addr, acc.size, true);
     }
 }
 
