@@ -522,3 +522,70 @@ fn general_path_instruction_inside_a_full_length_block() {
     assert_eq!(sm.executed(), adds + 7);
     assert_eq!(sm.hooks().sizes[0] as usize, crate::MAX_BLOCK_INSTS);
 }
+
+/// Records the timing-model hooks.
+#[derive(Default, Debug)]
+struct TimingRec {
+    mem: Vec<(u32, u64, u8, bool)>,
+    branches: Vec<(bool, u64)>,
+    operands: Vec<(u32, u64, u64)>,
+    cycle_queries: Vec<(u32, u32)>,
+}
+
+impl crate::Hooks for TimingRec {
+    const WANTS_MEMORY: bool = true;
+    const WANTS_BRANCHES: bool = true;
+    const WANTS_OPERANDS: bool = true;
+    const MODELS_CYCLES: bool = true;
+    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        self.mem.push((index, addr, size, write));
+    }
+    fn on_branch(&mut self, _id: crate::BlockId, taken: bool, target: u64) {
+        self.branches.push((taken, target));
+    }
+    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+        self.operands.push((index, a, b));
+    }
+    fn cycles_before(&mut self, id: crate::BlockId, index: u32) -> u64 {
+        self.cycle_queries.push((id.0, index));
+        1000 + u64::from(index)
+    }
+}
+
+#[test]
+fn timing_hooks_see_accesses_branches_operands_and_supply_cycles() {
+    let w = [
+        sd(5, 6, 8),             // 0: sd t1, 8(t0)
+        ld(7, 5, 8),             // 1: ld t2, 8(t0)
+        amo(0x00, 3, 0, 5, 6),   // 2: amoadd.d x0, t1, (t0): read + write
+        r(0x33, 1, 0, 10, 6, 7), // 3: sll a0, t1, t2
+        r(0x33, 4, 1, 11, 7, 6), // 4: div a1, t2, t1
+        b(0, 0, 0, 8),           // 5: beq x0, x0, +8 (taken, skips 6)
+        NOP,                     // 6
+        csr(2, 12, 0, 0xb00),    // 7: csrr a2, mcycle
+        ECALL,
+    ];
+    let mut sm = crate::Simulator::bare(memory_with(&w), true, BASE, TimingRec::default());
+    sm.hart_mut().set_x(5, DATA);
+    sm.hart_mut().set_x(6, 3);
+    let stop = sm.run(1000, &AtomicBool::new(false)).unwrap();
+    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }));
+    let h = sm.hooks();
+    assert_eq!(
+        h.mem,
+        vec![
+            (0, DATA + 8, 8, true),
+            (1, DATA + 8, 8, false),
+            (2, DATA, 8, false),
+            (2, DATA, 8, true),
+        ]
+    );
+    // t2 = 3 (loaded back): sll 3 << 3, div 3 / 3.
+    assert_eq!(h.operands, vec![(3, 3, 3), (4, 3, 3)]);
+    assert_eq!(h.branches, vec![(true, BASE + 7 * 4)]);
+    // The csrr is instruction 0 of the block after the branch: mcycle reads
+    // the model's cycles.
+    assert_eq!(h.cycle_queries.len(), 1);
+    assert_eq!(h.cycle_queries[0].1, 0);
+    assert_eq!(sm.hart().x(12), 1000);
+}
