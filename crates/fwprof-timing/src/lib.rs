@@ -19,4 +19,9 @@ pub use params::{
     CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PredictorKind, PredictorParams,
     Replacement,
 };
-pub use predictor::{BranchKind, Predictor, PredictorStats};
+pub use predictor::{BranchKind, Outcome, Predictor, PredictorStats};
+
+#[cfg(test)]
+mod tests_cache;
+#[cfg(test)]
+mod tests_predictor;

@@ -1,29 +1,226 @@
-//! Branch predictors.
-use crate::params::PredictorParams;
+//! Branch prediction model ([`Predictor`]): direction predictors (none,
+//! static, bimodal, gshare) and a branch target buffer.
+use crate::params::{PredictorKind, PredictorParams};
 
-/// Kinds of control transfer.
+/// Kinds of control transfer, as the decoder classifies them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BranchKind {
-    /// Conditional branch.
+    /// Conditional branch (`beq`, `bne`, `blt`, `bge`, `bltu`, `bgeu` and
+    /// their compressed forms).
     Conditional,
+    /// Direct jump that links nothing (`jal x0`, `c.j`).
+    Jump,
+    /// Call: `jal`/`jalr` writing `ra` (or `t0`).
+    Call,
+    /// Return: `jalr x0, 0(ra)` (`ret`).
+    Return,
+    /// Any other `jalr` (computed jumps, tail calls through a register).
+    Indirect,
 }
 
-/// Counts since creation.
+/// The prediction made for one transfer and how it was scored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The direction predicted (always `true` for unconditional transfers
+    /// unless the kind is [`PredictorKind::None`], which predicts `false`:
+    /// sequential fetch).
+    pub predicted_taken: bool,
+    /// The pipeline must be redirected: wrong direction, or predicted taken
+    /// with a BTB miss or wrong BTB target.
+    pub mispredicted: bool,
+    /// The BTB was looked up and held an entry for this pc (its target may
+    /// still be wrong).
+    pub btb_hit: bool,
+}
+
+/// Counts since [`Predictor::new`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PredictorStats {
-    /// Branches seen.
+    /// Conditional branches resolved.
     pub branches: u64,
+    /// Unconditional transfers resolved (jumps, calls, returns, indirect).
+    pub jumps: u64,
+    /// Transfers counted as mispredicted (conditional and unconditional).
+    pub mispredicts: u64,
+    /// BTB lookups that found the pc.
+    pub btb_hits: u64,
+    /// BTB lookups that did not find the pc.
+    pub btb_misses: u64,
 }
 
-/// A predictor.
+/// Weakly not taken: the initial value of every counter.
+const WEAKLY_NOT_TAKEN: u8 = 1;
+/// Pc tag of an empty BTB entry (an odd address: never an instruction's).
+const BTB_EMPTY: u64 = u64::MAX;
+
+/// A branch predictor with its counters: a direction predictor for
+/// conditional branches and an optional branch target buffer (BTB), fed one
+/// resolved control transfer at a time by [`Predictor::resolve`], which
+/// predicts, scores the prediction and then updates the tables.
+///
+/// Direction of a [`BranchKind::Conditional`] branch at `pc`:
+///
+/// - [`PredictorKind::None`]: no prediction. The core fetches sequentially
+///   and pays the taken cost of every taken transfer through the pipeline's
+///   class latencies, so nothing is ever counted as mispredicted (for any
+///   kind of transfer) and the BTB, if configured, is not used.
+/// - [`PredictorKind::Static`]: backward taken, forward not taken (BTFN):
+///   taken iff `target < pc`.
+/// - [`PredictorKind::Bimodal`]: 2-bit saturating counters (`0..=3`,
+///   predicting taken at 2 and 3) indexed by `(pc >> 1) & (entries - 1)`,
+///   initialised to 1 (weakly not taken); J. E. Smith, "A study of branch
+///   prediction strategies", ISCA 1981.
+/// - [`PredictorKind::Gshare`]: the same counters indexed by
+///   `((pc >> 1) ^ history) & (entries - 1)`, where `history` holds the last
+///   `history_bits` conditional outcomes (newest in bit 0, 1 = taken);
+///   S. McFarling, "Combining branch predictors", WRL TN-36, 1993.
+///
+/// The BTB (when `btb_entries > 0`) is direct-mapped, indexed by
+/// `(pc >> 1) & (btb_entries - 1)` and tagged with the full pc; it is looked
+/// up for every transfer predicted taken and written with `(pc, target)` for
+/// every transfer actually taken. A transfer predicted taken whose BTB entry
+/// misses or holds another target is mispredicted: the target would only be
+/// known at decode (direct) or execute (indirect).
+///
+/// Unconditional transfers ([`BranchKind::Jump`], [`BranchKind::Call`],
+/// [`BranchKind::Return`], [`BranchKind::Indirect`]) are predicted taken.
+/// With a BTB they are mispredicted on a BTB miss or a wrong target; there
+/// is no return-address stack, so a return is predicted like any indirect
+/// jump (from the last target seen at its pc). Without a BTB
+/// (`btb_entries == 0`) they are never counted as mispredicted: their cost
+/// is the `jal`/`jalr` class latency of the pipeline.
+///
+/// Cost: [`Predictor::resolve`] does no allocation: two table indexings and
+/// a few shifts.
 #[derive(Clone, Debug)]
 pub struct Predictor {
     params: PredictorParams,
+    /// 2-bit counters (Bimodal, Gshare); empty otherwise.
+    counters: Vec<u8>,
+    counter_mask: u64,
+    /// Last conditional outcomes, newest in bit 0 (Gshare).
+    history: u64,
+    history_mask: u64,
+    /// `(pc, target)` per entry; empty when there is no BTB.
+    btb: Vec<(u64, u64)>,
+    btb_mask: u64,
+    stats: PredictorStats,
+}
+
+/// The largest power of two `<= x`, for `x >= 1`.
+fn floor_pow2(x: u32) -> u32 {
+    1 << (31 - x.max(1).leading_zeros())
 }
 
 impl Predictor {
-    /// A predictor with `params`.
+    /// A predictor with `params`, all counters weakly not taken, empty
+    /// history and BTB.
+    ///
+    /// Never panics: table sizes that are not powers of two are rounded
+    /// down to one (a 0-entry counter table becomes 1 entry), and
+    /// `history_bits` is capped at 63.
     pub fn new(params: &PredictorParams) -> Predictor {
-        Predictor { params: params.clone() }
+        let (entries, history_bits) = match params.kind {
+            PredictorKind::None | PredictorKind::Static => (0, 0),
+            PredictorKind::Bimodal { entries } => (floor_pow2(entries), 0),
+            PredictorKind::Gshare {
+                entries,
+                history_bits,
+            } => (floor_pow2(entries), history_bits.min(63)),
+        };
+        let btb_entries = if params.btb_entries == 0 || params.kind == PredictorKind::None {
+            0
+        } else {
+            floor_pow2(params.btb_entries)
+        };
+        Predictor {
+            params: params.clone(),
+            counters: vec![WEAKLY_NOT_TAKEN; entries as usize],
+            counter_mask: u64::from(entries.saturating_sub(1)),
+            history: 0,
+            history_mask: (1u64 << history_bits) - 1,
+            btb: vec![(BTB_EMPTY, 0); btb_entries as usize],
+            btb_mask: u64::from(btb_entries.saturating_sub(1)),
+            stats: PredictorStats::default(),
+        }
+    }
+
+    /// The parameters this predictor was built from.
+    pub fn params(&self) -> &PredictorParams {
+        &self.params
+    }
+
+    /// Counts since creation.
+    pub fn stats(&self) -> PredictorStats {
+        self.stats
+    }
+
+    /// Predicts the transfer at `pc` of `kind`, scores the prediction
+    /// against what happened (`taken`, and `target`, the address it went to
+    /// when taken), updates the tables and counters, and returns the
+    /// prediction. `taken` is ignored for unconditional kinds (always
+    /// taken). Addresses are byte addresses.
+    #[inline]
+    pub fn resolve(&mut self, pc: u64, kind: BranchKind, taken: bool, target: u64) -> Outcome {
+        let conditional = kind == BranchKind::Conditional;
+        if conditional {
+            self.stats.branches += 1;
+        } else {
+            self.stats.jumps += 1;
+        }
+        let taken = taken || !conditional;
+
+        let (predicted_taken, counter) = match self.params.kind {
+            PredictorKind::None => return Outcome::default(),
+            _ if !conditional => (true, None),
+            PredictorKind::Static => (target < pc, None),
+            PredictorKind::Bimodal { .. } => {
+                let i = ((pc >> 1) & self.counter_mask) as usize;
+                (self.counters[i] >= 2, Some(i))
+            }
+            PredictorKind::Gshare { .. } => {
+                let i = (((pc >> 1) ^ self.history) & self.counter_mask) as usize;
+                (self.counters[i] >= 2, Some(i))
+            }
+        };
+
+        let mut mispredicted = predicted_taken != taken;
+        let mut btb_hit = false;
+        if !self.btb.is_empty() {
+            let slot = ((pc >> 1) & self.btb_mask) as usize;
+            if predicted_taken {
+                let (tag, predicted_target) = self.btb[slot];
+                btb_hit = tag == pc;
+                if btb_hit {
+                    self.stats.btb_hits += 1;
+                } else {
+                    self.stats.btb_misses += 1;
+                }
+                if taken && !(btb_hit && predicted_target == target) {
+                    mispredicted = true;
+                }
+            }
+            if taken {
+                self.btb[slot] = (pc, target);
+            }
+        }
+        // Without a BTB an unconditional transfer is predicted taken and is
+        // taken: never mispredicted, its jal/jalr latency covers the redirect.
+
+        if let Some(i) = counter {
+            let c = &mut self.counters[i];
+            *c = if taken { (*c + 1).min(3) } else { c.saturating_sub(1) };
+        }
+        if conditional {
+            self.history = ((self.history << 1) | u64::from(taken)) & self.history_mask;
+        }
+        if mispredicted {
+            self.stats.mispredicts += 1;
+        }
+        Outcome {
+            predicted_taken,
+            mispredicted,
+            btb_hit,
+        }
     }
 }
