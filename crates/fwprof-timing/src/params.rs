@@ -83,7 +83,9 @@ pub struct ClassLatencies {
     /// Integer register-register and register-immediate ALU ops, `lui`, `auipc`.
     pub alu: u32,
     /// Shifts: base cycles. A shift by `amount` bits costs
-    /// `shift + shift_per_step * (amount / shift_step)` cycles.
+    /// `shift + shift_per_step * (amount / shift_step)
+    /// + shift_per_remainder_bit * (amount % shift_step)` cycles
+    /// ([`ClassLatencies::shift_cycles`]).
     pub shift: u32,
     /// Extra cycles per `shift_step` bits of shift amount (0 for a barrel
     /// shifter).
@@ -106,7 +108,8 @@ pub struct ClassLatencies {
     pub mul: u32,
     /// `mulh`, `mulhsu`, `mulhu`.
     pub mulh: u32,
-    /// `div`, `divu`, `rem`, `remu` (and the `w` forms).
+    /// `div`, `divu`, `rem`, `remu` (and the `w` forms); with
+    /// `div_variable`, the maximum ([`ClassLatencies::div_cycles`]).
     pub div: u32,
     /// Zicsr instructions.
     pub csr: u32,
@@ -130,6 +133,14 @@ pub struct ClassLatencies {
     pub fp_load: u32,
     /// F/D stores.
     pub fp_store: u32,
+    /// Extra cycles per bit of `amount % shift_step`, the bits left after
+    /// the coarse steps (PicoRV32's two-stage shifter moves 4 bits, then 1
+    /// bit, per cycle; 0 for a barrel shifter).
+    pub shift_per_remainder_bit: u32,
+    /// Division time depends on the operands: `1 + ` the number of
+    /// significant bits of the quotient, at most `div` cycles. `false`:
+    /// always `div` cycles.
+    pub div_variable: bool,
 }
 
 /// In-order pipeline parameters.
@@ -148,7 +159,8 @@ pub struct PipelineParams {
     /// Stall without forwarding, in cycles.
     pub no_forward_stall: u32,
     /// Extra cycles when a branch or jump is mispredicted (or, with no
-    /// predictor, unused).
+    /// predictor, unused). How this combines with the class latencies is
+    /// written down in `docs/core-format.md` ("How the numbers combine").
     pub mispredict_penalty: u32,
 }
 
