@@ -10,11 +10,13 @@
 
 mod cache;
 mod config;
+mod model;
 mod params;
 mod predictor;
 
 pub use cache::{Cache, CacheAccess, CacheStats};
 pub use config::{ConfigError, CoreConfig, PRESETS};
+pub use model::{ev, Costs, TimingModel, EVENTS, NUM_EVENTS};
 pub use params::{
     CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PredictorKind, PredictorParams,
     Replacement,
@@ -25,3 +27,5 @@ pub use predictor::{BranchKind, Outcome, Predictor, PredictorStats};
 mod tests_cache;
 #[cfg(test)]
 mod tests_predictor;
+#[cfg(test)]
+mod tests_model;
