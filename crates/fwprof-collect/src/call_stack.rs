@@ -77,6 +77,16 @@ pub struct CallStack {
     arcs: Vec<ArcStats>,
     active_arc: Vec<u32>,
     arc_index: HashMap<(u32, u32, u64, bool), u32>,
+    /// Events tracked besides instructions (0 = instructions only).
+    extra: usize,
+    /// Current cumulative value of each extra event ([`CallStack::set_clock`]).
+    clock: Vec<u64>,
+    /// Per frame, the clock when it was entered (`frames.len() * extra`).
+    snap: Vec<u64>,
+    /// Inclusive extra events per function (`funcs.len() * extra`) and per
+    /// arc (`arcs.len() * extra`), outermost activations only.
+    funcs_extra: Vec<u64>,
+    arcs_extra: Vec<u64>,
     /// Direct-mapped cache in front of `arc_index`, indexed by call site:
     /// `(caller, callee, site, tail, arc id)`.
     arc_cache: Vec<(u32, u32, u64, bool, u32)>,
@@ -91,11 +101,34 @@ impl CallStack {
         CallStack::default()
     }
 
+    /// An empty stack that also accumulates `extra` events besides
+    /// instructions (e.g. cycles from a timing model): their cumulative
+    /// values are given with [`CallStack::set_clock`] before each call,
+    /// return or tail call, and their inclusive totals come out of
+    /// [`CallStack::finish_with_extra`].
+    pub fn with_extra_events(extra: usize) -> CallStack {
+        CallStack {
+            extra,
+            clock: vec![0; extra],
+            ..CallStack::default()
+        }
+    }
+
+    /// Set the current cumulative value of each extra event (`extra`
+    /// values; ignored when the stack tracks none).
+    #[inline]
+    pub fn set_clock(&mut self, clock: &[u64]) {
+        if self.extra > 0 {
+            self.clock.copy_from_slice(&clock[..self.extra]);
+        }
+    }
+
     fn ensure_fn(&mut self, f: u32) {
         let need = f as usize + 1;
         if self.funcs.len() < need {
             self.funcs.resize(need, FunctionStats::default());
             self.active_fn.resize(need, 0);
+            self.funcs_extra.resize(need * self.extra, 0);
         }
     }
 
@@ -136,6 +169,7 @@ impl CallStack {
             inclusive: 0,
         });
         self.active_arc.push(0);
+        self.arcs_extra.resize(self.arcs.len() * self.extra, 0);
         self.arc_index.insert(key, id);
         id
     }
@@ -176,6 +210,9 @@ impl CallStack {
         let outer_arc = self.active_arc[arc as usize] == 0;
         self.active_fn[callee as usize] += 1;
         self.active_arc[arc as usize] += 1;
+        if self.extra > 0 {
+            self.snap.extend_from_slice(&self.clock);
+        }
         self.frames.push(Frame {
             func: callee,
             arc,
@@ -198,6 +235,20 @@ impl CallStack {
         }
         if f.outer_arc {
             self.arcs[f.arc as usize].inclusive += spent;
+        }
+        if self.extra > 0 {
+            let x = self.extra;
+            let base = self.snap.len() - x;
+            for e in 0..x {
+                let spent = self.clock[e].saturating_sub(self.snap[base + e]);
+                if f.outer_fn {
+                    self.funcs_extra[f.func as usize * x + e] += spent;
+                }
+                if f.outer_arc {
+                    self.arcs_extra[f.arc as usize * x + e] += spent;
+                }
+            }
+            self.snap.truncate(base);
         }
         Some(f)
     }
@@ -250,11 +301,22 @@ impl CallStack {
     }
 
     /// Close every activation at the end of the run (`now` = total executed).
-    pub fn finish(mut self, now: u64) -> (Vec<FunctionStats>, Vec<ArcStats>) {
+    pub fn finish(self, now: u64) -> (Vec<FunctionStats>, Vec<ArcStats>) {
+        let (f, a, _, _) = self.finish_with_extra(now);
+        (f, a)
+    }
+
+    /// [`CallStack::finish`], also returning the inclusive extra events:
+    /// per function (`functions.len() * extra` values, function-major) and
+    /// per arc (`arcs.len() * extra`). Set the final clock first.
+    pub fn finish_with_extra(
+        mut self,
+        now: u64,
+    ) -> (Vec<FunctionStats>, Vec<ArcStats>, Vec<u64>, Vec<u64>) {
         while !self.frames.is_empty() {
             self.pop_one(now);
         }
-        (self.funcs, self.arcs)
+        (self.funcs, self.arcs, self.funcs_extra, self.arcs_extra)
     }
 
     /// Ensure stats exist for function ids below `n` (functions never entered).
@@ -391,5 +453,29 @@ mod tests {
         let (f, _) = cs.finish(2 * n + 1);
         assert_eq!(f[1].calls, n);
         assert_eq!(f[1].inclusive, 2 * n - 1);
+    }
+
+    #[test]
+    fn extra_events_are_inclusive_like_instructions() {
+        // One extra event (say cycles): main runs 5 instructions / 20
+        // cycles, calls f, f runs 3 / 30, recursion f -> f runs 2 / 7.
+        let mut cs = CallStack::with_extra_events(1);
+        cs.set_clock(&[0]);
+        cs.enter_root(0, 1000, 0);
+        cs.set_clock(&[20]);
+        cs.call(0, 1, 0x10, 0x14, 1000, 5);
+        cs.set_clock(&[40]);
+        cs.call(1, 1, 0x30, 0x34, 990, 7);
+        cs.set_clock(&[47]);
+        cs.ret(0x34, 990, 9);
+        cs.set_clock(&[57]);
+        cs.ret(0x14, 1000, 10);
+        cs.set_clock(&[60]);
+        let (f, a, fx, ax) = cs.finish_with_extra(11);
+        assert_eq!((f[1].inclusive, fx[1]), (5, 37));
+        assert_eq!(fx[0], 60);
+        // Arcs: root, main->f, f->f (recursive: its own outermost activation).
+        assert_eq!(a.len(), 3);
+        assert_eq!(ax, vec![60, 37, 7]);
     }
 }

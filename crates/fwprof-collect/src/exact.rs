@@ -52,6 +52,36 @@ pub struct ExactData {
     pub total: u64,
     /// The function map, including `[unknown]` ranges added during the run.
     pub map: FunctionMap,
+    /// Number of events the cost model tracked besides instructions
+    /// ([`CostModel::EXTRA`]; 0 without a model).
+    pub extra: usize,
+    /// Inclusive extra events per function id, function-major
+    /// (`functions.len() * extra` values).
+    pub functions_extra: Vec<u64>,
+    /// Inclusive extra events per arc, arc-major (`arcs.len() * extra`).
+    pub arcs_extra: Vec<u64>,
+}
+
+/// A cost model that runs inside the [`ExactCollector`] (e.g. a timing
+/// model): it sees every hook first, and the collector reads its cumulative
+/// event totals at every call, return and jump-in so that inclusive costs
+/// per function and arc are kept for its events as for instructions.
+pub trait CostModel: Hooks {
+    /// Events tracked besides instructions.
+    const EXTRA: usize;
+    /// Cumulative value of each extra event (`EXTRA` values): up to the end
+    /// of the executing block when `block_done` (after its last instruction
+    /// ran: a call, return, `mret`, the end of the run), else up to its
+    /// start (it has not run yet).
+    fn clock(&mut self, block_done: bool) -> &[u64];
+}
+
+/// No cost model: instructions only.
+impl CostModel for () {
+    const EXTRA: usize = 0;
+    fn clock(&mut self, _block_done: bool) -> &[u64] {
+        &[]
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -81,7 +111,9 @@ const CROSSES: u32 = u32::MAX - 1;
 /// Cost per executed block: one counter increment. Cost per `jal`/`jalr`:
 /// a function lookup through a direct-mapped cache and a push or pop.
 #[derive(Debug)]
-pub struct ExactCollector {
+pub struct ExactCollector<M: CostModel = ()> {
+    /// The cost model, which sees every hook first.
+    model: M,
     map: FunctionMap,
     blocks: Vec<BlockMeta>,
     /// `(addr, raw, len)` of every translated instruction, by block.
@@ -107,12 +139,28 @@ pub struct ExactCollector {
 impl ExactCollector {
     /// A collector for a program whose functions are `map`, starting at `entry` with stack pointer `sp`.
     pub fn new(map: FunctionMap, entry: u64, sp: u64) -> ExactCollector {
+        ExactCollector::with_model(map, entry, sp, ())
+    }
+
+    /// End of run: expand block counts to per-address counts and close the call stack.
+    /// `executed` is the simulator's own count of executed instructions (used
+    /// to close activations still open).
+    pub fn finish(self, executed: u64) -> ExactData {
+        self.finish_with_model(executed).0
+    }
+}
+
+impl<M: CostModel> ExactCollector<M> {
+    /// [`ExactCollector::new`] with a cost model whose events are also
+    /// tracked inclusively.
+    pub fn with_model(map: FunctionMap, entry: u64, sp: u64, model: M) -> ExactCollector<M> {
         ExactCollector {
+            model,
             map,
             blocks: Vec::new(),
             insts: Vec::new(),
             cuts: HashMap::new(),
-            stack: CallStack::new(),
+            stack: CallStack::with_extra_events(M::EXTRA),
             traps: HashMap::new(),
             call_lens: HashMap::new(),
             call_cache: Box::new([(u64::MAX, 4); CALL_CACHE]),
@@ -123,6 +171,21 @@ impl ExactCollector {
             prev_block: u32::MAX,
             last_sp: sp,
         }
+    }
+
+    /// Hand the model's clock to the call stack (before a push or pop);
+    /// `block_done` as in [`CostModel::clock`].
+    #[inline]
+    fn sync_clock(&mut self, block_done: bool) {
+        if M::EXTRA > 0 {
+            let clock = self.model.clock(block_done);
+            self.stack.set_clock(clock);
+        }
+    }
+
+    /// The cost model.
+    pub fn model(&self) -> &M {
+        &self.model
     }
 
     #[inline]
@@ -146,6 +209,9 @@ impl ExactCollector {
             return;
         }
         let caller = self.cur_fn;
+        // The model has charged everything before this block (blocks that
+        // cross into a function mid-way use that point too).
+        self.sync_clock(false);
         self.stack.tail_call(caller, func, site, self.last_sp, now);
         self.cur_fn = func;
     }
@@ -201,11 +267,12 @@ impl ExactCollector {
         whole - cut
     }
 
-    /// End of run: expand block counts to per-address counts and close the call stack.
-    /// `executed` is the simulator's own count of executed instructions (used
-    /// to close activations still open).
-    pub fn finish(mut self, executed: u64) -> ExactData {
+    /// End of run: expand block counts to per-address counts and close the
+    /// call stack (see [`ExactCollector::finish`]); also returns the cost
+    /// model, for its own per-address costs.
+    pub fn finish_with_model(mut self, executed: u64) -> (ExactData, M) {
         self.start();
+        self.sync_clock(true);
         let mut per_addr: HashMap<u64, (u32, u8, u64)> = HashMap::new();
         for meta in &self.blocks {
             let n = meta.count;
@@ -246,28 +313,56 @@ impl ExactCollector {
         let total = sites.iter().map(|s| s.count).sum();
         let mut stack = self.stack;
         stack.reserve_functions(self.map.len());
-        let (functions, arcs) = stack.finish(executed);
+        let (functions, arcs, functions_extra, arcs_extra) = stack.finish_with_extra(executed);
         let mut traps: Vec<TrapStats> = self
             .traps
             .into_iter()
             .map(|((pc, cause), count)| TrapStats { cause, pc, count })
             .collect();
         traps.sort_by_key(|t| (t.pc, t.cause));
-        ExactData {
+        let data = ExactData {
             sites,
             functions,
             arcs,
             traps,
             total,
             map: self.map,
-        }
+            extra: M::EXTRA,
+            functions_extra,
+            arcs_extra,
+        };
+        (data, self.model)
     }
 }
 
-impl Hooks for ExactCollector {
+impl<M: CostModel> Hooks for ExactCollector<M> {
     const WANTS_JUMPS: bool = true;
+    const WANTS_MEMORY: bool = M::WANTS_MEMORY;
+    const WANTS_BRANCHES: bool = M::WANTS_BRANCHES;
+    const WANTS_OPERANDS: bool = M::WANTS_OPERANDS;
+    const MODELS_CYCLES: bool = M::MODELS_CYCLES;
+
+    #[inline]
+    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        self.model.on_mem(index, addr, size, write);
+    }
+
+    #[inline]
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        self.model.on_branch(id, taken, target);
+    }
+
+    #[inline]
+    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+        self.model.on_operands(index, a, b);
+    }
+
+    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
+        self.model.cycles_before(id, index)
+    }
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        self.model.on_block_translated(id, pcs, insts);
         let idx = id.0 as usize;
         if self.blocks.len() <= idx {
             self.blocks.resize(
@@ -308,6 +403,9 @@ impl Hooks for ExactCollector {
 
     #[inline(always)]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+        // The model charges the previous block first, so a jump-in below
+        // starts at this block's first instruction in its events too.
+        self.model.on_block_exec(id, executed);
         let i = id.0 as usize;
         // Ids are dense and were announced by on_block_translated.
         if let Some(meta) = self.blocks.get_mut(i) {
@@ -320,12 +418,15 @@ impl Hooks for ExactCollector {
     }
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        self.model.on_block_cut(id, executed);
         *self.cuts.entry((id.0, executed)).or_insert(0) += 1;
     }
 
     #[inline]
     fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
+        self.model.on_jump(kind, pc, target, instret, sp);
         self.start();
+        self.sync_clock(true);
         self.last_sp = sp;
         match kind {
             JumpKind::Call => {
@@ -360,6 +461,7 @@ impl Hooks for ExactCollector {
     }
 
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+        self.model.on_trap(trap, instret, sp);
         self.start();
         *self.traps.entry((trap.pc, trap.cause)).or_insert(0) += 1;
         // The handler's first block will differ from the current function and
@@ -368,14 +470,16 @@ impl Hooks for ExactCollector {
         self.last_sp = sp;
     }
 
-    fn on_mret(&mut self, _pc: u64, target: u64, instret: u64, sp: u64) {
+    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
+        self.model.on_mret(pc, target, instret, sp);
         self.start();
+        self.sync_clock(true);
         self.stack.ret(target, sp, instret);
         self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 }
 
-impl ExactCollector {
+impl<M: CostModel> ExactCollector<M> {
     /// Length of the call instruction at `pc` (2 for `c.jal`/`c.jalr`, else 4),
     /// recorded when its block was translated.
     #[inline]

@@ -15,5 +15,5 @@ mod exact;
 mod function_map;
 
 pub use call_stack::{ArcStats, CallStack, FunctionStats};
-pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
+pub use exact::{CostModel, ExactCollector, ExactData, InstSite, TrapStats};
 pub use function_map::FunctionMap;

@@ -33,6 +33,7 @@ use crate::cache::{Cache, CacheAccess};
 use crate::config::CoreConfig;
 use crate::params::{MemoryRegion, PredictorKind};
 use crate::predictor::{BranchKind, Predictor};
+use fwprof_collect::CostModel;
 use fwprof_isa::{Inst, InstClass, Op};
 use fwprof_sim::{jump_kind, BlockId, Hooks, JumpKind};
 
@@ -592,5 +593,18 @@ impl Hooks for TimingModel {
             self.charge_upto(index);
         }
         self.totals[ev::CYCLES]
+    }
+}
+
+/// Inside an [`fwprof_collect::ExactCollector`], the model's events after
+/// `instructions` (`EVENTS[1..]`) are kept inclusively per function and arc.
+impl CostModel for TimingModel {
+    const EXTRA: usize = NUM_EVENTS - 1;
+
+    fn clock(&mut self, block_done: bool) -> &[u64] {
+        if block_done {
+            self.charge_upto(u32::MAX);
+        }
+        &self.totals[1..]
     }
 }

@@ -240,3 +240,47 @@ fn data_cache_misses_once_per_line() {
     assert_eq!(totals[ev::DCACHE_MISSES], 2);
     assert_eq!(totals[ev::LOADS], 8);
 }
+
+#[test]
+fn inclusive_cycles_per_function_inside_the_exact_collector() {
+    use fwprof_collect::{ExactCollector, FunctionMap};
+    // main: 0 addi; 1 jal ra, f; 2 addi; 3 ecall.  f: 4 addi; 5 addi; 6 ret.
+    let w = [
+        addi(A0, 0, 1),
+        jal(1, 12),
+        addi(A0, A0, 1),
+        ECALL,
+        addi(A1, 0, 2),
+        addi(A1, A1, 2),
+        jalr(0, 1, 0),
+    ];
+    let map = FunctionMap::new(&[(BASE, BASE + 16), (BASE + 16, BASE + 28)], &[BASE, BASE + 16]);
+    let core = CoreConfig::load("picorv32").unwrap();
+    let mut mem = Memory::new();
+    let rwx = Perm {
+        read: true,
+        write: true,
+        exec: true,
+    };
+    mem.map(BASE, 0x10000, rwx).unwrap();
+    let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.write(BASE, &bytes).unwrap();
+    let hooks = ExactCollector::with_model(map, BASE, 0x9000_0000, TimingModel::new(core, false));
+    let mut sim = Simulator::bare(mem, false, BASE, hooks);
+    let stop = sim.run(1000, &AtomicBool::new(false)).unwrap();
+    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    let executed = sim.executed();
+    let (data, model) = sim.into_hooks().finish_with_model(executed);
+    let (_, totals) = model.finish();
+    let x = data.extra;
+    assert_eq!(x, crate::NUM_EVENTS - 1);
+    let cycles = |f: usize| data.functions_extra[f * x + ev::CYCLES - 1];
+    // f: two ALU ops (3 each) and a jalr (6), as the PicoRV32 README counts.
+    assert_eq!(cycles(1), 12);
+    assert_eq!(data.functions[1].inclusive, 3);
+    // main's outermost activation spans the whole run.
+    assert_eq!(cycles(0), totals[ev::CYCLES]);
+    // main itself: addi 3, jal 3, addi 3, ecall (system).
+    let system = u64::from(CoreConfig::load("picorv32").unwrap().pipeline.latency.system);
+    assert_eq!(totals[ev::CYCLES], 3 + 3 + 3 + system + 12);
+}
