@@ -94,6 +94,12 @@ pub struct RecordArgs {
         value_name = "FILE"
     )]
     pub output: PathBuf,
+    /// Model a core's timing: a preset (`picorv32`, `ibex`, `generic`) or a
+    /// core description file (docs/core-format.md). Records cycles, cache,
+    /// branch and stall events beside instructions; `cycle`/`mcycle` then
+    /// read modelled cycles.
+    #[arg(long = "core", value_name = "NAME|FILE.toml")]
+    pub core: Option<String>,
     /// Execution options and the program.
     #[command(flatten)]
     pub exec: ExecArgs,

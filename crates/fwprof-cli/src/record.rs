@@ -8,6 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
+use fwprof_timing::{CoreConfig, TimingModel};
 use fwprof_os::{RunConfig, Sandbox, Target};
 use fwprof_profile::{
     AddressCost, Arc, FunctionId, FunctionRecord, Meta, Profile, TrapRecord, EVENT_INSTRUCTIONS,
@@ -21,7 +22,7 @@ use crate::exit;
 pub fn dispatch(cli: cli::Cli) -> Result<u8> {
     match cli.command {
         Command::Run(a) => run(&a.exec),
-        Command::Record(a) => record(&a.exec, &a.output),
+        Command::Record(a) => record(&a.exec, &a.output, a.core.as_deref()),
         Command::Report(a) => crate::record::report(&a),
         Command::Annotate(a) => crate::record::annotate(&a),
     }
@@ -107,6 +108,29 @@ fn simulate<H: Hooks>(
     })
 }
 
+/// How a simulation ended, without its collector.
+struct Ended {
+    stop: StopReason,
+    executed: u64,
+    target: Target,
+    rv64: bool,
+}
+
+impl<H> Outcome<H> {
+    /// Separate the collector from how the run ended.
+    fn split(self) -> (Ended, H) {
+        (
+            Ended {
+                stop: self.stop,
+                executed: self.executed,
+                target: self.target,
+                rv64: self.rv64,
+            },
+            self.hooks,
+        )
+    }
+}
+
 /// Print the one-line diagnostic for a stop that is not a normal exit.
 fn report_stop(stop: &StopReason, rv64: bool) {
     match stop {
@@ -137,7 +161,13 @@ fn run(a: &ExecArgs) -> Result<u8> {
     Ok(exit::status_for(&out.stop))
 }
 
-fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
+/// Per-address costs and totals of the timing model's events (all of
+/// [`fwprof_timing::EVENTS`], `instructions` first), when `--core` was given.
+type Timing = (Vec<(u64, fwprof_timing::Costs)>, fwprof_timing::Costs);
+
+fn record(a: &ExecArgs, output: &Path, core: Option<&str>) -> Result<u8> {
+    // A bad core description stops here: nothing runs.
+    let core = core.map(CoreConfig::load).transpose()?;
     let p = prepare(a)?;
     let program = fwprof_symbols::Program::open(&a.program)
         .with_context(|| format!("cannot read symbols of {}", a.program.display()))?;
@@ -147,11 +177,28 @@ fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
     let start_time = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let out = simulate(&p, a.max_instructions, |prog| {
-        ExactCollector::new(FunctionMap::new(&ranges, &entries), prog.entry, prog.sp)
-    })?;
+    let map = FunctionMap::new(&ranges, &entries);
+    let core_name = core.as_ref().map(|c| c.name.clone());
+    let (out, data, timing) = match core {
+        None => {
+            let out = simulate(&p, a.max_instructions, |prog| {
+                ExactCollector::new(map, prog.entry, prog.sp)
+            })?;
+            let (out, hooks) = out.split();
+            let data = hooks.finish(out.executed);
+            (out, data, None)
+        }
+        Some(core) => {
+            let out = simulate(&p, a.max_instructions, |prog| {
+                let model = TimingModel::new(core, prog.rv64);
+                ExactCollector::with_model(map, prog.entry, prog.sp, model)
+            })?;
+            let (out, hooks) = out.split();
+            let (data, model) = hooks.finish_with_model(out.executed);
+            (out, data, Some(model.finish()))
+        }
+    };
     report_stop(&out.stop, out.rv64);
-    let data = out.hooks.finish(out.executed);
 
     let mut meta = Meta::new(a.program.display().to_string());
     meta.sha256 = crate::report_cmd::hex(&program.sha256());
@@ -189,7 +236,8 @@ fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
             meta.exit_status = Some(128 + signo);
         }
     }
-    let profile = build_profile(meta, &data, &program);
+    meta.core = core_name;
+    let profile = build_profile(meta, &data, timing.as_ref(), &program);
     if let Err(e) = profile.check_invariants() {
         eprintln!("fwprof: warning: profile invariant violated: {e}");
     }
@@ -199,8 +247,20 @@ fn record(a: &ExecArgs, output: &Path) -> Result<u8> {
     Ok(exit::status_for(&out.stop))
 }
 
-/// Assemble the profile from the collector's data and the symbol table.
-fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program) -> Profile {
+/// Assemble the profile from the collector's data (and the timing model's,
+/// with `--core`) and the symbol table.
+fn build_profile(
+    meta: Meta,
+    data: &ExactData,
+    timing: Option<&Timing>,
+    program: &fwprof_symbols::Program,
+) -> Profile {
+    let events: Vec<String> = match timing {
+        None => vec![EVENT_INSTRUCTIONS.to_string()],
+        Some(_) => fwprof_timing::EVENTS.iter().map(|e| e.to_string()).collect(),
+    };
+    let n = events.len();
+    let x = data.extra;
     let table = program.functions();
     let mut functions: Vec<FunctionRecord> = table
         .iter()
@@ -217,19 +277,38 @@ fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program
     for (i, f) in functions.iter_mut().enumerate() {
         let stats = data.functions.get(i).copied().unwrap_or_default();
         f.calls = stats.calls;
-        f.inclusive = vec![stats.inclusive];
-        f.self_cost = vec![0];
+        f.inclusive = vec![0; n];
+        f.inclusive[0] = stats.inclusive;
+        if x > 0 && n > 1 {
+            if let Some(extra) = data.functions_extra.get(i * x..i * x + x) {
+                f.inclusive[1..].copy_from_slice(&extra[..n - 1]);
+            }
+        }
+        f.self_cost = vec![0; n];
     }
-    let mut costs = fwprof_profile::AddressCosts::new(1);
+    let mut costs = fwprof_profile::AddressCosts::new(n);
+    // The model's per-address costs are sorted by address, like the sites.
+    let mut timed = timing.map(|t| t.0.iter().peekable());
     for s in &data.sites {
-        functions[s.function as usize].self_cost[0] += s.count;
+        let mut cost = vec![0; n];
+        cost[0] = s.count;
+        if let Some(it) = timed.as_mut() {
+            while it.next_if(|(pc, _)| *pc < s.addr).is_some() {}
+            if let Some((_, c)) = it.next_if(|(pc, _)| *pc == s.addr) {
+                cost[1..].copy_from_slice(&c[1..n]);
+            }
+        }
+        let f = &mut functions[s.function as usize];
+        for (a, b) in f.self_cost.iter_mut().zip(&cost) {
+            *a += b;
+        }
         // Sites are sorted and unique, so push cannot fail.
         let _ = costs.push(AddressCost {
             addr: s.addr,
             function: FunctionId(s.function),
             len: s.len,
             raw: s.raw,
-            cost: vec![s.count],
+            cost,
         });
     }
     for f in functions.iter_mut() {
@@ -243,13 +322,23 @@ fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program
     let arcs = data
         .arcs
         .iter()
-        .map(|a| Arc {
-            caller: a.caller.map(FunctionId),
-            callee: FunctionId(a.callee),
-            call_site: a.call_site,
-            calls: a.calls,
-            tail: a.tail,
-            inclusive: vec![a.inclusive],
+        .enumerate()
+        .map(|(i, a)| {
+            let mut inclusive = vec![0; n];
+            inclusive[0] = a.inclusive;
+            if x > 0 && n > 1 {
+                if let Some(extra) = data.arcs_extra.get(i * x..i * x + x) {
+                    inclusive[1..].copy_from_slice(&extra[..n - 1]);
+                }
+            }
+            Arc {
+                caller: a.caller.map(FunctionId),
+                callee: FunctionId(a.callee),
+                call_site: a.call_site,
+                calls: a.calls,
+                tail: a.tail,
+                inclusive,
+            }
         })
         .collect();
     let traps = data
@@ -261,14 +350,19 @@ fn build_profile(meta: Meta, data: &ExactData, program: &fwprof_symbols::Program
             count: t.count,
         })
         .collect();
+    let mut totals = vec![0; n];
+    totals[0] = data.total;
+    if let Some((_, t)) = timing {
+        totals[1..].copy_from_slice(&t[1..n]);
+    }
     Profile {
         meta,
-        events: vec![EVENT_INSTRUCTIONS.to_string()],
+        events,
         functions,
         costs,
         arcs,
         traps,
-        totals: vec![data.total],
+        totals,
     }
 }
 

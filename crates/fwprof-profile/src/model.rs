@@ -76,6 +76,11 @@ pub struct Meta {
     pub exit_status: Option<i32>,
     /// Warnings gathered while recording (e.g. a stripped ELF).
     pub warnings: Vec<String>,
+    /// The core model the timing events come from (`record --core`: a
+    /// preset name or a core file's `name`); `None` when only instructions
+    /// were recorded. Absent in files written before it existed.
+    #[serde(default)]
+    pub core: Option<String>,
 }
 
 impl Meta {
@@ -98,6 +103,7 @@ impl Meta {
             partial: None,
             exit_status: None,
             warnings: Vec::new(),
+            core: None,
         }
     }
 }
