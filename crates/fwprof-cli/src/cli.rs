@@ -146,6 +146,16 @@ pub struct ReportArgs {
     /// Leave out the call graph.
     #[arg(long)]
     pub no_call_graph: bool,
+    /// Event to sort and count the flat profile and call graph by, e.g.
+    /// `cycles` (default: instructions, also when the profile records cycles).
+    #[arg(long, value_name = "NAME", conflicts_with = "events")]
+    pub event: Option<String>,
+    /// Comma-separated self columns of the flat profile: events of the
+    /// profile, the first being the sort key, the % column and the call
+    /// graph's event, then also the derived ratios cpi, icache_miss_rate,
+    /// dcache_miss_rate and mispredict_rate (e.g. `cycles,instructions,cpi`).
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
+    pub events: Vec<String>,
 }
 
 /// `fwprof annotate`.
@@ -163,6 +173,10 @@ pub struct AnnotateArgs {
     /// Program ELF to read debug info and code from (default: the recorded path).
     #[arg(long, value_name = "ELF")]
     pub program: Option<PathBuf>,
+    /// Event to count, e.g. `cycles`, which adds a column per stall cause
+    /// of the function (default: instructions).
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
 }
 
 /// Parse `BASE:SIZE` with hex/decimal numbers and K/M/G size suffixes.

@@ -1,5 +1,30 @@
 //! Source and assembly annotation, in the manner of
 //! `opannotate --source --assembly`.
+//!
+//! Counts are of one event (`AnnotateOptions::event`, `instructions` by
+//! default). With `cycles`, on a profile that records stall events, the
+//! cycles are broken down by cause: each `stall_*` event with a nonzero
+//! self cost in the function gets a column after the `%` column, headed by
+//! its name without `stall_` (`load_use`, `branch`, `icache`, `dcache`,
+//! `muldiv`, `wait_state`), 10 characters wide, zero left blank, and the
+//! function's header gains a `stall cycles:` line with each cause's total
+//! and share of the function's self cycles:
+//!
+//! ```text
+//! Function memcopy [0x1020, 0x1030)
+//!   self 551 cycles (51.02%), inclusive 551 cycles (51.02%), calls 1
+//!   stall cycles: load_use 50 (9.07%), dcache 400 (72.60%)
+//!     cycles        %   load_use     dcache :
+//!        450  41.6667                   400 :           1020:  00053583  ld a1,0(a0)
+//!        100   9.2593         50            :           1024:  00b63023  sd a1,0(a2)
+//!          1   0.0926                       :           1028:  8082      ret
+//! ```
+//!
+//! A source line shows the sums over its instructions in every column.
+//! Stall cycles are part of `cycles` (the timing model charges the issue
+//! cost plus all stalls), so they explain where a line's cycles went.
+//! Other events (including `instructions`, the default) show no stall
+//! columns.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -8,6 +33,7 @@ use fwprof_isa::{decode, disasm, inst_len, Style, Xlen};
 use fwprof_profile::{FunctionRecord, Profile};
 use fwprof_symbols::{Location, Program, SourceResolver};
 
+use crate::events::STALL_EVENTS;
 use crate::options::AnnotateOptions;
 use crate::{cost, percent, unit};
 
@@ -20,6 +46,8 @@ struct Row {
     len: u8,
     raw: u32,
     count: u64,
+    /// Costs of the stall columns, in column order.
+    stalls: Vec<u64>,
 }
 
 /// The key that groups consecutive instructions under one source line.
@@ -36,7 +64,8 @@ struct LineKey {
 /// `count  percent : address:  raw  disassembly` (pseudo-instructions,
 /// ABI register names). Percentages are of the profile's total for the
 /// event; zero counts are left blank. Code inlined from another function
-/// is labelled `[inlined: f, called at file:line]`.
+/// is labelled `[inlined: f, called at file:line]`. For `cycles`, stall
+/// causes get columns of their own (see the module documentation).
 ///
 /// `program` supplies source lines (DWARF) and the bytes of instructions
 /// that never executed; without it, or without DWARF or the source file
@@ -123,7 +152,16 @@ impl SourceCache<'_> {
     }
 }
 
-fn rows_of(profile: &Profile, program: Option<&Program>, f: &FunctionRecord, e: usize) -> Vec<Row> {
+/// The instructions of `f`: executed ones from the profile with their
+/// cost of event `e` and of the events `stalls`, never-executed ones from
+/// the ELF with zero costs.
+fn rows_of(
+    profile: &Profile,
+    program: Option<&Program>,
+    f: &FunctionRecord,
+    e: usize,
+    stalls: &[usize],
+) -> Vec<Row> {
     let mut rows: BTreeMap<u64, Row> = profile
         .costs
         .range(f.start, f.end)
@@ -135,6 +173,7 @@ fn rows_of(profile: &Profile, program: Option<&Program>, f: &FunctionRecord, e: 
                     len: c.len,
                     raw: c.raw,
                     count: cost(c.cost, e),
+                    stalls: stalls.iter().map(|&s| cost(c.cost, s)).collect(),
                 },
             )
         })
@@ -165,6 +204,7 @@ fn rows_of(profile: &Profile, program: Option<&Program>, f: &FunctionRecord, e: 
                     len,
                     raw,
                     count: 0,
+                    stalls: vec![0; stalls.len()],
                 },
             );
             addr = addr.saturating_add(u64::from(len));
@@ -230,12 +270,40 @@ fn write_function(
         f.calls,
         u = unit(event)
     )?;
+    // Stall causes of this function, when the event is cycles.
+    let stalls: Vec<usize> = if event == "cycles" {
+        STALL_EVENTS
+            .iter()
+            .filter_map(|name| profile.event_index(name))
+            .filter(|&i| cost(&f.self_cost, i) != 0)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let short = |i: usize| {
+        let name = profile.events[i].as_str();
+        name.strip_prefix("stall_").unwrap_or(name)
+    };
+    if !stalls.is_empty() {
+        let causes: Vec<String> = stalls
+            .iter()
+            .map(|&i| {
+                let c = cost(&f.self_cost, i);
+                format!("{} {c} ({:.2}%)", short(i), percent(c, s))
+            })
+            .collect();
+        writeln!(w, "  stall cycles: {}", causes.join(", "))?;
+    }
     if let (Some(file), Some(line)) = (&f.file, f.line) {
         writeln!(w, "  defined at {file}:{line}")?;
     }
-    writeln!(w, "{:>10} {:>8} :", event, "%")?;
+    write!(w, "{:>10} {:>8}", event, "%")?;
+    for &i in &stalls {
+        write!(w, " {:>10}", short(i))?;
+    }
+    writeln!(w, " :")?;
 
-    let rows = rows_of(profile, program, f, e);
+    let rows = rows_of(profile, program, f, e, &stalls);
     let keys: Vec<LineKey> = rows
         .iter()
         .map(|r| {
@@ -257,18 +325,29 @@ fn write_function(
         let key = &keys[k];
         if let (Some(file), Some(line)) = (&key.file, key.line) {
             if current_file != Some(file.as_str()) {
-                writeln!(w, "{:>10} {:>8} : file {file}", "", "")?;
+                write!(w, "{:>10} {:>8}", "", "")?;
+                write_stalls(w, &vec![0; stalls.len()])?;
+                writeln!(w, " : file {file}")?;
                 current_file = Some(file.as_str());
             }
             let count: u64 = rows[k..end]
                 .iter()
                 .map(|r| r.count)
                 .fold(0, u64::saturating_add);
+            let line_stalls: Vec<u64> = (0..stalls.len())
+                .map(|j| {
+                    rows[k..end]
+                        .iter()
+                        .map(|r| r.stalls[j])
+                        .fold(0, u64::saturating_add)
+                })
+                .collect();
             let text = sources
                 .line(file, line)
                 .unwrap_or("<source not found>")
                 .to_string();
             write_counts(w, count, total)?;
+            write_stalls(w, &line_stalls)?;
             write!(w, " : {line:>6}  {text}")?;
             if let Some(inl) = &key.inlined {
                 write!(w, "  [inlined: {inl}]")?;
@@ -277,6 +356,7 @@ fn write_function(
         }
         for r in &rows[k..end] {
             write_counts(w, r.count, total)?;
+            write_stalls(w, &r.stalls)?;
             let inst = decode(r.raw, xlen);
             let mut text = disasm(&inst, r.addr, xlen, Style::Pseudo);
             // Name the target of direct jumps and branches, as objdump does.
@@ -319,4 +399,16 @@ fn write_counts(w: &mut impl Write, count: u64, total: u64) -> io::Result<()> {
     } else {
         write!(w, "{count:>10} {:>8.4}", percent(count, total))
     }
+}
+
+/// The stall columns: each value 10 wide after a space, zero left blank.
+fn write_stalls(w: &mut impl Write, stalls: &[u64]) -> io::Result<()> {
+    for &c in stalls {
+        if c == 0 {
+            write!(w, " {:>10}", "")?;
+        } else {
+            write!(w, " {c:>10}")?;
+        }
+    }
+    Ok(())
 }

@@ -5,6 +5,8 @@ use std::io::{self, Write};
 use fwprof_profile::Profile;
 use serde_json::{json, Map, Value};
 
+use crate::events::Derived;
+
 /// Value of the top-level `"schema"` field; bumped on incompatible changes.
 pub const JSON_SCHEMA: &str = "fwprof-report/1";
 
@@ -53,6 +55,17 @@ fn by_event(profile: &Profile, v: &[u64]) -> Value {
     Value::Object(m)
 }
 
+/// `{ratio name: value or null}` for the derived ratios whose inputs the
+/// profile records, from a function's self costs; `None` if there are none.
+fn derived(profile: &Profile, self_cost: &[u64]) -> Option<Value> {
+    let m: Map<String, Value> = Derived::ALL
+        .into_iter()
+        .filter(|d| d.available(profile))
+        .map(|d| (d.name().to_string(), json!(d.value(profile, self_cost))))
+        .collect();
+    (!m.is_empty()).then_some(Value::Object(m))
+}
+
 /// Builds the JSON document of [`write_json`] as a value.
 pub fn report_value(profile: &Profile) -> Value {
     let m = &profile.meta;
@@ -62,7 +75,7 @@ pub fn report_value(profile: &Profile) -> Value {
         .iter()
         .enumerate()
         .map(|(id, f)| {
-            json!({
+            let mut v = json!({
                 "id": id,
                 "name": f.name,
                 "address": f.start,
@@ -72,7 +85,11 @@ pub fn report_value(profile: &Profile) -> Value {
                 "inclusive": by_event(profile, &f.inclusive),
                 "file": f.file,
                 "line": f.line,
-            })
+            });
+            if let Some(d) = derived(profile, &f.self_cost) {
+                v["derived"] = d;
+            }
+            v
         })
         .collect();
     let call_graph: Vec<Value> = profile
@@ -132,7 +149,11 @@ pub fn report_value(profile: &Profile) -> Value {
 /// Writes the profile as one pretty-printed JSON object followed by a
 /// newline (see `docs/report-json.md`): `schema`, `meta`, `events`,
 /// `totals`, `functions[]`, `call_graph[]`, `traps[]`. Costs are objects
-/// keyed by event name (`{"instructions": 123}`); addresses are integers.
+/// keyed by event name with every event of the profile
+/// (`{"instructions": 123, "cycles": 456}`); addresses are integers. A
+/// function also has `derived`, the ratios of [`Derived`] whose inputs the
+/// profile records (`{"cpi": 1.5, "icache_miss_rate": 0.02}`, fractions,
+/// `null` where the denominator is 0), if there are any.
 ///
 /// Errors: only those of `w`.
 pub fn write_json(profile: &Profile, mut w: impl Write) -> io::Result<()> {

@@ -4,9 +4,13 @@
 //! Every report is a pure function from a profile (plus, for annotation,
 //! the optional ELF [`Program`] and a [`SourceResolver`]) and a plain
 //! options struct to an [`std::io::Write`]: [`write_flat`],
-//! [`write_call_graph`], [`write_json`], [`write_annotate`]. Costs are read
-//! for one event of the profile's event set (by default `instructions`);
-//! nothing re-runs the program.
+//! [`write_call_graph`], [`write_json`], [`write_annotate`]. Text reports
+//! are sorted by one event of the profile's event set (`instructions`
+//! unless the options name another, also for profiles that record
+//! `cycles`); the flat profile can add columns for other events and
+//! ratios of them ([`Derived`]: CPI, miss and mispredict rates), chosen by
+//! name with [`event_by_name`] and [`parse_columns`]. The JSON report
+//! carries every event. Nothing re-runs the program.
 //!
 //! ```
 //! use fwprof_profile::{AddressCost, Arc, FunctionRecord, Meta, Profile};
@@ -35,6 +39,7 @@
 mod annotate;
 mod call_graph;
 mod cycles;
+mod events;
 mod flat;
 mod json;
 mod options;
@@ -42,6 +47,7 @@ mod options;
 pub use annotate::write_annotate;
 pub use call_graph::write_call_graph;
 pub use cycles::{find_cycles, Cycles};
+pub use events::{event_by_name, parse_columns, Column, Derived, EventError, STALL_EVENTS};
 pub use flat::write_flat;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};

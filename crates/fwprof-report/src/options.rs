@@ -1,5 +1,7 @@
 //! Plain option structs for the reports (the CLI converts its flags into these).
 
+use crate::events::Column;
+
 /// Order of the flat profile.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SortKey {
@@ -38,8 +40,14 @@ pub struct FlatOptions {
     pub top: Option<usize>,
     /// Row order.
     pub sort: SortKey,
-    /// Index of the event to report in the profile's event set (0 = instructions).
+    /// Index of the event to report in the profile's event set (0 =
+    /// instructions): the `%`, `cumulative`, `self` and per-call columns
+    /// and the sort key are of this event.
     pub event: usize,
+    /// Further columns, shown in this order between `total/call` and
+    /// `name`: other events' self costs and derived ratios (see
+    /// [`crate::parse_columns`]). Empty for gprof's layout.
+    pub columns: Vec<Column>,
     /// Omit the explanation that follows the table (gprof's `-b`).
     pub brief: bool,
 }
@@ -47,7 +55,7 @@ pub struct FlatOptions {
 /// Options of [`crate::write_call_graph`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CallGraphOptions {
-    /// Index of the event to report (0 = instructions).
+    /// Index of the event to report and order the entries by (0 = instructions).
     pub event: usize,
     /// Omit the explanation and the index by function name (gprof's `-b`
     /// omits the explanation; the index is kept unless this is set).
@@ -60,7 +68,8 @@ pub struct AnnotateOptions {
     /// Annotate only this function (by name or alias); `None` for every
     /// function with a nonzero self cost, hottest first.
     pub function: Option<String>,
-    /// Index of the event to report (0 = instructions).
+    /// Index of the event to report (0 = instructions). When it is
+    /// `cycles`, columns for the function's nonzero `stall_*` events follow.
     pub event: usize,
     /// Annotate at most this many functions (when `function` is `None`).
     pub top: Option<usize>,

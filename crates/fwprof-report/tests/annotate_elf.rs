@@ -125,3 +125,93 @@ fn annotate_without_source_files_shows_disassembly() {
     let instructions = text.lines().filter(|l| l.contains(":  ")).count();
     assert_eq!(instructions, 11, "{text}");
 }
+
+/// The profile of [`profile_for`] with cycles: `mulw` stalls 2 cycles
+/// (muldiv) and each taken `bne`/`blez` 1 cycle (branch) per execution.
+fn timing_profile_for(program: &Program) -> Profile {
+    let base = profile_for(program);
+    let events = ["instructions", "cycles", "stall_branch", "stall_muldiv"];
+    let mut p = Profile::new(
+        Meta::new("rv64.elf"),
+        events.iter().map(|e| e.to_string()).collect(),
+    );
+    let f = p.add_function(FunctionRecord::new("sum_squares", 0x1010c, 0x10128));
+    let mut total = vec![0u64; events.len()];
+    for c in base.costs.iter() {
+        let n = c.cost[0];
+        let (branch, muldiv) = match c.addr {
+            0x10116 => (0, 2 * n),
+            0x1010e | 0x1011e => (n, 0),
+            _ => (0, 0),
+        };
+        let cost = vec![n, n + branch + muldiv, branch, muldiv];
+        for (t, v) in total.iter_mut().zip(&cost) {
+            *t += v;
+        }
+        p.costs
+            .push(AddressCost {
+                addr: c.addr,
+                function: f,
+                len: c.len,
+                raw: c.raw,
+                cost,
+            })
+            .unwrap();
+    }
+    let r = &mut p.functions[0];
+    (r.calls, r.self_cost, r.inclusive) = (1, total.clone(), total.clone());
+    p.arcs.push(Arc::spontaneous(f, 1, total.clone()));
+    p.totals = total;
+    p.check_invariants().unwrap();
+    p
+}
+
+#[test]
+fn annotate_cycles_sums_stalls_per_source_line() {
+    let program = Program::open(fixture("rv64.elf")).unwrap();
+    let p = timing_profile_for(&program);
+    let opts = AnnotateOptions {
+        event: 1,
+        ..AnnotateOptions::default()
+    };
+    let text = render(
+        &p,
+        Some(&program),
+        &SourceResolver::new(vec![fixture("")]),
+        &opts,
+    );
+    // 45 instructions + 11 branch + 20 muldiv stall cycles.
+    assert!(
+        text.contains("  self 76 cycles (100.00%), inclusive 76 cycles (100.00%), calls 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  stall cycles: branch 11 (14.47%), muldiv 20 (26.32%)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n    cycles        %     branch     muldiv :\n"),
+        "{text}"
+    );
+    let file = text.lines().find(|l| l.contains(": file ")).unwrap();
+    assert!(file.trim_start().starts_with(": file "), "{file}");
+    // The inlined square(): one mulw, 10 runs of 3 cycles, 2 of them muldiv stalls.
+    let square = text.lines().find(|l| l.contains("return x * x;")).unwrap();
+    let cols: Vec<&str> = square
+        .split(" : ")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(cols, ["30", "39.4737", "20"], "{square}");
+    // Line 10 in the loop: bne (10 runs, 1 stall each) and ret (1) = 21 cycles.
+    let bne_line = text
+        .lines()
+        .find(|l| l.contains("for (int i = 0; i < n; i++)") && l.trim_start().starts_with("21 "))
+        .unwrap();
+    let (counts, _) = bne_line.split_once(" : ").unwrap();
+    assert_eq!(
+        counts, "        21  27.6316         10           ",
+        "{bne_line}"
+    );
+}

@@ -32,6 +32,7 @@ fn flat_profile_golden() {
         top: Some(3),
         sort: SortKey::Inclusive,
         event: 0,
+        columns: Vec::new(),
         brief: true,
     };
     golden(
