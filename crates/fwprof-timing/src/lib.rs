@@ -13,6 +13,8 @@ mod config;
 mod model;
 mod params;
 mod predictor;
+#[cfg(test)]
+mod reference;
 
 pub use cache::{Cache, CacheAccess, CacheStats};
 pub use config::{ConfigError, CoreConfig, PRESETS};

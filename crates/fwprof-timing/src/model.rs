@@ -91,27 +91,52 @@ struct Site {
     pc: u64,
     class: InstClass,
     op: Op,
-    /// Integer destination written (0 = none).
+    /// Integer destination written (0 = none), and whether it is a load's.
     rd: u8,
+    load: bool,
     /// Integer sources read (0 = none).
     rs1: u8,
     rs2: u8,
-    /// Immediate shift amount (immediate shifts only).
-    shamt: u8,
     /// Branch/jump kind for the predictor (last instruction only).
     branch: Option<BranchKind>,
+    /// Immediate shift amount (immediate shifts only).
+    shamt: u8,
+    /// The fetch goes through the instruction cache (there is one and the
+    /// address is not in an uncached region).
+    cached_fetch: bool,
+    /// First instruction of its block in a new cache line (fetches of the
+    /// rest of a line hit without changing the cache's state).
+    new_line: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct BlockMeta {
     first: u32,
     len: u32,
+    /// Executions that ran to the end.
+    count: u64,
+    /// Range of the block's summed static costs in `sums` (sparse).
+    sum_start: u32,
+    sum_len: u32,
+    /// Range in `line_starts` of the block's instructions (numbers within
+    /// the block) that begin a new instruction-cache line.
+    lines_start: u32,
+    lines_len: u32,
 }
 
 const NO_BLOCK: u32 = u32::MAX;
 
 /// The timing collector. Build with [`TimingModel::new`], run the simulator
-/// with it (alone or in a tuple), then read [`TimingModel::finish`].
+/// with it (alone, in a tuple, or inside an
+/// [`fwprof_collect::ExactCollector`]), then read [`TimingModel::finish`].
+///
+/// Cost: the static part of each instruction's costs (class cycles, in-block
+/// hazards, fetch latency, counts) is added once per block execution as a
+/// precomputed sum; per instruction only what depends on the run is
+/// evaluated: cache accesses (one per new instruction-cache line, one per
+/// data access), the first instruction's hazard, operand-dependent latency
+/// and the block's branch. The result equals the one-instruction-at-a-time
+/// reference (`reference.rs`), which the tests check.
 #[derive(Debug)]
 pub struct TimingModel {
     core: CoreConfig,
@@ -120,9 +145,18 @@ pub struct TimingModel {
     dcache: Option<Cache>,
     predictor: Predictor,
     sites: Vec<Site>,
+    /// Static costs of one execution of each site.
+    stat: Vec<Costs>,
+    /// Costs that depend on the run, accumulated per site.
+    dynamic: Vec<Costs>,
     blocks: Vec<BlockMeta>,
-    /// Costs per translated instruction (index into `sites`).
-    costs: Vec<Costs>,
+    /// `(event, value)` sums of blocks' static costs.
+    sums: Vec<(u8, u64)>,
+    /// Instruction numbers that begin a new instruction-cache line (cached
+    /// fetches only), per block.
+    line_starts: Vec<u32>,
+    /// `(block, instructions run) → times` for blocks left early.
+    cuts: std::collections::HashMap<(u32, u32), u64>,
     totals: Costs,
     /// The executing block, how many of its instructions are charged, and
     /// how many executed (its length unless cut).
@@ -151,8 +185,12 @@ impl TimingModel {
             core,
             rv64,
             sites: Vec::new(),
+            stat: Vec::new(),
+            dynamic: Vec::new(),
             blocks: Vec::new(),
-            costs: Vec::new(),
+            sums: Vec::new(),
+            line_starts: Vec::new(),
+            cuts: std::collections::HashMap::new(),
             totals: [0; NUM_EVENTS],
             cur: NO_BLOCK,
             charged: 0,
@@ -182,14 +220,32 @@ impl TimingModel {
     /// instruction address (sorted by address; addresses translated several
     /// times are merged) and the totals.
     pub fn finish(mut self) -> (Vec<(u64, Costs)>, Costs) {
-        self.charge_block();
-        let mut per: Vec<(u64, Costs)> = self
-            .sites
-            .iter()
-            .zip(&self.costs)
-            .filter(|(_, c)| c[ev::INSTRUCTIONS] > 0)
-            .map(|(s, c)| (s.pc, *c))
-            .collect();
+        self.finish_block();
+        // Executions per site: whole runs of its block, plus cut runs that
+        // got past it.
+        let mut runs: Vec<u64> = vec![0; self.sites.len()];
+        for b in &self.blocks {
+            for k in 0..b.len {
+                runs[(b.first + k) as usize] = b.count;
+            }
+        }
+        for (&(block, ran), &times) in &self.cuts {
+            let b = self.blocks[block as usize];
+            for k in 0..ran.min(b.len) {
+                runs[(b.first + k) as usize] += times;
+            }
+        }
+        let mut per: Vec<(u64, Costs)> = Vec::new();
+        for (i, s) in self.sites.iter().enumerate() {
+            if runs[i] == 0 {
+                continue;
+            }
+            let mut c = self.dynamic[i];
+            for (a, st) in c.iter_mut().zip(self.stat[i]) {
+                *a += st * runs[i];
+            }
+            per.push((s.pc, c));
+        }
         per.sort_by_key(|&(pc, _)| pc);
         let mut merged: Vec<(u64, Costs)> = Vec::with_capacity(per.len());
         for (pc, c) in per {
@@ -205,23 +261,52 @@ impl TimingModel {
         (merged, self.totals)
     }
 
+    /// Add `v` of event `e` to site `idx` (dynamic part) and the totals.
+    #[inline(always)]
+    fn add(&mut self, idx: usize, e: usize, v: u64) {
+        self.dynamic[idx][e] += v;
+        self.totals[e] += v;
+    }
+
     /// Charge the executing block's instructions up to (not including)
-    /// number `upto`.
+    /// number `upto` (and at most what ran).
     fn charge_upto(&mut self, upto: u32) {
         if self.cur == NO_BLOCK {
             return;
         }
         let upto = upto.min(self.ran);
-        while self.charged < upto {
-            let k = self.charged;
-            self.charge_one(k);
-            self.charged += 1;
+        if upto <= self.charged {
+            return;
         }
+        let meta = self.blocks[self.cur as usize];
+        if self.charged == 0 && upto == meta.len {
+            self.charge_whole(meta);
+        } else {
+            for k in self.charged..upto {
+                let idx = (meta.first + k) as usize;
+                for (t, v) in self.totals.iter_mut().zip(self.stat[idx]) {
+                    *t += v;
+                }
+                self.charge_dynamic(meta, k);
+            }
+        }
+        self.charged = upto;
     }
 
-    /// Charge the rest of the executing block and forget it.
-    fn charge_block(&mut self) {
+    /// Charge the rest of the executing block, count the execution, and
+    /// forget it.
+    fn finish_block(&mut self) {
+        if self.cur == NO_BLOCK {
+            return;
+        }
         self.charge_upto(u32::MAX);
+        let id = self.cur;
+        let len = self.blocks[id as usize].len;
+        if self.ran >= len {
+            self.blocks[id as usize].count += 1;
+        } else {
+            *self.cuts.entry((id, self.ran)).or_insert(0) += 1;
+        }
         self.cur = NO_BLOCK;
         self.mem.clear();
         self.mem_next = 0;
@@ -230,101 +315,262 @@ impl TimingModel {
         self.branch = None;
     }
 
-    fn wait_states(regions: &[MemoryRegion], addr: u64) -> (u32, bool) {
-        regions
-            .iter()
-            .find(|r| addr.wrapping_sub(r.base) < r.size)
-            .map_or((0, false), |r| (r.wait_states, r.uncached))
+    /// Charge a whole block at once: its static sum, then only what varies,
+    /// visited sparsely (new instruction-cache lines, the first
+    /// instruction's hazard, reported operands and accesses, the final
+    /// branch). The caches and the predictor are separate, so visiting them
+    /// by kind instead of by instruction changes nothing.
+    fn charge_whole(&mut self, meta: BlockMeta) {
+        let sums = meta.sum_start as usize..(meta.sum_start + meta.sum_len) as usize;
+        for i in sums {
+            let (e, v) = self.sums[i];
+            self.totals[e as usize] += v;
+        }
+        let lines = meta.lines_start as usize..(meta.lines_start + meta.lines_len) as usize;
+        for i in lines {
+            let k = self.line_starts[i];
+            self.fetch_line(meta.first + k);
+        }
+        self.first_hazard(meta.first as usize);
+        while self.operands_next < self.operands.len() {
+            let (k, a, b) = self.operands[self.operands_next];
+            self.operands_next += 1;
+            self.operand_cost((meta.first + k) as usize, a, b);
+        }
+        while self.mem_next < self.mem.len() {
+            let (k, addr, _size, write) = self.mem[self.mem_next];
+            self.mem_next += 1;
+            self.data_access((meta.first + k) as usize, addr, write);
+        }
+        let last = (meta.first + meta.len - 1) as usize;
+        self.control(last);
+        let s = self.sites[last];
+        self.prev_rd = s.rd;
+        self.prev_load = s.load;
     }
 
-    /// One memory access (`docs/core-format.md`, "How the numbers
-    /// combine"): it takes `t` cycles in the memory system and adds `t - 1`
-    /// to the instruction — `hit_latency` on a hit, plus `miss_penalty`
-    /// (`stall_ev`) and the region's wait states (`stall_wait_state`) on a
-    /// fill; `1 + wait_states` without a cache or in an uncached region.
-    /// Stores sent to memory (write-through, no-write-allocate misses) and
-    /// dirty lines written back pay the wait states of the accessed address's
-    /// region (the evicted line's own region is not tracked).
-    #[allow(clippy::too_many_arguments)]
-    fn memory_access(
-        cache: Option<&mut Cache>,
-        regions: &[MemoryRegion],
-        addr: u64,
-        write: bool,
-        c: &mut Costs,
-        access_ev: usize,
-        miss_ev: usize,
-        stall_ev: usize,
-    ) {
-        let (wait, uncached) = Self::wait_states(regions, addr);
-        let wait = u64::from(wait);
-        match cache {
-            Some(cache) if !uncached => {
-                let a: CacheAccess = cache.access(addr, write);
-                c[access_ev] += 1;
-                let hit_latency = u64::from(cache.params().hit_latency);
-                c[stall_ev] += hit_latency.saturating_sub(1);
-                if !a.hit {
-                    c[miss_ev] += 1;
-                }
-                if a.fill {
-                    c[stall_ev] += u64::from(cache.params().miss_penalty);
-                }
-                let to_memory = u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
-                c[ev::STALL_WAIT_STATE] += wait * to_memory;
+    /// The parts of instruction `k`'s costs that depend on the run.
+    #[inline(always)]
+    fn charge_dynamic(&mut self, meta: BlockMeta, k: u32) {
+        let idx = (meta.first + k) as usize;
+        let s = self.sites[idx];
+        if s.cached_fetch && s.new_line {
+            self.fetch_line(idx as u32);
+        }
+        if k == 0 {
+            self.first_hazard(idx);
+        }
+        if let Some(&(i, a, b)) = self.operands.get(self.operands_next) {
+            if i == k {
+                self.operands_next += 1;
+                self.operand_cost(idx, a, b);
             }
-            _ => c[ev::STALL_WAIT_STATE] += wait,
+        }
+        while let Some(&(i, addr, _size, write)) = self.mem.get(self.mem_next) {
+            if i != k {
+                break;
+            }
+            self.mem_next += 1;
+            self.data_access(idx, addr, write);
+        }
+        if k + 1 == meta.len {
+            self.control(idx);
+        }
+        self.prev_rd = s.rd;
+        self.prev_load = s.load;
+    }
+
+    /// An instruction-cache access for site `idx`, which begins a new line.
+    fn fetch_line(&mut self, idx: u32) {
+        let idx = idx as usize;
+        let s = self.sites[idx];
+        {
+            let (wait, _) = wait_states(&self.core.regions, s.pc);
+            if let Some(cache) = self.icache.as_mut() {
+                let a: CacheAccess = cache.access(s.pc, false);
+                let penalty = u64::from(cache.params().miss_penalty);
+                let stall = if a.fill { penalty } else { 0 };
+                let to_memory =
+                    u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
+                let waited = u64::from(wait) * to_memory;
+                if !a.hit {
+                    self.add(idx, ev::ICACHE_MISSES, 1);
+                }
+                if stall > 0 {
+                    self.add(idx, ev::STALL_ICACHE, stall);
+                }
+                if waited > 0 {
+                    self.add(idx, ev::STALL_WAIT_STATE, waited);
+                }
+                if stall + waited > 0 {
+                    self.add(idx, ev::CYCLES, stall + waited);
+                }
+            }
         }
     }
 
-    fn charge_one(&mut self, k: u32) {
-        let meta = self.blocks[self.cur as usize];
-        let idx = (meta.first + k) as usize;
+    /// A hazard of the block's first instruction (site `idx`) with the
+    /// previous block's last.
+    fn first_hazard(&mut self, idx: usize) {
         let s = self.sites[idx];
-        let operands = self.take_operands(k);
+        if self.prev_rd != 0 && (s.rs1 == self.prev_rd || s.rs2 == self.prev_rd) {
+            let pipe = &self.core.pipeline;
+            let load = if self.prev_load { pipe.load_use } else { 0 };
+            let raw = if pipe.forwarding { 0 } else { pipe.no_forward_stall };
+            let stall = u64::from(load.max(raw));
+            if stall > 0 {
+                self.add(idx, ev::STALL_LOAD_USE, stall);
+                self.add(idx, ev::CYCLES, stall);
+            }
+        }
+    }
+
+    /// Operand-dependent issue cost of site `idx`.
+    fn operand_cost(&mut self, idx: usize, a: u64, b: u64) {
+        let s = self.sites[idx];
+        {
+            {
+                let lat = &self.core.pipeline.latency;
+                if is_register_shift(s.op) {
+                    let m = if matches!(s.op, Op::Sllw | Op::Srlw | Op::Sraw) || !self.rv64 {
+                        31
+                    } else {
+                        63
+                    };
+                    let extra = lat.shift_cycles((b & m) as u32) - lat.shift_cycles(0);
+                    if extra > 0 {
+                        self.add(idx, ev::CYCLES, u64::from(extra));
+                    }
+                } else if s.class == InstClass::Div && lat.div_variable {
+                    let c = lat.div_cycles(quotient(s.op, a, b, self.rv64));
+                    let muldiv = c.saturating_sub(lat.alu);
+                    self.add(idx, ev::CYCLES, u64::from(c));
+                    if muldiv > 0 {
+                        self.add(idx, ev::STALL_MULDIV, u64::from(muldiv));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A data access by site `idx`.
+    fn data_access(&mut self, idx: usize, addr: u64, write: bool) {
+        {
+            self.add(idx, if write { ev::STORES } else { ev::LOADS }, 1);
+            let (wait, uncached) = wait_states(&self.core.regions, addr);
+            let wait = u64::from(wait);
+            let access = self.dcache.as_mut().filter(|_| !uncached).map(|cache| {
+                let a: CacheAccess = cache.access(addr, write);
+                let p = cache.params();
+                (a, u64::from(p.hit_latency), u64::from(p.miss_penalty))
+            });
+            match access {
+                Some((a, hit_latency, penalty)) => {
+                    let stall = hit_latency.saturating_sub(1) + if a.fill { penalty } else { 0 };
+                    let to_memory =
+                        u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
+                    let waited = wait * to_memory;
+                    self.add(idx, ev::DCACHE_ACCESSES, 1);
+                    if !a.hit {
+                        self.add(idx, ev::DCACHE_MISSES, 1);
+                    }
+                    if stall > 0 {
+                        self.add(idx, ev::STALL_DCACHE, stall);
+                    }
+                    if waited > 0 {
+                        self.add(idx, ev::STALL_WAIT_STATE, waited);
+                    }
+                    if stall + waited > 0 {
+                        self.add(idx, ev::CYCLES, stall + waited);
+                    }
+                }
+                None => {
+                    if wait > 0 {
+                        self.add(idx, ev::STALL_WAIT_STATE, wait);
+                        self.add(idx, ev::CYCLES, wait);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The final branch or jump of a block, at site `idx`.
+    fn control(&mut self, idx: usize) {
+        let s = self.sites[idx];
+        {
+            if let Some(kind) = s.branch {
+                let lat = &self.core.pipeline.latency;
+                let pipe = &self.core.pipeline;
+                let class_cost = match s.class {
+                    InstClass::Jal => lat.jal,
+                    InstClass::Jalr => lat.jalr,
+                    _ => lat.branch_not_taken,
+                };
+                let (cost, stall, mispredict) = match self.branch {
+                    None => (class_cost, 0, false),
+                    Some((taken, target)) => {
+                        let conditional = kind == BranchKind::Conditional;
+                        let out = self.predictor.resolve(s.pc, kind, taken, target);
+                        let taken_stall = lat.branch_taken.saturating_sub(lat.branch_not_taken);
+                        if self.core.predictor.kind == PredictorKind::None {
+                            if conditional && taken {
+                                (lat.branch_taken, taken_stall, false)
+                            } else {
+                                (class_cost, 0, false)
+                            }
+                        } else if out.mispredicted {
+                            (
+                                lat.branch_not_taken + pipe.mispredict_penalty,
+                                pipe.mispredict_penalty,
+                                true,
+                            )
+                        } else if !taken || out.btb_hit {
+                            (lat.branch_not_taken, 0, false)
+                        } else if conditional {
+                            (lat.branch_taken, taken_stall, false)
+                        } else {
+                            (class_cost, 0, false)
+                        }
+                    }
+                };
+                self.add(idx, ev::CYCLES, u64::from(cost));
+                if stall > 0 {
+                    self.add(idx, ev::STALL_BRANCH, u64::from(stall));
+                }
+                if mispredict {
+                    self.add(idx, ev::BRANCH_MISPREDICTS, 1);
+                }
+            }
+        }
+    }
+
+    /// Static costs of one execution of `s`, the `k`-th instruction of its
+    /// block, whose predecessor in the block (if any) is `prev`.
+    fn static_costs(&self, s: &Site, last: bool, prev: Option<&Site>) -> Costs {
         let lat = &self.core.pipeline.latency;
         let pipe = &self.core.pipeline;
         let mut c: Costs = [0; NUM_EVENTS];
         c[ev::INSTRUCTIONS] = 1;
-
-        // Fetch.
-        Self::memory_access(
-            self.icache.as_mut(),
-            &self.core.regions,
-            s.pc,
-            false,
-            &mut c,
-            ev::ICACHE_ACCESSES,
-            ev::ICACHE_MISSES,
-            ev::STALL_ICACHE,
-        );
-
-        // Register hazards with the previous instruction.
-        if self.prev_rd != 0 && (s.rs1 == self.prev_rd || s.rs2 == self.prev_rd) {
-            let load = if self.prev_load { pipe.load_use } else { 0 };
-            let raw = if pipe.forwarding { 0 } else { pipe.no_forward_stall };
-            c[ev::STALL_LOAD_USE] += u64::from(load.max(raw));
+        // Fetch latency, or wait states of an uncached fetch.
+        if s.cached_fetch {
+            c[ev::ICACHE_ACCESSES] = 1;
+            c[ev::STALL_ICACHE] =
+                u64::from(self.core.icache.as_ref().map_or(1, |i| i.hit_latency)).saturating_sub(1);
+        } else {
+            c[ev::STALL_WAIT_STATE] = u64::from(wait_states(&self.core.regions, s.pc).0);
         }
-
-        // Issue cost.
-        let xmask = if self.rv64 { 63 } else { 31 };
-        let issue = match s.class {
-            InstClass::Alu => lat.alu,
-            InstClass::Shift => {
-                let amount = if is_register_shift(s.op) {
-                    operands.map_or(0, |(_, b)| {
-                        let m = if matches!(s.op, Op::Sllw | Op::Srlw | Op::Sraw) {
-                            31
-                        } else {
-                            xmask
-                        };
-                        (b & m) as u32
-                    })
-                } else {
-                    u32::from(s.shamt)
-                };
-                lat.shift_cycles(amount)
+        if let Some(p) = prev {
+            if p.rd != 0 && (s.rs1 == p.rd || s.rs2 == p.rd) {
+                let load = if p.load { pipe.load_use } else { 0 };
+                let raw = if pipe.forwarding { 0 } else { pipe.no_forward_stall };
+                c[ev::STALL_LOAD_USE] = u64::from(load.max(raw));
             }
+        }
+        let control = last && s.branch.is_some();
+        let issue = match s.class {
+            _ if control => 0,
+            InstClass::Alu => lat.alu,
+            InstClass::Shift => lat.shift_cycles(if is_register_shift(s.op) { 0 } else { u32::from(shamt_of(s)) }),
             InstClass::Branch => lat.branch_not_taken,
             InstClass::Jal => lat.jal,
             InstClass::Jalr => lat.jalr,
@@ -332,7 +578,8 @@ impl TimingModel {
             InstClass::Store => lat.store,
             InstClass::Mul => lat.mul,
             InstClass::MulH => lat.mulh,
-            InstClass::Div => lat.div_cycles(operands.map_or(0, |(a, b)| quotient(s.op, a, b, self.rv64))),
+            InstClass::Div if lat.div_variable => 0,
+            InstClass::Div => lat.div,
             InstClass::Csr => lat.csr,
             InstClass::Fence => lat.fence,
             InstClass::System | InstClass::Illegal => lat.system,
@@ -345,101 +592,43 @@ impl TimingModel {
             InstClass::FpSqrt => lat.fp_sqrt,
             InstClass::FpCvt => lat.fp_convert,
         };
-        if matches!(s.class, InstClass::Mul | InstClass::MulH | InstClass::Div) {
-            c[ev::STALL_MULDIV] += u64::from(issue.saturating_sub(lat.alu));
+        if matches!(s.class, InstClass::Mul | InstClass::MulH)
+            || (s.class == InstClass::Div && !lat.div_variable)
+        {
+            c[ev::STALL_MULDIV] = u64::from(issue.saturating_sub(lat.alu));
         }
-
-        // Data accesses reported for this instruction.
-        while let Some(&(i, addr, _size, write)) = self.mem.get(self.mem_next) {
-            if i != k {
-                break;
-            }
-            self.mem_next += 1;
-            c[if write { ev::STORES } else { ev::LOADS }] += 1;
-            Self::memory_access(
-                self.dcache.as_mut(),
-                &self.core.regions,
-                addr,
-                write,
-                &mut c,
-                ev::DCACHE_ACCESSES,
-                ev::DCACHE_MISSES,
-                ev::STALL_DCACHE,
-            );
+        if s.class == InstClass::Branch {
+            c[ev::BRANCHES] = 1;
         }
-
-        // Control transfer (the block's last instruction): its cost
-        // replaces the class cost.
-        let mut issue = issue;
-        if let (Some(kind), Some((taken, target))) = (s.branch, self.branch) {
-            if k + 1 == meta.len {
-                let conditional = kind == BranchKind::Conditional;
-                if conditional {
-                    c[ev::BRANCHES] += 1;
-                }
-                let out = self.predictor.resolve(s.pc, kind, taken, target);
-                let (cost, stall) = if self.core.predictor.kind == PredictorKind::None {
-                    if conditional && taken {
-                        (
-                            lat.branch_taken,
-                            lat.branch_taken.saturating_sub(lat.branch_not_taken),
-                        )
-                    } else {
-                        (issue, 0)
-                    }
-                } else if out.mispredicted {
-                    c[ev::BRANCH_MISPREDICTS] += 1;
-                    (
-                        lat.branch_not_taken + pipe.mispredict_penalty,
-                        pipe.mispredict_penalty,
-                    )
-                } else if !taken || out.btb_hit {
-                    (lat.branch_not_taken, 0)
-                } else if conditional {
-                    (
-                        lat.branch_taken,
-                        lat.branch_taken.saturating_sub(lat.branch_not_taken),
-                    )
-                } else {
-                    (issue, 0)
-                };
-                issue = cost - stall;
-                c[ev::STALL_BRANCH] += u64::from(stall);
-            }
-        }
-
         c[ev::CYCLES] = u64::from(issue)
             + c[ev::STALL_LOAD_USE]
-            + c[ev::STALL_BRANCH]
             + c[ev::STALL_ICACHE]
-            + c[ev::STALL_DCACHE]
             + c[ev::STALL_WAIT_STATE];
-        // stall_muldiv is part of the issue cost, not added twice.
-
-        let is_load = matches!(s.class, InstClass::Load | InstClass::Atomic);
-        self.prev_rd = s.rd;
-        self.prev_load = is_load;
-        for (t, (a, b)) in self.totals.iter_mut().zip(self.costs[idx].iter_mut().zip(c)) {
-            *a += b;
-            *t += b;
-        }
+        c
     }
+}
 
-    fn take_operands(&mut self, k: u32) -> Option<(u64, u64)> {
-        let &(i, a, b) = self.operands.get(self.operands_next)?;
-        if i != k {
-            return None;
-        }
-        self.operands_next += 1;
-        Some((a, b))
-    }
+/// The immediate shift amount kept in a [`Site`]'s place: immediate shifts
+/// are recorded through `rs2` = 0 and the amount in `shamt` (see
+/// `on_block_translated`).
+fn shamt_of(s: &Site) -> u8 {
+    s.shamt
+}
+
+/// Wait states and `uncached` of the region holding `addr` (0, false
+/// outside every region).
+pub(crate) fn wait_states(regions: &[MemoryRegion], addr: u64) -> (u32, bool) {
+    regions
+        .iter()
+        .find(|r| addr.wrapping_sub(r.base) < r.size)
+        .map_or((0, false), |r| (r.wait_states, r.uncached))
 }
 
 /// The magnitude of the quotient of division-family `op` on operands `a`,
 /// `b` (what [`crate::ClassLatencies::div_cycles`] takes): unsigned for the
 /// unsigned forms, absolute for the signed ones, all ones (the architectural
 /// result) for a division by zero; 32-bit for the `w` forms and on RV32.
-fn quotient(op: Op, a: u64, b: u64, rv64: bool) -> u64 {
+pub(crate) fn quotient(op: Op, a: u64, b: u64, rv64: bool) -> u64 {
     let word = !rv64 || matches!(op, Op::Divw | Op::Divuw | Op::Remw | Op::Remuw);
     let signed = matches!(op, Op::Div | Op::Rem | Op::Divw | Op::Remw);
     if word {
@@ -461,12 +650,12 @@ fn quotient(op: Op, a: u64, b: u64, rv64: bool) -> u64 {
     }
 }
 
-fn is_register_shift(op: Op) -> bool {
+pub(crate) fn is_register_shift(op: Op) -> bool {
     matches!(op, Op::Sll | Op::Srl | Op::Sra | Op::Sllw | Op::Srlw | Op::Sraw)
 }
 
 /// Integer registers `i` reads (0 = none) and writes.
-fn int_regs(i: &Inst) -> (u8, u8, u8) {
+pub(crate) fn int_regs(i: &Inst) -> (u8, u8, u8) {
     let c = i.op.class();
     let (r1, r2) = match c {
         InstClass::Alu => match i.op {
@@ -510,7 +699,7 @@ fn int_regs(i: &Inst) -> (u8, u8, u8) {
     )
 }
 
-fn branch_kind(i: &Inst) -> Option<BranchKind> {
+pub(crate) fn branch_kind(i: &Inst) -> Option<BranchKind> {
     match i.op.class() {
         InstClass::Branch => Some(BranchKind::Conditional),
         InstClass::Jal | InstClass::Jalr => Some(match jump_kind(i)? {
@@ -532,36 +721,87 @@ impl Hooks for TimingModel {
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;
         if self.blocks.len() <= idx {
-            self.blocks.resize(idx + 1, BlockMeta { first: 0, len: 0 });
+            self.blocks.resize(
+                idx + 1,
+                BlockMeta {
+                    first: 0,
+                    len: 0,
+                    count: 0,
+                    sum_start: 0,
+                    sum_len: 0,
+                    lines_start: 0,
+                    lines_len: 0,
+                },
+            );
         }
-        self.blocks[idx] = BlockMeta {
-            first: self.sites.len() as u32,
-            len: insts.len() as u32,
-        };
+        let first = self.sites.len();
         let last = insts.len().saturating_sub(1);
+        let line_shift = self
+            .core
+            .icache
+            .as_ref()
+            .map_or(0, |c| c.line.max(1).trailing_zeros());
         for (k, (&pc, i)) in pcs.iter().zip(insts).enumerate() {
             let (rs1, rs2, rd) = int_regs(i);
+            let uncached = wait_states(&self.core.regions, pc).1;
+            let new_line = k == 0 || (pc >> line_shift) != (pcs[k - 1] >> line_shift);
             self.sites.push(Site {
                 pc,
                 class: i.op.class(),
                 op: i.op,
                 rd,
+                load: matches!(i.op.class(), InstClass::Load | InstClass::Atomic),
                 rs1,
                 rs2,
-                shamt: if i.op.class() == InstClass::Shift {
+                branch: if k == last { branch_kind(i) } else { None },
+                shamt: if i.op.class() == InstClass::Shift && !is_register_shift(i.op) {
                     (i.imm & 63) as u8
                 } else {
                     0
                 },
-                branch: if k == last { branch_kind(i) } else { None },
+                cached_fetch: self.core.icache.is_some() && !uncached,
+                new_line,
             });
-            self.costs.push([0; NUM_EVENTS]);
         }
+        let mut sum: Costs = [0; NUM_EVENTS];
+        for k in 0..insts.len() {
+            let s = self.sites[first + k];
+            let prev = if k > 0 { Some(self.sites[first + k - 1]) } else { None };
+            let c = self.static_costs(&s, k == last, prev.as_ref());
+            for (a, b) in sum.iter_mut().zip(c) {
+                *a += b;
+            }
+            self.stat.push(c);
+            self.dynamic.push([0; NUM_EVENTS]);
+        }
+        let lines_start = self.line_starts.len() as u32;
+        for k in 0..insts.len() {
+            let s = self.sites[first + k];
+            if s.cached_fetch && s.new_line {
+                self.line_starts.push(k as u32);
+            }
+        }
+        let lines_len = self.line_starts.len() as u32 - lines_start;
+        let sum_start = self.sums.len() as u32;
+        for (e, &v) in sum.iter().enumerate() {
+            if v > 0 {
+                self.sums.push((e as u8, v));
+            }
+        }
+        self.blocks[idx] = BlockMeta {
+            first: first as u32,
+            len: insts.len() as u32,
+            count: 0,
+            sum_start,
+            sum_len: self.sums.len() as u32 - sum_start,
+            lines_start,
+            lines_len,
+        };
     }
 
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
-        self.charge_block();
+        self.finish_block();
         self.cur = id.0;
         self.charged = 0;
         self.ran = self.blocks.get(id.0 as usize).map_or(0, |b| b.len);

@@ -284,3 +284,170 @@ fn inclusive_cycles_per_function_inside_the_exact_collector() {
     let system = u64::from(CoreConfig::load("picorv32").unwrap().pipeline.latency.system);
     assert_eq!(totals[ev::CYCLES], 3 + 3 + 3 + system + 12);
 }
+
+/// A core with every feature on, sized so that caches miss and write back,
+/// with flash wait states and an uncached region, no forwarding, gshare
+/// and operand-dependent division.
+const EVERYTHING: &str = r#"
+name = "everything"
+[pipeline]
+alu = 1
+shift = 1
+shift_step = 4
+shift_per_step = 1
+shift_per_remainder_bit = 1
+branch_taken = 3
+jal = 2
+jalr = 3
+load = 2
+store = 2
+mul = 3
+mulh = 5
+div = 33
+div_variable = true
+load_use = 2
+forwarding = false
+no_forward_stall = 1
+mispredict_penalty = 4
+[predictor]
+kind = "gshare"
+entries = 256
+history_bits = 6
+btb_entries = 16
+[icache]
+size = 512
+ways = 2
+line = 16
+replacement = "fifo"
+hit_latency = 1
+miss_penalty = 7
+[dcache]
+size = 256
+ways = 2
+line = 16
+replacement = "random"
+write_back = true
+write_allocate = true
+hit_latency = 2
+miss_penalty = 9
+[[region]]
+name = "text"
+base = 0x10000
+size = 0x10000
+wait_states = 2
+[[region]]
+name = "ram"
+base = 0x80000000
+size = 0x1000
+wait_states = 1
+uncached = true
+"#;
+
+/// Run an ELF under the fast model and under the reference (one
+/// instruction at a time) and require identical costs everywhere.
+fn same_as_reference(elf: &str, args: &[&str], core: &CoreConfig) {
+    use crate::reference::ReferenceModel;
+    let path = crate::tests_model::repo().join(elf);
+    let bytes = std::fs::read(&path).unwrap();
+    let cfg = fwprof_os::RunConfig {
+        program: path.clone(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        env: vec![],
+        target: None,
+        ram: (0x8000_0000, 128 << 20),
+        sandbox: fwprof_os::Sandbox::default(),
+    };
+    fn go<H: fwprof_sim::Hooks>(bytes: &[u8], cfg: &fwprof_os::RunConfig, make: impl FnOnce(bool) -> H) -> H {
+        let mut mem = Memory::new();
+        let (prog, mut env) = fwprof_os::load(bytes, cfg, &mut mem).unwrap();
+        env.capture_console(Vec::new());
+        let hooks = make(prog.rv64);
+        let mut sim = Simulator::new(mem, &prog, env, hooks);
+        let stop = sim.run(20_000_000, &AtomicBool::new(false)).unwrap();
+        assert!(matches!(stop, StopReason::Exit(0)), "{stop:?}");
+        sim.into_hooks()
+    }
+    let fast = go(&bytes, &cfg, |rv64| TimingModel::new(core.clone(), rv64));
+    let reference = go(&bytes, &cfg, |rv64| ReferenceModel::new(core.clone(), rv64));
+    let (fast_per, fast_totals) = fast.finish();
+    let (ref_per, ref_totals) = reference.finish();
+    assert_eq!(fast_totals, ref_totals, "{elf} on {}: totals", core.name);
+    assert_eq!(fast_per.len(), ref_per.len());
+    for (f, r) in fast_per.iter().zip(&ref_per) {
+        assert_eq!(f, r, "{elf} on {} at {:#x}", core.name, r.0);
+    }
+    assert!(ref_totals[ev::INSTRUCTIONS] > 10_000);
+}
+
+pub(crate) fn repo() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn fast_model_equals_the_reference_on_real_programs() {
+    let mut cores: Vec<CoreConfig> = crate::PRESETS
+        .iter()
+        .map(|p| CoreConfig::load(p).unwrap())
+        .collect();
+    cores.push(CoreConfig::from_toml(EVERYTHING, "everything.toml").unwrap());
+    for core in &cores {
+        same_as_reference("examples/huffman/huffman.rv32imac.elf", &[], core);
+        same_as_reference("examples/exprcalc/exprcalc.rv64-linux.elf", &[], core);
+        same_as_reference("bench/coremix.rv64-linux.elf", &["3"], core);
+        // Long unrolled rounds: blocks end at the 64-instruction limit,
+        // so hazards cross block boundaries.
+        same_as_reference("examples/sha256/sha256.rv32imac.elf", &[], core);
+    }
+}
+
+/// Per-address costs and totals, as `finish` returns them.
+type Finished = (Vec<(u64, Costs)>, Costs);
+
+/// Run `words` (bare metal, RV32, t0 = DATA) under both models on `core`.
+fn both_on_words(core: &CoreConfig, words: &[u32]) -> (Finished, Finished) {
+    use crate::reference::ReferenceModel;
+    fn go<H: fwprof_sim::Hooks>(words: &[u32], hooks: H) -> H {
+        let mut mem = Memory::new();
+        let rwx = Perm {
+            read: true,
+            write: true,
+            exec: true,
+        };
+        mem.map(BASE, 0x10000, rwx).unwrap();
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        mem.write(BASE, &bytes).unwrap();
+        let mut sim = Simulator::bare(mem, false, BASE, hooks);
+        sim.hart_mut().set_x(T0 as u8, DATA);
+        let stop = sim.run(100_000, &AtomicBool::new(false)).unwrap();
+        assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+        sim.into_hooks()
+    }
+    let fast = go(words, TimingModel::new(core.clone(), false)).finish();
+    let reference = go(words, ReferenceModel::new(core.clone(), false)).finish();
+    (fast, reference)
+}
+
+#[test]
+fn hazards_across_block_boundaries_match_the_reference() {
+    let core = CoreConfig::from_toml(EVERYTHING, "everything.toml").unwrap();
+    // A 64-instruction block ending in a load, then a use of it; a CSR read
+    // (which ends its block), then a use of it.
+    let mut w: Vec<u32> = (0..63).map(|_| addi(A2, A2, 1)).collect();
+    w.push(lw(A0, T0, 0));
+    w.push(addi(A1, A0, 1));
+    w.push(rdcycle(A3));
+    w.push(addi(A1, A3, 1));
+    w.push(ECALL);
+    let (fast, reference) = both_on_words(&core, &w);
+    assert_eq!(fast, reference);
+    // Both hazards are there: the load-use (2) and the CSR result (1).
+    let stall = |k: usize| {
+        reference
+            .0
+            .iter()
+            .find(|(a, _)| *a == BASE + 4 * k as u64)
+            .map_or(0, |(_, c)| c[ev::STALL_LOAD_USE])
+    };
+    assert_eq!(stall(64), 2);
+    assert_eq!(stall(66), 1);
+}
