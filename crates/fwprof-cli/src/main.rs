@@ -23,6 +23,16 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match record::dispatch(cli) {
         Ok(code) => ExitCode::from(code),
+        // The reader of a report went away (`fwprof report | head`): stop
+        // quietly, as Unix filters do on SIGPIPE.
+        Err(e)
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) =>
+        {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("fwprof: {}", exit::one_line(&e));
             ExitCode::from(exit::FWPROF_ERROR)
