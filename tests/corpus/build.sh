@@ -8,6 +8,7 @@
 #
 # Configurations:
 #   rv32imac    bare metal, ilp32 (soft float), picolibc + semihosting   (qemu-system-riscv32)
+#   rv32im      bare metal, ilp32, no C: PicoRV32's Dhrystone build (qemu-system-riscv32)
 #   rv32imafdc  bare metal, ilp32d                                        (qemu-system-riscv32)
 #   rv64gc      bare metal, lp64d, -mcmodel=medany                       (qemu-system-riscv64)
 #   rv64-linux  riscv64-linux-gnu-gcc -static (glibc), lp64d              (qemu-riscv64)
@@ -38,6 +39,7 @@ BARE_LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
 #   bare = rv32imac rv32imafdc rv64gc
 #   soft = rv32imac                              (soft-float only)
 #   linux = rv64-linux
+# A program may have several lines (dhrystone: the usual configurations, plus rv32im -O3).
 # A file src/<name>.S, if present, is compiled and linked in as well.
 PROGRAMS="
 checksums   all    O0 O2 Os
@@ -68,6 +70,8 @@ matrix      all    O0 O2 O3
 bigint      all    O0 O2
 sieve_hash  all    O0 O2
 asm_calls   all    O0 O2
+dhrystone   all    O0 O2 O3
+dhrystone   rv32im O3
 "
 # -pg builds (Linux, -O2) for the gprof call-graph comparison.
 PG_PROGRAMS="recursion qsort funcptr tailcalls"
@@ -112,6 +116,7 @@ build_one() {
   local cmd
   case "$cfg" in
     rv32imac) cmd=("$BARE_CC" -march=rv32imac -mabi=ilp32 -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
+    rv32im) cmd=("$BARE_CC" -march=rv32im -mabi=ilp32 -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
     rv32imafdc) cmd=("$BARE_CC" -march=rv32imafdc -mabi=ilp32d -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
     rv64gc) cmd=("$BARE_CC" -march=rv64gc -mabi=lp64d -mcmodel=medany -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
     rv64-linux) cmd=("$LINUX_CC" -static -march=rv64gc -mabi=lp64d -DCFG_LINUX "${common[@]}" "${srcs[@]}" -lm) ;;
