@@ -451,3 +451,64 @@ fn hazards_across_block_boundaries_match_the_reference() {
     assert_eq!(stall(64), 2);
     assert_eq!(stall(66), 1);
 }
+
+fn div(rd: u32, rs1: u32, rs2: u32) -> u32 {
+    r(0x33, 4, 1, rd, rs1, rs2)
+}
+
+#[test]
+fn ibex_class_costs_from_its_pipeline_table() {
+    // Ibex "Pipeline Details" (cycles = stall cycles + 1): integer 1, load
+    // and store 2 (1 + one-cycle memory), fast multiplier MUL 3 / MULH 4,
+    // division 37, branch not taken 1 / taken 3, jump 2, CSR 1.
+    let w = [
+        addi(A0, 0, 7),   // 0: 1
+        sw(T0, A0, 0),    // 1: 2
+        lw(A1, T0, 0),    // 2: 2
+        mul(A2, A0, A1),  // 3: 3
+        mulh(A3, A0, A1), // 4: 4
+        div(A2, A0, A1),  // 5: 37
+        rdcycle(A3),      // 6: CSR 1
+        b(0, A0, A1, 8),  // 7: taken 3
+        ECALL,            // 8 (skipped)
+        b(1, A0, A1, 8),  // 9: not taken 1
+        jal(0, 8),        // 10: 2
+        ECALL,            // 11 (skipped)
+        0x0000_0697,      // 12: auipc a3, 0: 1
+        jalr(0, A3, 12),  // 13: 2
+        ECALL,            // 14 (skipped)
+        ECALL,            // 15
+    ];
+    let (per, _, _) = run("ibex", &w);
+    for (k, c) in [
+        (0, 1),
+        (1, 2),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 37),
+        (6, 1),
+        (7, 3),
+        (9, 1),
+        (10, 2),
+        (12, 1),
+        (13, 2),
+    ] {
+        assert_eq!(cycles_at(&per, k), c, "instruction {k}");
+    }
+}
+
+#[test]
+fn picorv32_divide_and_csr() {
+    // README: DIV/REM 40 cycles with ENABLE_DIV; the CSR read is the
+    // preset's documented estimate.
+    let core = CoreConfig::load("picorv32").unwrap();
+    let w = [addi(A0, 0, 100), addi(A1, 0, 7), div(A2, A0, A1), rdcycle(A3), ECALL];
+    let (per, totals, sim) = run("picorv32", &w);
+    assert_eq!(cycles_at(&per, 2), 40);
+    assert_eq!(cycles_at(&per, 3), u64::from(core.pipeline.latency.csr));
+    assert_eq!(sim.hart().x(A2 as u8), 14);
+    // rdcycle read the cycles of the three instructions before it.
+    assert_eq!(sim.hart().x(A3 as u8), 3 + 3 + 40);
+    assert_eq!(totals[ev::STALL_MULDIV], 40 - 3);
+}
