@@ -38,7 +38,7 @@ fn record(dir: &Path, core: Option<&str>, out: &str) -> Profile {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    Profile::read(&dir.join(out)).unwrap()
+    Profile::read(dir.join(out)).unwrap()
 }
 
 #[test]
@@ -75,11 +75,11 @@ fn core_events_are_recorded_and_consistent() {
     assert!(timed.check_invariants().is_ok());
     // Every event's per-address costs add up to its total, and so do the
     // functions' self costs.
-    for e in 0..events.len() {
+    for (e, name) in events.iter().enumerate() {
         let by_addr: u64 = timed.costs.iter().map(|c| c.cost[e]).sum();
         let by_fn: u64 = timed.functions.iter().map(|f| f.self_cost[e]).sum();
-        assert_eq!(by_addr, timed.totals[e], "{}", events[e]);
-        assert_eq!(by_fn, timed.totals[e], "{}", events[e]);
+        assert_eq!(by_addr, timed.totals[e], "{name}");
+        assert_eq!(by_fn, timed.totals[e], "{name}");
     }
     // The root activation spans the run: its inclusive cycles are the total.
     let root = timed
@@ -90,8 +90,8 @@ fn core_events_are_recorded_and_consistent() {
     assert_eq!(root.inclusive[1], timed.totals[1]);
     // Every inclusive cost is at least the self cost, per event.
     for f in &timed.functions {
-        for e in 0..events.len() {
-            assert!(f.inclusive[e] >= f.self_cost[e], "{} {}", f.name, events[e]);
+        for (e, name) in events.iter().enumerate() {
+            assert!(f.inclusive[e] >= f.self_cost[e], "{} {name}", f.name);
         }
     }
     // PicoRV32 never takes fewer than 3 cycles per instruction.
