@@ -115,9 +115,8 @@ struct BlockMeta {
     len: u32,
     /// Executions that ran to the end.
     count: u64,
-    /// Range of the block's summed static costs in `sums` (sparse).
+    /// Index of the block's summed static costs in `sums`.
     sum_start: u32,
-    sum_len: u32,
     /// Range in `line_starts` of the block's instructions (numbers within
     /// the block) that begin a new instruction-cache line.
     lines_start: u32,
@@ -150,8 +149,8 @@ pub struct TimingModel {
     /// Costs that depend on the run, accumulated per site.
     dynamic: Vec<Costs>,
     blocks: Vec<BlockMeta>,
-    /// `(event, value)` sums of blocks' static costs.
-    sums: Vec<(u8, u64)>,
+    /// Sums of blocks' static costs, one vector per block (index = block id).
+    sums: Vec<Costs>,
     /// Instruction numbers that begin a new instruction-cache line (cached
     /// fetches only), per block.
     line_starts: Vec<u32>,
@@ -321,10 +320,10 @@ impl TimingModel {
     /// branch). The caches and the predictor are separate, so visiting them
     /// by kind instead of by instruction changes nothing.
     fn charge_whole(&mut self, meta: BlockMeta) {
-        let sums = meta.sum_start as usize..(meta.sum_start + meta.sum_len) as usize;
-        for i in sums {
-            let (e, v) = self.sums[i];
-            self.totals[e as usize] += v;
+        // A dense add of 16 counters vectorises; cheaper than a sparse list.
+        let sum = &self.sums[meta.sum_start as usize];
+        for (t, v) in self.totals.iter_mut().zip(sum) {
+            *t += v;
         }
         let lines = meta.lines_start as usize..(meta.lines_start + meta.lines_len) as usize;
         for i in lines {
@@ -381,6 +380,7 @@ impl TimingModel {
     }
 
     /// An instruction-cache access for site `idx`, which begins a new line.
+    #[inline(always)]
     fn fetch_line(&mut self, idx: u32) {
         let idx = idx as usize;
         let s = self.sites[idx];
@@ -411,6 +411,7 @@ impl TimingModel {
 
     /// A hazard of the block's first instruction (site `idx`) with the
     /// previous block's last.
+    #[inline(always)]
     fn first_hazard(&mut self, idx: usize) {
         let s = self.sites[idx];
         if self.prev_rd != 0 && (s.rs1 == self.prev_rd || s.rs2 == self.prev_rd) {
@@ -454,6 +455,7 @@ impl TimingModel {
     }
 
     /// A data access by site `idx`.
+    #[inline(always)]
     fn data_access(&mut self, idx: usize, addr: u64, write: bool) {
         {
             self.add(idx, if write { ev::STORES } else { ev::LOADS }, 1);
@@ -495,6 +497,7 @@ impl TimingModel {
     }
 
     /// The final branch or jump of a block, at site `idx`.
+    #[inline(always)]
     fn control(&mut self, idx: usize) {
         let s = self.sites[idx];
         {
@@ -728,7 +731,6 @@ impl Hooks for TimingModel {
                     len: 0,
                     count: 0,
                     sum_start: 0,
-                    sum_len: 0,
                     lines_start: 0,
                     lines_len: 0,
                 },
@@ -783,17 +785,12 @@ impl Hooks for TimingModel {
         }
         let lines_len = self.line_starts.len() as u32 - lines_start;
         let sum_start = self.sums.len() as u32;
-        for (e, &v) in sum.iter().enumerate() {
-            if v > 0 {
-                self.sums.push((e as u8, v));
-            }
-        }
+        self.sums.push(sum);
         self.blocks[idx] = BlockMeta {
             first: first as u32,
             len: insts.len() as u32,
             count: 0,
             sum_start,
-            sum_len: self.sums.len() as u32 - sum_start,
             lines_start,
             lines_len,
         };
