@@ -132,3 +132,36 @@ fn a_bad_core_file_is_rejected_before_running() {
         assert!(!dir.path().join("p.fwprof").exists());
     }
 }
+
+#[test]
+fn a_partial_run_with_a_core_stays_consistent() {
+    // The limit falls inside a block: the model charges exactly the
+    // instructions that ran, like the exact counts.
+    let dir = tempfile::tempdir().unwrap();
+    let elf = example();
+    let o = fwprof(
+        dir.path(),
+        &[
+            "record",
+            "-o",
+            "p.fwprof",
+            "--core",
+            "generic",
+            "--max-instructions",
+            "123457",
+            "--",
+            elf.as_str(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(124));
+    let p = Profile::read(dir.path().join("p.fwprof")).unwrap();
+    assert_eq!(p.meta.partial.as_deref(), Some("instruction limit"));
+    assert_eq!(p.totals[0], 123_457);
+    assert!(p.check_invariants().is_ok());
+    for e in 0..p.events.len() {
+        let by_addr: u64 = p.costs.iter().map(|c| c.cost[e]).sum();
+        assert_eq!(by_addr, p.totals[e], "{}", p.events[e]);
+    }
+    // One instruction-cache access per instruction that ran.
+    assert_eq!(p.totals[6], 123_457);
+}
