@@ -10,6 +10,8 @@
 
 mod cache;
 mod config;
+mod events;
+mod facts;
 mod model;
 mod params;
 mod predictor;

@@ -31,59 +31,13 @@
 
 use crate::cache::{Cache, CacheAccess};
 use crate::config::CoreConfig;
-use crate::params::{MemoryRegion, PredictorKind};
+pub use crate::events::{ev, Costs, EVENTS, NUM_EVENTS};
+use crate::facts::{branch_kind, int_regs, is_register_shift, quotient, wait_states};
+use crate::params::PredictorKind;
 use crate::predictor::{BranchKind, Predictor};
 use fwprof_collect::CostModel;
 use fwprof_isa::{Inst, InstClass, Op};
-use fwprof_sim::{jump_kind, BlockId, Hooks, JumpKind};
-
-/// The events every run with a core records, in this order (the profile's
-/// event set). Units: `cycles` and `stall_*` in cycles, the rest are counts.
-pub const EVENTS: [&str; 16] = [
-    "instructions",
-    "cycles",
-    "loads",
-    "stores",
-    "branches",
-    "branch_mispredicts",
-    "icache_accesses",
-    "icache_misses",
-    "dcache_accesses",
-    "dcache_misses",
-    "stall_load_use",
-    "stall_branch",
-    "stall_icache",
-    "stall_dcache",
-    "stall_muldiv",
-    "stall_wait_state",
-];
-
-/// Number of events in [`EVENTS`].
-pub const NUM_EVENTS: usize = EVENTS.len();
-
-/// Indexes into [`EVENTS`].
-#[allow(missing_docs)]
-pub mod ev {
-    pub const INSTRUCTIONS: usize = 0;
-    pub const CYCLES: usize = 1;
-    pub const LOADS: usize = 2;
-    pub const STORES: usize = 3;
-    pub const BRANCHES: usize = 4;
-    pub const BRANCH_MISPREDICTS: usize = 5;
-    pub const ICACHE_ACCESSES: usize = 6;
-    pub const ICACHE_MISSES: usize = 7;
-    pub const DCACHE_ACCESSES: usize = 8;
-    pub const DCACHE_MISSES: usize = 9;
-    pub const STALL_LOAD_USE: usize = 10;
-    pub const STALL_BRANCH: usize = 11;
-    pub const STALL_ICACHE: usize = 12;
-    pub const STALL_DCACHE: usize = 13;
-    pub const STALL_MULDIV: usize = 14;
-    pub const STALL_WAIT_STATE: usize = 15;
-}
-
-/// One event vector.
-pub type Costs = [u64; NUM_EVENTS];
+use fwprof_sim::{BlockId, Hooks};
 
 /// Static facts of one translated instruction.
 #[derive(Clone, Copy, Debug)]
@@ -573,7 +527,7 @@ impl TimingModel {
         let issue = match s.class {
             _ if control => 0,
             InstClass::Alu => lat.alu,
-            InstClass::Shift => lat.shift_cycles(if is_register_shift(s.op) { 0 } else { u32::from(shamt_of(s)) }),
+            InstClass::Shift => lat.shift_cycles(if is_register_shift(s.op) { 0 } else { u32::from(s.shamt) }),
             InstClass::Branch => lat.branch_not_taken,
             InstClass::Jal => lat.jal,
             InstClass::Jalr => lat.jalr,
@@ -608,110 +562,6 @@ impl TimingModel {
             + c[ev::STALL_ICACHE]
             + c[ev::STALL_WAIT_STATE];
         c
-    }
-}
-
-/// The immediate shift amount kept in a [`Site`]'s place: immediate shifts
-/// are recorded through `rs2` = 0 and the amount in `shamt` (see
-/// `on_block_translated`).
-fn shamt_of(s: &Site) -> u8 {
-    s.shamt
-}
-
-/// Wait states and `uncached` of the region holding `addr` (0, false
-/// outside every region).
-pub(crate) fn wait_states(regions: &[MemoryRegion], addr: u64) -> (u32, bool) {
-    regions
-        .iter()
-        .find(|r| addr.wrapping_sub(r.base) < r.size)
-        .map_or((0, false), |r| (r.wait_states, r.uncached))
-}
-
-/// The magnitude of the quotient of division-family `op` on operands `a`,
-/// `b` (what [`crate::ClassLatencies::div_cycles`] takes): unsigned for the
-/// unsigned forms, absolute for the signed ones, all ones (the architectural
-/// result) for a division by zero; 32-bit for the `w` forms and on RV32.
-pub(crate) fn quotient(op: Op, a: u64, b: u64, rv64: bool) -> u64 {
-    let word = !rv64 || matches!(op, Op::Divw | Op::Divuw | Op::Remw | Op::Remuw);
-    let signed = matches!(op, Op::Div | Op::Rem | Op::Divw | Op::Remw);
-    if word {
-        let (a, b) = (a as u32, b as u32);
-        if b == 0 {
-            return u64::from(u32::MAX);
-        }
-        if signed {
-            u64::from(((a as i32).wrapping_div(b as i32)).unsigned_abs())
-        } else {
-            u64::from(a / b)
-        }
-    } else if b == 0 {
-        u64::MAX
-    } else if signed {
-        (a as i64).wrapping_div(b as i64).unsigned_abs()
-    } else {
-        a / b
-    }
-}
-
-pub(crate) fn is_register_shift(op: Op) -> bool {
-    matches!(op, Op::Sll | Op::Srl | Op::Sra | Op::Sllw | Op::Srlw | Op::Sraw)
-}
-
-/// Integer registers `i` reads (0 = none) and writes.
-pub(crate) fn int_regs(i: &Inst) -> (u8, u8, u8) {
-    let c = i.op.class();
-    let (r1, r2) = match c {
-        InstClass::Alu => match i.op {
-            Op::Lui | Op::Auipc => (false, false),
-            Op::Addi | Op::Slti | Op::Sltiu | Op::Xori | Op::Ori | Op::Andi | Op::Addiw => {
-                (true, false)
-            }
-            _ => (true, true),
-        },
-        InstClass::Shift => (true, is_register_shift(i.op)),
-        InstClass::Branch | InstClass::Store => (true, true),
-        InstClass::Jal => (false, false),
-        InstClass::Jalr | InstClass::Load | InstClass::FpLoad | InstClass::FpStore => {
-            (true, false)
-        }
-        InstClass::Mul | InstClass::MulH | InstClass::Div => (true, true),
-        InstClass::Csr => (
-            matches!(i.op, Op::Csrrw | Op::Csrrs | Op::Csrrc),
-            false,
-        ),
-        InstClass::Atomic => (true, !matches!(i.op, Op::LrW | Op::LrD)),
-        _ => (false, false),
-    };
-    let writes = matches!(
-        c,
-        InstClass::Alu
-            | InstClass::Shift
-            | InstClass::Jal
-            | InstClass::Jalr
-            | InstClass::Load
-            | InstClass::Mul
-            | InstClass::MulH
-            | InstClass::Div
-            | InstClass::Csr
-            | InstClass::Atomic
-    );
-    (
-        if r1 { i.rs1 } else { 0 },
-        if r2 { i.rs2 } else { 0 },
-        if writes { i.rd } else { 0 },
-    )
-}
-
-pub(crate) fn branch_kind(i: &Inst) -> Option<BranchKind> {
-    match i.op.class() {
-        InstClass::Branch => Some(BranchKind::Conditional),
-        InstClass::Jal | InstClass::Jalr => Some(match jump_kind(i)? {
-            JumpKind::Call | JumpKind::CallReturn => BranchKind::Call,
-            JumpKind::Return => BranchKind::Return,
-            JumpKind::Jump | JumpKind::LinkOther if i.op == Op::Jal => BranchKind::Jump,
-            JumpKind::Jump | JumpKind::LinkOther => BranchKind::Indirect,
-        }),
-        _ => None,
     }
 }
 

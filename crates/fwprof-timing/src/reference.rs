@@ -5,7 +5,8 @@
 
 use crate::cache::{Cache, CacheAccess};
 use crate::config::CoreConfig;
-use crate::model::{branch_kind, ev, int_regs, is_register_shift, quotient, Costs, NUM_EVENTS};
+use crate::events::{ev, Costs, NUM_EVENTS};
+use crate::facts::{branch_kind, int_regs, is_register_shift, quotient, wait_states};
 use crate::params::{MemoryRegion, PredictorKind};
 use crate::predictor::{BranchKind, Predictor};
 use fwprof_isa::{Inst, InstClass, Op};
@@ -147,12 +148,6 @@ impl ReferenceModel {
         self.branch = None;
     }
 
-    fn wait_states(regions: &[MemoryRegion], addr: u64) -> (u32, bool) {
-        regions
-            .iter()
-            .find(|r| addr.wrapping_sub(r.base) < r.size)
-            .map_or((0, false), |r| (r.wait_states, r.uncached))
-    }
 
     /// One memory access (`docs/core-format.md`, "How the numbers
     /// combine"): it takes `t` cycles in the memory system and adds `t - 1`
@@ -173,7 +168,7 @@ impl ReferenceModel {
         miss_ev: usize,
         stall_ev: usize,
     ) {
-        let (wait, uncached) = Self::wait_states(regions, addr);
+        let (wait, uncached) = wait_states(regions, addr);
         let wait = u64::from(wait);
         match cache {
             Some(cache) if !uncached => {
