@@ -8,12 +8,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
-use fwprof_timing::{CoreConfig, TimingModel};
 use fwprof_os::{RunConfig, Sandbox, Target};
 use fwprof_profile::{
     AddressCost, Arc, FunctionId, FunctionRecord, Meta, Profile, TrapRecord, EVENT_INSTRUCTIONS,
 };
 use fwprof_sim::{Hooks, Memory, Simulator, StopReason};
+use fwprof_timing::{CoreConfig, TimingModel};
 
 use crate::cli::{self, Command, ExecArgs};
 use crate::exit;
@@ -257,7 +257,10 @@ fn build_profile(
 ) -> Profile {
     let events: Vec<String> = match timing {
         None => vec![EVENT_INSTRUCTIONS.to_string()],
-        Some(_) => fwprof_timing::EVENTS.iter().map(|e| e.to_string()).collect(),
+        Some(_) => fwprof_timing::EVENTS
+            .iter()
+            .map(|e| e.to_string())
+            .collect(),
     };
     let n = events.len();
     let x = data.extra;

@@ -33,11 +33,7 @@ fn record(dir: &Path, core: Option<&str>, out: &str) -> Profile {
     let elf = example();
     args.extend(["--", elf.as_str()]);
     let o = fwprof(dir, &args);
-    assert!(
-        o.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     Profile::read(dir.join(out)).unwrap()
 }
 
@@ -101,7 +97,10 @@ fn core_events_are_recorded_and_consistent() {
     assert_eq!(timed.totals[5], 0);
     // The generic core has caches and a predictor.
     let generic = record(dir.path(), Some("generic"), "generic.fwprof");
-    assert_eq!(generic.totals[6], generic.totals[0], "one fetch per instruction");
+    assert_eq!(
+        generic.totals[6], generic.totals[0],
+        "one fetch per instruction"
+    );
     assert!(generic.totals[5] > 0 && generic.totals[9] > 0);
 }
 
@@ -120,13 +119,24 @@ fn a_bad_core_file_is_rejected_before_running() {
     ] {
         let o = fwprof(
             dir.path(),
-            &["record", "-o", "p.fwprof", "--core", core, "--", elf.as_str()],
+            &[
+                "record",
+                "-o",
+                "p.fwprof",
+                "--core",
+                core,
+                "--",
+                elf.as_str(),
+            ],
         );
         assert_eq!(o.status.code(), Some(125), "{core}");
         let err = String::from_utf8_lossy(&o.stderr);
         let lines: Vec<&str> = err.lines().collect();
         assert_eq!(lines.len(), 1, "{err}");
-        assert!(lines[0].starts_with("fwprof: ") && lines[0].contains(needle), "{err}");
+        assert!(
+            lines[0].starts_with("fwprof: ") && lines[0].contains(needle),
+            "{err}"
+        );
         // Nothing ran: the program prints nothing, and no profile is written.
         assert!(o.stdout.is_empty());
         assert!(!dir.path().join("p.fwprof").exists());

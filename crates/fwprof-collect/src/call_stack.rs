@@ -153,12 +153,8 @@ impl CallStack {
         if let Some(&id) = self.arc_index.get(&key) {
             return id;
         }
-        let (caller, callee, site, tail) = (
-            (key.0 != u32::MAX).then_some(key.0),
-            key.1,
-            key.2,
-            key.3,
-        );
+        let (caller, callee, site, tail) =
+            ((key.0 != u32::MAX).then_some(key.0), key.1, key.2, key.3);
         let id = self.arcs.len() as u32;
         self.arcs.push(ArcStats {
             caller,

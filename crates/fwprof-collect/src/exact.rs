@@ -254,11 +254,7 @@ impl<M: CostModel> ExactCollector<M> {
     /// (block lengths, less the instructions of blocks left early). Costs a
     /// pass over the blocks.
     pub fn executed(&self) -> u64 {
-        let whole: u64 = self
-            .blocks
-            .iter()
-            .map(|m| m.count * u64::from(m.len))
-            .sum();
+        let whole: u64 = self.blocks.iter().map(|m| m.count * u64::from(m.len)).sum();
         let cut: u64 = self
             .cuts
             .iter()

@@ -229,7 +229,8 @@ impl BlockCache {
         let count = pcs.len();
         let rv64 = xlen == Xlen::Rv64;
         for (k, &ip) in pcs.iter().enumerate() {
-            self.uops.push(lower(&self.insts[first + k], k as u8, ip, pc, rv64));
+            self.uops
+                .push(lower(&self.insts[first + k], k as u8, ip, pc, rv64));
         }
         let last = self.insts[first + count - 1];
         let id = self.blocks.len() as u32;

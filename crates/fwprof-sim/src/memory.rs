@@ -138,7 +138,13 @@ macro_rules! load_fn {
             if off < self.rc.fast_len {
                 // SAFETY: `off + 8 <= len`, and the cache invariant (see
                 // `HitCache`) keeps `ptr[..len]` inside a live buffer.
-                let b = unsafe { self.rc.ptr.add(off as usize).cast::<[u8; $n]>().read_unaligned() };
+                let b = unsafe {
+                    self.rc
+                        .ptr
+                        .add(off as usize)
+                        .cast::<[u8; $n]>()
+                        .read_unaligned()
+                };
                 return Ok(<$t>::from_le_bytes(b));
             }
             let mut a = [0u8; $n];

@@ -1,6 +1,7 @@
 //! The simulator: hart + memory + environment + block cache + hooks, and
 //! the run loop.
 
+use crate::block::AFTER_FENCE_I;
 use crate::block::{BlockCache, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
@@ -9,7 +10,6 @@ use crate::trap::{
     signal_for, Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M,
     CAUSE_ECALL_U,
 };
-use crate::block::AFTER_FENCE_I;
 use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
 use fwprof_isa::{Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};

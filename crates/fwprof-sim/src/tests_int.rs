@@ -289,7 +289,17 @@ fn loads_into_x0_still_fault_and_rv64_only_ops_are_illegal_on_rv32() {
     // lw x0, 0(zero): address 0 is unmapped, so the load faults although
     // its result is discarded (cause 5, tval 0).
     let (sm, stop) = run(true, &[lw(0, 0, 0), ECALL]);
-    assert!(matches!(stop, StopReason::Fault { cause: 5, tval: 0, .. }), "{stop:?}");
+    assert!(
+        matches!(
+            stop,
+            StopReason::Fault {
+                cause: 5,
+                tval: 0,
+                ..
+            }
+        ),
+        "{stop:?}"
+    );
     assert_eq!(sm.executed(), 1);
     // lw x0 from mapped memory: no effect on x0.
     let sm = run_ok(true, &[auipc(5, 0), lw(0, 5, 0), ECALL]);
@@ -297,6 +307,9 @@ fn loads_into_x0_still_fault_and_rv64_only_ops_are_illegal_on_rv32() {
     // addiw and sd on RV32: illegal instruction (cause 2).
     for w in [i(0x1b, 0, 10, 0, 1), sd(0, 0, 0)] {
         let (_, stop) = run(false, &[w, ECALL]);
-        assert!(matches!(stop, StopReason::Fault { cause: 2, .. }), "{w:#x}: {stop:?}");
+        assert!(
+            matches!(stop, StopReason::Fault { cause: 2, .. }),
+            "{w:#x}: {stop:?}"
+        );
     }
 }

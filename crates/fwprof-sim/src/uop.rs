@@ -168,7 +168,11 @@ pub(crate) fn lower(i: &Inst, idx: u8, pc: u64, start: u64, rv64: bool) -> Uop {
         idx,
         imm,
     };
-    let with = |kind: K, imm: u64| Uop { kind, imm, ..general };
+    let with = |kind: K, imm: u64| Uop {
+        kind,
+        imm,
+        ..general
+    };
     // Integer results written to x0 vanish; loads to x0 may still fault.
     let alu = |kind: K, imm: u64| {
         if i.rd == 0 {
@@ -665,7 +669,10 @@ fn code_written(h: &mut Hart, uops: &[Uop], n: usize, start: u64, end: u64) -> (
         cause: CAUSE_CODE_WRITTEN,
         tval: next,
     };
-    (start.wrapping_add(u64::from(uops[n].off)), EXCEPTION | (n + 1))
+    (
+        start.wrapping_add(u64::from(uops[n].off)),
+        EXCEPTION | (n + 1),
+    )
 }
 
 #[cfg(test)]
@@ -688,12 +695,24 @@ mod tests {
         let u = lower(&decode(0x00001517, Xlen::Rv64), 0, 0x2000, 0x2000, true);
         assert_eq!((u.kind, u.rd, u.imm), (K::Li, 10, 0x3000));
         // addi x0, x0, 0 (nop) and add x0, a0, a1
-        assert_eq!(lower(&decode(0x00000013, Xlen::Rv64), 0, 0, 0, true).kind, K::Nop);
-        assert_eq!(lower(&decode(0x00b50033, Xlen::Rv64), 0, 0, 0, true).kind, K::Nop);
+        assert_eq!(
+            lower(&decode(0x00000013, Xlen::Rv64), 0, 0, 0, true).kind,
+            K::Nop
+        );
+        assert_eq!(
+            lower(&decode(0x00b50033, Xlen::Rv64), 0, 0, 0, true).kind,
+            K::Nop
+        );
         // lw x0, 0(a0) can fault: general path
-        assert_eq!(lower(&decode(0x00052003, Xlen::Rv64), 0, 0, 0, true).kind, K::General);
+        assert_eq!(
+            lower(&decode(0x00052003, Xlen::Rv64), 0, 0, 0, true).kind,
+            K::General
+        );
         // addiw on RV32 is illegal: general path (step raises it)
-        assert_eq!(lower(&decode(0x0015051b, Xlen::Rv32), 0, 0, 0, false).kind, K::General);
+        assert_eq!(
+            lower(&decode(0x0015051b, Xlen::Rv32), 0, 0, 0, false).kind,
+            K::General
+        );
         // branch target wraps to 32 bits on RV32
         let u = lower(&decode(0xfe000ee3, Xlen::Rv32), 0, 0, 0, false);
         assert_eq!(u.imm, 0xffff_fffc);

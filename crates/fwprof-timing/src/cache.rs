@@ -171,7 +171,9 @@ impl Cache {
         let line = addr >> self.line_shift;
         let base = (line & self.set_mask) as usize * self.ways;
         let key = line << 1;
-        self.tags[base..base + self.ways].iter().any(|&t| t & !DIRTY == key)
+        self.tags[base..base + self.ways]
+            .iter()
+            .any(|&t| t & !DIRTY == key)
     }
 
     /// One load (`write == false`) or store of the byte at `addr` (a byte
@@ -293,7 +295,9 @@ impl Cache {
     #[inline]
     pub fn latency(&self, a: &CacheAccess) -> u32 {
         if a.fill {
-            self.params.hit_latency.saturating_add(self.params.miss_penalty)
+            self.params
+                .hit_latency
+                .saturating_add(self.params.miss_penalty)
         } else {
             self.params.hit_latency
         }

@@ -44,7 +44,10 @@ pub(crate) fn quotient(op: Op, a: u64, b: u64, rv64: bool) -> u64 {
 }
 
 pub(crate) fn is_register_shift(op: Op) -> bool {
-    matches!(op, Op::Sll | Op::Srl | Op::Sra | Op::Sllw | Op::Srlw | Op::Sraw)
+    matches!(
+        op,
+        Op::Sll | Op::Srl | Op::Sra | Op::Sllw | Op::Srlw | Op::Sraw
+    )
 }
 
 /// Integer registers `i` reads (0 = none) and writes.
@@ -61,14 +64,9 @@ pub(crate) fn int_regs(i: &Inst) -> (u8, u8, u8) {
         InstClass::Shift => (true, is_register_shift(i.op)),
         InstClass::Branch | InstClass::Store => (true, true),
         InstClass::Jal => (false, false),
-        InstClass::Jalr | InstClass::Load | InstClass::FpLoad | InstClass::FpStore => {
-            (true, false)
-        }
+        InstClass::Jalr | InstClass::Load | InstClass::FpLoad | InstClass::FpStore => (true, false),
         InstClass::Mul | InstClass::MulH | InstClass::Div => (true, true),
-        InstClass::Csr => (
-            matches!(i.op, Op::Csrrw | Op::Csrrs | Op::Csrrc),
-            false,
-        ),
+        InstClass::Csr => (matches!(i.op, Op::Csrrw | Op::Csrrs | Op::Csrrc), false),
         InstClass::Atomic => (true, !matches!(i.op, Op::LrW | Op::LrD)),
         _ => (false, false),
     };

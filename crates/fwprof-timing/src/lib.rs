@@ -30,6 +30,6 @@ pub use predictor::{BranchKind, Outcome, Predictor, PredictorStats};
 #[cfg(test)]
 mod tests_cache;
 #[cfg(test)]
-mod tests_predictor;
-#[cfg(test)]
 mod tests_model;
+#[cfg(test)]
+mod tests_predictor;

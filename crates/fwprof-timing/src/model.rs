@@ -371,7 +371,11 @@ impl TimingModel {
         if self.prev_rd != 0 && (s.rs1 == self.prev_rd || s.rs2 == self.prev_rd) {
             let pipe = &self.core.pipeline;
             let load = if self.prev_load { pipe.load_use } else { 0 };
-            let raw = if pipe.forwarding { 0 } else { pipe.no_forward_stall };
+            let raw = if pipe.forwarding {
+                0
+            } else {
+                pipe.no_forward_stall
+            };
             let stall = u64::from(load.max(raw));
             if stall > 0 {
                 self.add(idx, ev::STALL_LOAD_USE, stall);
@@ -519,7 +523,11 @@ impl TimingModel {
         if let Some(p) = prev {
             if p.rd != 0 && (s.rs1 == p.rd || s.rs2 == p.rd) {
                 let load = if p.load { pipe.load_use } else { 0 };
-                let raw = if pipe.forwarding { 0 } else { pipe.no_forward_stall };
+                let raw = if pipe.forwarding {
+                    0
+                } else {
+                    pipe.no_forward_stall
+                };
                 c[ev::STALL_LOAD_USE] = u64::from(load.max(raw));
             }
         }
@@ -527,7 +535,11 @@ impl TimingModel {
         let issue = match s.class {
             _ if control => 0,
             InstClass::Alu => lat.alu,
-            InstClass::Shift => lat.shift_cycles(if is_register_shift(s.op) { 0 } else { u32::from(s.shamt) }),
+            InstClass::Shift => lat.shift_cycles(if is_register_shift(s.op) {
+                0
+            } else {
+                u32::from(s.shamt)
+            }),
             InstClass::Branch => lat.branch_not_taken,
             InstClass::Jal => lat.jal,
             InstClass::Jalr => lat.jalr,
@@ -618,7 +630,11 @@ impl Hooks for TimingModel {
         let mut sum: Costs = [0; NUM_EVENTS];
         for k in 0..insts.len() {
             let s = self.sites[first + k];
-            let prev = if k > 0 { Some(self.sites[first + k - 1]) } else { None };
+            let prev = if k > 0 {
+                Some(self.sites[first + k - 1])
+            } else {
+                None
+            };
             let c = self.static_costs(&s, k == last, prev.as_ref());
             for (a, b) in sum.iter_mut().zip(c) {
                 *a += b;

@@ -209,7 +209,11 @@ impl Predictor {
 
         if let Some(i) = counter {
             let c = &mut self.counters[i];
-            *c = if taken { (*c + 1).min(3) } else { c.saturating_sub(1) };
+            *c = if taken {
+                (*c + 1).min(3)
+            } else {
+                c.saturating_sub(1)
+            };
         }
         if conditional {
             self.history = ((self.history << 1) | u64::from(taken)) & self.history_mask;

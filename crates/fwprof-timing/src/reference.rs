@@ -94,8 +94,6 @@ impl ReferenceModel {
         }
     }
 
-
-
     /// End of run: charge what is pending and return the costs per
     /// instruction address (sorted by address; addresses translated several
     /// times are merged) and the totals.
@@ -148,7 +146,6 @@ impl ReferenceModel {
         self.branch = None;
     }
 
-
     /// One memory access (`docs/core-format.md`, "How the numbers
     /// combine"): it takes `t` cycles in the memory system and adds `t - 1`
     /// to the instruction — `hit_latency` on a hit, plus `miss_penalty`
@@ -182,7 +179,8 @@ impl ReferenceModel {
                 if a.fill {
                     c[stall_ev] += u64::from(cache.params().miss_penalty);
                 }
-                let to_memory = u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
+                let to_memory =
+                    u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
                 c[ev::STALL_WAIT_STATE] += wait * to_memory;
             }
             _ => c[ev::STALL_WAIT_STATE] += wait,
@@ -214,7 +212,11 @@ impl ReferenceModel {
         // Register hazards with the previous instruction.
         if self.prev_rd != 0 && (s.rs1 == self.prev_rd || s.rs2 == self.prev_rd) {
             let load = if self.prev_load { pipe.load_use } else { 0 };
-            let raw = if pipe.forwarding { 0 } else { pipe.no_forward_stall };
+            let raw = if pipe.forwarding {
+                0
+            } else {
+                pipe.no_forward_stall
+            };
             c[ev::STALL_LOAD_USE] += u64::from(load.max(raw));
         }
 
@@ -244,7 +246,9 @@ impl ReferenceModel {
             InstClass::Store => lat.store,
             InstClass::Mul => lat.mul,
             InstClass::MulH => lat.mulh,
-            InstClass::Div => lat.div_cycles(operands.map_or(0, |(a, b)| quotient(s.op, a, b, self.rv64))),
+            InstClass::Div => {
+                lat.div_cycles(operands.map_or(0, |(a, b)| quotient(s.op, a, b, self.rv64)))
+            }
             InstClass::Csr => lat.csr,
             InstClass::Fence => lat.fence,
             InstClass::System | InstClass::Illegal => lat.system,
@@ -331,7 +335,11 @@ impl ReferenceModel {
         let is_load = matches!(s.class, InstClass::Load | InstClass::Atomic);
         self.prev_rd = s.rd;
         self.prev_load = is_load;
-        for (t, (a, b)) in self.totals.iter_mut().zip(self.costs[idx].iter_mut().zip(c)) {
+        for (t, (a, b)) in self
+            .totals
+            .iter_mut()
+            .zip(self.costs[idx].iter_mut().zip(c))
+        {
             *a += b;
             *t += b;
         }
@@ -419,4 +427,3 @@ impl Hooks for ReferenceModel {
         self.totals[ev::CYCLES]
     }
 }
-

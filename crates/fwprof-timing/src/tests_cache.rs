@@ -74,7 +74,11 @@ fn capacity_knee_is_exactly_the_cache_size() {
         // One line more than fits: only the set holding two lines too many
         // thrashes, with `ways + 1` misses per pass.
         let s = sweep(&p, u64::from(size + line), 4);
-        assert_eq!(s.misses, 4 * u64::from(ways + 1), "{ways}-way {replacement:?}");
+        assert_eq!(
+            s.misses,
+            4 * u64::from(ways + 1),
+            "{ways}-way {replacement:?}"
+        );
     }
 }
 
@@ -106,7 +110,10 @@ fn one_miss_per_line_when_reading_words_once() {
 
 /// Writes 4-byte words over `bytes` from `BASE` once.
 fn write_words(c: &mut Cache, bytes: u64) -> Vec<CacheAccess> {
-    (0..bytes).step_by(4).map(|off| c.access(BASE + off, true)).collect()
+    (0..bytes)
+        .step_by(4)
+        .map(|off| c.access(BASE + off, true))
+        .collect()
 }
 
 #[test]
@@ -294,19 +301,21 @@ fn geometry() -> impl Strategy<Value = CacheParams> {
         any::<bool>(),
         any::<bool>(),
     )
-        .prop_map(|(line_log, sets_log, ways, replacement, write_back, write_allocate)| {
-            let line = 1 << line_log;
-            CacheParams {
-                size: (line * ways) << sets_log,
-                ways,
-                line,
-                replacement,
-                write_back,
-                write_allocate,
-                hit_latency: 1,
-                miss_penalty: 5,
-            }
-        })
+        .prop_map(
+            |(line_log, sets_log, ways, replacement, write_back, write_allocate)| {
+                let line = 1 << line_log;
+                CacheParams {
+                    size: (line * ways) << sets_log,
+                    ways,
+                    line,
+                    replacement,
+                    write_back,
+                    write_allocate,
+                    hit_latency: 1,
+                    miss_penalty: 5,
+                }
+            },
+        )
 }
 
 proptest! {

@@ -33,7 +33,12 @@ fn b(f3: u32, rs1: u32, rs2: u32, imm: i32) -> u32 {
 }
 fn jal(rd: u32, imm: i32) -> u32 {
     let imm = imm as u32;
-    (imm >> 20 & 1) << 31 | (imm >> 1 & 0x3ff) << 21 | (imm >> 11 & 1) << 20 | (imm >> 12 & 0xff) << 12 | rd << 7 | 0x6f
+    (imm >> 20 & 1) << 31
+        | (imm >> 1 & 0x3ff) << 21
+        | (imm >> 11 & 1) << 20
+        | (imm >> 12 & 0xff) << 12
+        | rd << 7
+        | 0x6f
 }
 fn addi(rd: u32, rs1: u32, imm: i32) -> u32 {
     i(0x13, 0, rd, rs1, imm)
@@ -85,7 +90,10 @@ fn run(core: &str, words: &[u32]) -> (Vec<(u64, Costs)>, Costs, Simulator<Timing
     let mut sim = Simulator::bare(mem, false, BASE, TimingModel::new(core, false));
     sim.hart_mut().set_x(T0 as u8, DATA);
     let stop = sim.run(100_000, &AtomicBool::new(false)).unwrap();
-    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
     // Keep the simulator for register checks; finish a clone of the model
     // state by re-running is not possible, so finish through a swap.
     let model = std::mem::replace(
@@ -109,20 +117,20 @@ fn picorv32_class_costs_from_its_readme() {
     // store 5, direct jump 3, indirect jump 6, branch taken 5, not taken 3,
     // MUL 40, MULH 72.
     let w = [
-        addi(A0, 0, 7),      // 0: ALU 3
-        sw(T0, A0, 0),       // 1: store 5
-        lw(A1, T0, 0),       // 2: load 5
-        mul(A2, A0, A1),     // 3: MUL 40
-        mulh(A3, A0, A1),    // 4: MULH 72
-        b(0, A0, A1, 8),     // 5: beq a0, a1 (equal) taken: 5
-        ECALL,               // 6 (skipped)
-        b(1, A0, A1, 8),     // 7: bne a0, a1 not taken: 3
-        jal(0, 8),           // 8: jal: 3
-        ECALL,               // 9 (skipped)
-        0x0000_0697,         // 10: auipc a3, 0 (a3 = pc of 10): ALU 3
-        jalr(0, A3, 12),     // 11: jalr to instruction 13: 6
-        ECALL,               // 12 (skipped)
-        ECALL,               // 13
+        addi(A0, 0, 7),   // 0: ALU 3
+        sw(T0, A0, 0),    // 1: store 5
+        lw(A1, T0, 0),    // 2: load 5
+        mul(A2, A0, A1),  // 3: MUL 40
+        mulh(A3, A0, A1), // 4: MULH 72
+        b(0, A0, A1, 8),  // 5: beq a0, a1 (equal) taken: 5
+        ECALL,            // 6 (skipped)
+        b(1, A0, A1, 8),  // 7: bne a0, a1 not taken: 3
+        jal(0, 8),        // 8: jal: 3
+        ECALL,            // 9 (skipped)
+        0x0000_0697,      // 10: auipc a3, 0 (a3 = pc of 10): ALU 3
+        jalr(0, A3, 12),  // 11: jalr to instruction 13: 6
+        ECALL,            // 12 (skipped)
+        ECALL,            // 13
     ];
     let (per, _, _) = run("picorv32", &w);
     let want = [
@@ -167,12 +175,12 @@ fn picorv32_shift_cost_depends_on_the_amount() {
 fn load_use_stall_on_a_pipelined_core() {
     let core = CoreConfig::load("generic").unwrap();
     let w = [
-        sw(T0, 0, 0),        // 0
-        lw(A0, T0, 0),       // 1: load
-        addi(A1, A0, 1),     // 2: uses a0 right after the load
-        lw(A2, T0, 0),       // 3: load
-        addi(A3, 0, 1),      // 4: independent
-        addi(A3, A2, 1),     // 5: uses a2 two instructions later
+        sw(T0, 0, 0),    // 0
+        lw(A0, T0, 0),   // 1: load
+        addi(A1, A0, 1), // 2: uses a0 right after the load
+        lw(A2, T0, 0),   // 3: load
+        addi(A3, 0, 1),  // 4: independent
+        addi(A3, A2, 1), // 5: uses a2 two instructions later
         ECALL,
     ];
     let (per, _, _) = run("generic", &w);
@@ -254,7 +262,10 @@ fn inclusive_cycles_per_function_inside_the_exact_collector() {
         addi(A1, A1, 2),
         jalr(0, 1, 0),
     ];
-    let map = FunctionMap::new(&[(BASE, BASE + 16), (BASE + 16, BASE + 28)], &[BASE, BASE + 16]);
+    let map = FunctionMap::new(
+        &[(BASE, BASE + 16), (BASE + 16, BASE + 28)],
+        &[BASE, BASE + 16],
+    );
     let core = CoreConfig::load("picorv32").unwrap();
     let mut mem = Memory::new();
     let rwx = Perm {
@@ -268,7 +279,10 @@ fn inclusive_cycles_per_function_inside_the_exact_collector() {
     let hooks = ExactCollector::with_model(map, BASE, 0x9000_0000, TimingModel::new(core, false));
     let mut sim = Simulator::bare(mem, false, BASE, hooks);
     let stop = sim.run(1000, &AtomicBool::new(false)).unwrap();
-    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
     let executed = sim.executed();
     let (data, model) = sim.into_hooks().finish_with_model(executed);
     let (_, totals) = model.finish();
@@ -281,7 +295,13 @@ fn inclusive_cycles_per_function_inside_the_exact_collector() {
     // main's outermost activation spans the whole run.
     assert_eq!(cycles(0), totals[ev::CYCLES]);
     // main itself: addi 3, jal 3, addi 3, ecall (system).
-    let system = u64::from(CoreConfig::load("picorv32").unwrap().pipeline.latency.system);
+    let system = u64::from(
+        CoreConfig::load("picorv32")
+            .unwrap()
+            .pipeline
+            .latency
+            .system,
+    );
     assert_eq!(totals[ev::CYCLES], 3 + 3 + 3 + system + 12);
 }
 
@@ -357,7 +377,11 @@ fn same_as_reference(elf: &str, args: &[&str], core: &CoreConfig) {
         ram: (0x8000_0000, 128 << 20),
         sandbox: fwprof_os::Sandbox::default(),
     };
-    fn go<H: fwprof_sim::Hooks>(bytes: &[u8], cfg: &fwprof_os::RunConfig, make: impl FnOnce(bool) -> H) -> H {
+    fn go<H: fwprof_sim::Hooks>(
+        bytes: &[u8],
+        cfg: &fwprof_os::RunConfig,
+        make: impl FnOnce(bool) -> H,
+    ) -> H {
         let mut mem = Memory::new();
         let (prog, mut env) = fwprof_os::load(bytes, cfg, &mut mem).unwrap();
         env.capture_console(Vec::new());
@@ -419,7 +443,10 @@ fn both_on_words(core: &CoreConfig, words: &[u32]) -> (Finished, Finished) {
         let mut sim = Simulator::bare(mem, false, BASE, hooks);
         sim.hart_mut().set_x(T0 as u8, DATA);
         let stop = sim.run(100_000, &AtomicBool::new(false)).unwrap();
-        assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+        assert!(
+            matches!(stop, StopReason::Fault { cause: 11, .. }),
+            "{stop:?}"
+        );
         sim.into_hooks()
     }
     let fast = go(words, TimingModel::new(core.clone(), false)).finish();
@@ -503,7 +530,13 @@ fn picorv32_divide_and_csr() {
     // README: DIV/REM 40 cycles with ENABLE_DIV; the CSR read is the
     // preset's documented estimate.
     let core = CoreConfig::load("picorv32").unwrap();
-    let w = [addi(A0, 0, 100), addi(A1, 0, 7), div(A2, A0, A1), rdcycle(A3), ECALL];
+    let w = [
+        addi(A0, 0, 100),
+        addi(A1, 0, 7),
+        div(A2, A0, A1),
+        rdcycle(A3),
+        ECALL,
+    ];
     let (per, totals, sim) = run("picorv32", &w);
     assert_eq!(cycles_at(&per, 2), 40);
     assert_eq!(cycles_at(&per, 3), u64::from(core.pipeline.latency.csr));

@@ -187,7 +187,11 @@ fn single_target_mispredicts_only_first() {
             p.resolve(0x2000, kind, true, 0x3000);
         }
         let s = p.stats();
-        assert_eq!((s.jumps, s.mispredicts, s.btb_hits), (100, 1, 99), "{kind:?}");
+        assert_eq!(
+            (s.jumps, s.mispredicts, s.btb_hits),
+            (100, 1, 99),
+            "{kind:?}"
+        );
     }
 }
 
