@@ -19,16 +19,10 @@ use crate::memory::Memory;
 use crate::trap::{Exc, CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE};
 use fwprof_isa::{Inst, Op};
 
-/// Execute an A-extension instruction.
-///
-/// # Errors
-/// Misaligned or access-fault exceptions as described in the module docs;
-/// illegal instruction for a `.d` form on RV32.
-pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> Result<(), Exc> {
-    let addr = ea::<RV64>(h.x(i.rs1));
-    let src = h.x(i.rs2);
-    let double = matches!(
-        i.op,
+/// True for the `.d` forms (64-bit `lr`, `sc` and AMOs).
+pub(crate) fn is_doubleword(op: Op) -> bool {
+    matches!(
+        op,
         Op::LrD
             | Op::ScD
             | Op::AmoswapD
@@ -40,7 +34,18 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
             | Op::AmomaxD
             | Op::AmominuD
             | Op::AmomaxuD
-    );
+    )
+}
+
+/// Execute an A-extension instruction.
+///
+/// # Errors
+/// Misaligned or access-fault exceptions as described in the module docs;
+/// illegal instruction for a `.d` form on RV32.
+pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> Result<(), Exc> {
+    let addr = ea::<RV64>(h.x(i.rs1));
+    let src = h.x(i.rs2);
+    let double = is_doubleword(i.op);
     if double && !RV64 {
         return Err(Exc::illegal(i.raw));
     }

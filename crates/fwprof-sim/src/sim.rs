@@ -234,7 +234,7 @@ impl<H: Hooks> Simulator<H> {
                 b.end,
             );
             if status != body {
-                if let Some(stop) = self.block_stopped::<RV64>(id, status)? {
+                if let Some(stop) = self.block_stopped::<RV64>(id, next_pc, status)? {
                     return Ok(stop);
                 }
                 continue;
@@ -301,24 +301,24 @@ impl<H: Hooks> Simulator<H> {
             b.end,
         );
         if status != k {
-            return self.block_stopped::<RV64>(id, status);
+            return self.block_stopped::<RV64>(id, next_pc, status);
         }
         self.hart.executed += k as u64;
         self.hooks.on_block_cut(BlockId(id), k as u32);
-        // Only a block's last instruction can leave the straight line (and
-        // `next_pc` then), so the next pc is instruction `k`'s.
-        let _ = next_pc;
+        // Only a block's last instruction can leave the straight line, so
+        // the next pc is instruction `k`'s.
         self.hart.pc = start.wrapping_add(u64::from(self.cache.uops[first + k].off));
         Ok(None)
     }
 
-    /// Block `id` stopped early with an exception; `status` is what
-    /// [`exec_block`] returned.
+    /// Block `id` stopped early with an exception; `pc` (the instruction
+    /// that raised it) and `status` are what [`exec_block`] returned.
     #[cold]
     #[inline(never)]
     fn block_stopped<const RV64: bool>(
         &mut self,
         id: u32,
+        pc: u64,
         status: usize,
     ) -> Result<Option<StopReason>, SimError> {
         let b = self.cache.blocks[id as usize];
@@ -336,7 +336,6 @@ impl<H: Hooks> Simulator<H> {
             return Ok(None);
         }
         let inst = self.cache.insts[first + ran - 1];
-        let pc = b.start + u64::from(self.cache.uops[first + ran - 1].off);
         self.exception(exc, pc, inst)
     }
 
