@@ -337,29 +337,49 @@ impl TimingModel {
     #[inline(always)]
     fn fetch_line(&mut self, idx: u32) {
         let idx = idx as usize;
-        let s = self.sites[idx];
-        {
-            let (wait, _) = wait_states(&self.core.regions, s.pc);
-            if let Some(cache) = self.icache.as_mut() {
-                let a: CacheAccess = cache.access(s.pc, false);
-                let penalty = u64::from(cache.params().miss_penalty);
-                let stall = if a.fill { penalty } else { 0 };
-                let to_memory =
-                    u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
-                let waited = u64::from(wait) * to_memory;
-                if !a.hit {
-                    self.add(idx, ev::ICACHE_MISSES, 1);
-                }
-                if stall > 0 {
-                    self.add(idx, ev::STALL_ICACHE, stall);
-                }
-                if waited > 0 {
-                    self.add(idx, ev::STALL_WAIT_STATE, waited);
-                }
-                if stall + waited > 0 {
-                    self.add(idx, ev::CYCLES, stall + waited);
-                }
-            }
+        let pc = self.sites[idx].pc;
+        if let Some(cache) = self.icache.as_mut() {
+            let a = cache.access(pc, false);
+            let stall = if a.fill {
+                u64::from(cache.params().miss_penalty)
+            } else {
+                0
+            };
+            self.charge_cache(idx, pc, a, ev::ICACHE_MISSES, ev::STALL_ICACHE, stall);
+        }
+    }
+
+    /// Charge site `idx` for cache access `a` at `addr`: a miss counts in
+    /// `miss_ev`, `stall` cycles in `stall_ev`, and each line filled, store
+    /// written through or dirty line written back pays the wait states of
+    /// `addr`'s region.
+    #[inline(always)]
+    fn charge_cache(
+        &mut self,
+        idx: usize,
+        addr: u64,
+        a: CacheAccess,
+        miss_ev: usize,
+        stall_ev: usize,
+        stall: u64,
+    ) {
+        if !a.hit {
+            self.add(idx, miss_ev, 1);
+        }
+        let to_memory = u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
+        let waited = if to_memory > 0 {
+            u64::from(wait_states(&self.core.regions, addr).0) * to_memory
+        } else {
+            0
+        };
+        if stall > 0 {
+            self.add(idx, stall_ev, stall);
+        }
+        if waited > 0 {
+            self.add(idx, ev::STALL_WAIT_STATE, waited);
+        }
+        if stall + waited > 0 {
+            self.add(idx, ev::CYCLES, stall + waited);
         }
     }
 
@@ -387,27 +407,23 @@ impl TimingModel {
     /// Operand-dependent issue cost of site `idx`.
     fn operand_cost(&mut self, idx: usize, a: u64, b: u64) {
         let s = self.sites[idx];
-        {
-            {
-                let lat = &self.core.pipeline.latency;
-                if is_register_shift(s.op) {
-                    let m = if matches!(s.op, Op::Sllw | Op::Srlw | Op::Sraw) || !self.rv64 {
-                        31
-                    } else {
-                        63
-                    };
-                    let extra = lat.shift_cycles((b & m) as u32) - lat.shift_cycles(0);
-                    if extra > 0 {
-                        self.add(idx, ev::CYCLES, u64::from(extra));
-                    }
-                } else if s.class == InstClass::Div && lat.div_variable {
-                    let c = lat.div_cycles(quotient(s.op, a, b, self.rv64));
-                    let muldiv = c.saturating_sub(lat.alu);
-                    self.add(idx, ev::CYCLES, u64::from(c));
-                    if muldiv > 0 {
-                        self.add(idx, ev::STALL_MULDIV, u64::from(muldiv));
-                    }
-                }
+        let lat = &self.core.pipeline.latency;
+        if is_register_shift(s.op) {
+            let m = if matches!(s.op, Op::Sllw | Op::Srlw | Op::Sraw) || !self.rv64 {
+                31
+            } else {
+                63
+            };
+            let extra = lat.shift_cycles((b & m) as u32) - lat.shift_cycles(0);
+            if extra > 0 {
+                self.add(idx, ev::CYCLES, u64::from(extra));
+            }
+        } else if s.class == InstClass::Div && lat.div_variable {
+            let c = lat.div_cycles(quotient(s.op, a, b, self.rv64));
+            let muldiv = c.saturating_sub(lat.alu);
+            self.add(idx, ev::CYCLES, u64::from(c));
+            if muldiv > 0 {
+                self.add(idx, ev::STALL_MULDIV, u64::from(muldiv));
             }
         }
     }
@@ -415,42 +431,22 @@ impl TimingModel {
     /// A data access by site `idx`.
     #[inline(always)]
     fn data_access(&mut self, idx: usize, addr: u64, write: bool) {
-        {
-            self.add(idx, if write { ev::STORES } else { ev::LOADS }, 1);
-            let (wait, uncached) = wait_states(&self.core.regions, addr);
-            let wait = u64::from(wait);
-            let access = self.dcache.as_mut().filter(|_| !uncached).map(|cache| {
-                let a: CacheAccess = cache.access(addr, write);
+        self.add(idx, if write { ev::STORES } else { ev::LOADS }, 1);
+        let (wait, uncached) = wait_states(&self.core.regions, addr);
+        match self.dcache.as_mut().filter(|_| !uncached) {
+            Some(cache) => {
+                let a = cache.access(addr, write);
                 let p = cache.params();
-                (a, u64::from(p.hit_latency), u64::from(p.miss_penalty))
-            });
-            match access {
-                Some((a, hit_latency, penalty)) => {
-                    let stall = hit_latency.saturating_sub(1) + if a.fill { penalty } else { 0 };
-                    let to_memory =
-                        u64::from(a.fill) + u64::from(a.write_through) + u64::from(a.writeback);
-                    let waited = wait * to_memory;
-                    self.add(idx, ev::DCACHE_ACCESSES, 1);
-                    if !a.hit {
-                        self.add(idx, ev::DCACHE_MISSES, 1);
-                    }
-                    if stall > 0 {
-                        self.add(idx, ev::STALL_DCACHE, stall);
-                    }
-                    if waited > 0 {
-                        self.add(idx, ev::STALL_WAIT_STATE, waited);
-                    }
-                    if stall + waited > 0 {
-                        self.add(idx, ev::CYCLES, stall + waited);
-                    }
-                }
-                None => {
-                    if wait > 0 {
-                        self.add(idx, ev::STALL_WAIT_STATE, wait);
-                        self.add(idx, ev::CYCLES, wait);
-                    }
-                }
+                let stall = u64::from(p.hit_latency.saturating_sub(1))
+                    + if a.fill { u64::from(p.miss_penalty) } else { 0 };
+                self.add(idx, ev::DCACHE_ACCESSES, 1);
+                self.charge_cache(idx, addr, a, ev::DCACHE_MISSES, ev::STALL_DCACHE, stall);
             }
+            None if wait > 0 => {
+                self.add(idx, ev::STALL_WAIT_STATE, u64::from(wait));
+                self.add(idx, ev::CYCLES, u64::from(wait));
+            }
+            None => {}
         }
     }
 
@@ -458,49 +454,47 @@ impl TimingModel {
     #[inline(always)]
     fn control(&mut self, idx: usize) {
         let s = self.sites[idx];
-        {
-            if let Some(kind) = s.branch {
-                let lat = &self.core.pipeline.latency;
-                let pipe = &self.core.pipeline;
-                let class_cost = match s.class {
-                    InstClass::Jal => lat.jal,
-                    InstClass::Jalr => lat.jalr,
-                    _ => lat.branch_not_taken,
-                };
-                let (cost, stall, mispredict) = match self.branch {
-                    None => (class_cost, 0, false),
-                    Some((taken, target)) => {
-                        let conditional = kind == BranchKind::Conditional;
-                        let out = self.predictor.resolve(s.pc, kind, taken, target);
-                        let taken_stall = lat.branch_taken.saturating_sub(lat.branch_not_taken);
-                        if self.core.predictor.kind == PredictorKind::None {
-                            if conditional && taken {
-                                (lat.branch_taken, taken_stall, false)
-                            } else {
-                                (class_cost, 0, false)
-                            }
-                        } else if out.mispredicted {
-                            (
-                                lat.branch_not_taken + pipe.mispredict_penalty,
-                                pipe.mispredict_penalty,
-                                true,
-                            )
-                        } else if !taken || out.btb_hit {
-                            (lat.branch_not_taken, 0, false)
-                        } else if conditional {
+        if let Some(kind) = s.branch {
+            let lat = &self.core.pipeline.latency;
+            let pipe = &self.core.pipeline;
+            let class_cost = match s.class {
+                InstClass::Jal => lat.jal,
+                InstClass::Jalr => lat.jalr,
+                _ => lat.branch_not_taken,
+            };
+            let (cost, stall, mispredict) = match self.branch {
+                None => (class_cost, 0, false),
+                Some((taken, target)) => {
+                    let conditional = kind == BranchKind::Conditional;
+                    let out = self.predictor.resolve(s.pc, kind, taken, target);
+                    let taken_stall = lat.branch_taken.saturating_sub(lat.branch_not_taken);
+                    if self.core.predictor.kind == PredictorKind::None {
+                        if conditional && taken {
                             (lat.branch_taken, taken_stall, false)
                         } else {
                             (class_cost, 0, false)
                         }
+                    } else if out.mispredicted {
+                        (
+                            lat.branch_not_taken + pipe.mispredict_penalty,
+                            pipe.mispredict_penalty,
+                            true,
+                        )
+                    } else if !taken || out.btb_hit {
+                        (lat.branch_not_taken, 0, false)
+                    } else if conditional {
+                        (lat.branch_taken, taken_stall, false)
+                    } else {
+                        (class_cost, 0, false)
                     }
-                };
-                self.add(idx, ev::CYCLES, u64::from(cost));
-                if stall > 0 {
-                    self.add(idx, ev::STALL_BRANCH, u64::from(stall));
                 }
-                if mispredict {
-                    self.add(idx, ev::BRANCH_MISPREDICTS, 1);
-                }
+            };
+            self.add(idx, ev::CYCLES, u64::from(cost));
+            if stall > 0 {
+                self.add(idx, ev::STALL_BRANCH, u64::from(stall));
+            }
+            if mispredict {
+                self.add(idx, ev::BRANCH_MISPREDICTS, 1);
             }
         }
     }
