@@ -74,10 +74,9 @@ const A1: u32 = 11;
 const A2: u32 = 12;
 const A3: u32 = 13;
 
-/// Run `words` at `BASE` on RV32 (with t0 = `DATA`) under `core`; stops at
-/// the final `ecall` (a fault: `mtvec` is 0). Returns per-address costs.
-fn run(core: &str, words: &[u32]) -> (Vec<(u64, Costs)>, Costs, Simulator<TimingModel>) {
-    let core = CoreConfig::load(core).expect("preset");
+/// Run `words` at `BASE` on RV32 (with t0 = `DATA`) with `hooks`, to the
+/// final `ecall` (a fault: `mtvec` is 0).
+fn run_words<H: fwprof_sim::Hooks>(words: &[u32], hooks: H) -> Simulator<H> {
     let mut mem = Memory::new();
     let rwx = Perm {
         read: true,
@@ -87,19 +86,23 @@ fn run(core: &str, words: &[u32]) -> (Vec<(u64, Costs)>, Costs, Simulator<Timing
     mem.map(BASE, 0x10000, rwx).unwrap();
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     mem.write(BASE, &bytes).unwrap();
-    let mut sim = Simulator::bare(mem, false, BASE, TimingModel::new(core, false));
+    let mut sim = Simulator::bare(mem, false, BASE, hooks);
     sim.hart_mut().set_x(T0 as u8, DATA);
     let stop = sim.run(100_000, &AtomicBool::new(false)).unwrap();
     assert!(
         matches!(stop, StopReason::Fault { cause: 11, .. }),
         "{stop:?}"
     );
-    // Keep the simulator for register checks; finish a clone of the model
-    // state by re-running is not possible, so finish through a swap.
-    let model = std::mem::replace(
-        sim.hooks_mut(),
-        TimingModel::new(CoreConfig::load("generic").unwrap(), false),
-    );
+    sim
+}
+
+/// [`run_words`] under preset `core`: per-address costs, totals, and the
+/// simulator (for register checks).
+fn run(core: &str, words: &[u32]) -> (Vec<(u64, Costs)>, Costs, Simulator<TimingModel>) {
+    let core = CoreConfig::load(core).expect("preset");
+    let mut sim = run_words(words, TimingModel::new(core.clone(), false));
+    // Finish the model while keeping the simulator: swap in a fresh one.
+    let model = std::mem::replace(sim.hooks_mut(), TimingModel::new(core, false));
     let (per, totals) = model.finish();
     (per, totals, sim)
 }
@@ -267,22 +270,8 @@ fn inclusive_cycles_per_function_inside_the_exact_collector() {
         &[BASE, BASE + 16],
     );
     let core = CoreConfig::load("picorv32").unwrap();
-    let mut mem = Memory::new();
-    let rwx = Perm {
-        read: true,
-        write: true,
-        exec: true,
-    };
-    mem.map(BASE, 0x10000, rwx).unwrap();
-    let bytes: Vec<u8> = w.iter().flat_map(|w| w.to_le_bytes()).collect();
-    mem.write(BASE, &bytes).unwrap();
     let hooks = ExactCollector::with_model(map, BASE, 0x9000_0000, TimingModel::new(core, false));
-    let mut sim = Simulator::bare(mem, false, BASE, hooks);
-    let stop = sim.run(1000, &AtomicBool::new(false)).unwrap();
-    assert!(
-        matches!(stop, StopReason::Fault { cause: 11, .. }),
-        "{stop:?}"
-    );
+    let sim = run_words(&w, hooks);
     let executed = sim.executed();
     let (data, model) = sim.into_hooks().finish_with_model(executed);
     let (_, totals) = model.finish();
@@ -430,27 +419,12 @@ type Finished = (Vec<(u64, Costs)>, Costs);
 /// Run `words` (bare metal, RV32, t0 = DATA) under both models on `core`.
 fn both_on_words(core: &CoreConfig, words: &[u32]) -> (Finished, Finished) {
     use crate::reference::ReferenceModel;
-    fn go<H: fwprof_sim::Hooks>(words: &[u32], hooks: H) -> H {
-        let mut mem = Memory::new();
-        let rwx = Perm {
-            read: true,
-            write: true,
-            exec: true,
-        };
-        mem.map(BASE, 0x10000, rwx).unwrap();
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        mem.write(BASE, &bytes).unwrap();
-        let mut sim = Simulator::bare(mem, false, BASE, hooks);
-        sim.hart_mut().set_x(T0 as u8, DATA);
-        let stop = sim.run(100_000, &AtomicBool::new(false)).unwrap();
-        assert!(
-            matches!(stop, StopReason::Fault { cause: 11, .. }),
-            "{stop:?}"
-        );
-        sim.into_hooks()
-    }
-    let fast = go(words, TimingModel::new(core.clone(), false)).finish();
-    let reference = go(words, ReferenceModel::new(core.clone(), false)).finish();
+    let fast = run_words(words, TimingModel::new(core.clone(), false))
+        .into_hooks()
+        .finish();
+    let reference = run_words(words, ReferenceModel::new(core.clone(), false))
+        .into_hooks()
+        .finish();
     (fast, reference)
 }
 
