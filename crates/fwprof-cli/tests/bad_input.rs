@@ -9,14 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use fwprof_profile::Profile;
 
-fn fwprof(dir: &Path, args: &[&str]) -> Output {
-    Command::new(common::fwprof())
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
+use common::run_fwprof as fwprof;
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()

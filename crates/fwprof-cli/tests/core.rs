@@ -5,18 +5,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use fwprof_profile::Profile;
 
-fn fwprof(dir: &Path, args: &[&str]) -> Output {
-    Command::new(common::fwprof())
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
+use common::run_fwprof as fwprof;
 
 fn example() -> String {
     common::repo()

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -16,6 +16,16 @@ pub fn repo() -> PathBuf {
 /// The built `fwprof` binary.
 pub fn fwprof() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_fwprof"))
+}
+
+/// Run `fwprof ARGS` in `dir` with no stdin; its output.
+pub fn run_fwprof(dir: &Path, args: &[&str]) -> Output {
+    Command::new(fwprof())
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
 
 /// True if `tool --version` runs.
