@@ -9,9 +9,24 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Parser, Debug)]
 #[command(name = "fwprof", version, about, long_about = None)]
 pub struct Cli {
+    /// Colour in terminal tables: `auto` colours a terminal unless
+    /// `NO_COLOR` is set.
+    #[arg(long, global = true, value_enum, default_value = "auto")]
+    pub color: ColorArg,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--color` choices.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorArg {
+    /// Colour when writing to a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 /// Subcommands.
@@ -25,6 +40,17 @@ pub enum Command {
     Report(ReportArgs),
     /// Print source and disassembly annotated with counts.
     Annotate(AnnotateArgs),
+    /// Write a profile in another tool's format (gprof, Callgrind, pprof,
+    /// flame graphs, speedscope, Graphviz).
+    Export(ExportArgs),
+    /// Write a self-contained HTML report.
+    Html(HtmlArgs),
+    /// Compare two profiles function by function.
+    Diff(DiffArgs),
+    /// Sum profiles of runs of the same program.
+    Merge(MergeArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
 }
 
 /// Target environment names accepted by `--target`.
@@ -100,6 +126,12 @@ pub struct RecordArgs {
     /// read modelled cycles.
     #[arg(long = "core", value_name = "NAME|FILE.toml")]
     pub core: Option<String>,
+    /// No progress line and no summary on stderr.
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// More detail on stderr (repeatable).
+    #[arg(short = 'v', long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
     /// Execution options and the program.
     #[command(flatten)]
     pub exec: ExecArgs,
@@ -177,6 +209,139 @@ pub struct AnnotateArgs {
     /// of the function (default: instructions).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
+}
+
+/// `fwprof export` formats.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// GNU `gmon.out` for `gprof PROGRAM gmon.out`.
+    Gmon,
+    /// Callgrind profile for `callgrind_annotate` and KCachegrind.
+    Callgrind,
+    /// Gzipped pprof `profile.proto` for `go tool pprof`.
+    Pprof,
+    /// Collapsed stacks (`main;foo;bar 1234`) for flamegraph.pl/inferno.
+    Folded,
+    /// Flame graph SVG.
+    Flamegraph,
+    /// speedscope JSON.
+    Speedscope,
+    /// Graphviz call graph.
+    Dot,
+}
+
+impl ExportFormat {
+    /// The output file written when `-o` is not given (`-` = stdout).
+    pub fn default_output(self) -> &'static str {
+        match self {
+            ExportFormat::Gmon => "gmon.out",
+            ExportFormat::Callgrind => "callgrind.out.fwprof",
+            ExportFormat::Pprof => "profile.pb.gz",
+            ExportFormat::Folded => "-",
+            ExportFormat::Flamegraph => "flamegraph.svg",
+            ExportFormat::Speedscope => "profile.speedscope.json",
+            ExportFormat::Dot => "-",
+        }
+    }
+}
+
+/// `fwprof export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Profile to read.
+    #[arg(default_value = "fwprof.data", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Output file, `-` for stdout (default: gmon.out, callgrind.out.fwprof,
+    /// profile.pb.gz, flamegraph.svg, profile.speedscope.json; stdout for
+    /// folded and dot).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Event to export where the format carries one (gmon, folded,
+    /// flamegraph, dot) or to put first (default: instructions).
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Program ELF to read debug info from (default: the recorded path).
+    #[arg(long, value_name = "ELF")]
+    pub program: Option<PathBuf>,
+    /// dot: leave out functions below PCT% of the total inclusive cost.
+    #[arg(long, value_name = "PCT", default_value_t = 0.5)]
+    pub threshold: f64,
+}
+
+/// `fwprof html`.
+#[derive(Args, Debug)]
+pub struct HtmlArgs {
+    /// Profile to read.
+    #[arg(default_value = "fwprof.data", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Output file.
+    #[arg(
+        short = 'o',
+        long = "output",
+        default_value = "report.html",
+        value_name = "OUT"
+    )]
+    pub output: PathBuf,
+    /// Program ELF to read debug info and code from (default: the recorded path).
+    #[arg(long, value_name = "ELF")]
+    pub program: Option<PathBuf>,
+    /// Look for source files under DIR too (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub source_dir: Vec<PathBuf>,
+}
+
+/// `fwprof diff`.
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The profile before the change.
+    #[arg(value_name = "BEFORE")]
+    pub before: PathBuf,
+    /// The profile after the change.
+    #[arg(value_name = "AFTER")]
+    pub after: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
+    /// Event to sort by (default: instructions); every event is shown.
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+}
+
+/// `fwprof merge`.
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Profiles to sum (at least two).
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    pub inputs: Vec<PathBuf>,
+    /// Output profile.
+    #[arg(short = 'o', long = "output", required = true, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Merge even if the profiles are of different programs or event sets
+    /// where that can be done.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Shells `fwprof completions` writes scripts for.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellArg {
+    /// bash.
+    Bash,
+    /// zsh.
+    Zsh,
+    /// fish.
+    Fish,
+}
+
+/// `fwprof completions`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: ShellArg,
 }
 
 /// Parse `BASE:SIZE` with hex/decimal numbers and K/M/G size suffixes.

@@ -12,6 +12,7 @@
 
 mod cli;
 mod exit;
+mod export_cmd;
 mod record;
 mod report_cmd;
 

@@ -10,7 +10,8 @@ use anyhow::{Context, Result};
 use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
 use fwprof_os::{RunConfig, Sandbox, Target};
 use fwprof_profile::{
-    AddressCost, Arc, FunctionId, FunctionRecord, Meta, Profile, TrapRecord, EVENT_INSTRUCTIONS,
+    AddressCost, Arc, ContextRecord, FunctionId, FunctionRecord, Meta, Profile, TrapRecord,
+    EVENT_INSTRUCTIONS,
 };
 use fwprof_sim::{Hooks, Memory, Simulator, StopReason};
 use fwprof_timing::{CoreConfig, TimingModel};
@@ -25,6 +26,11 @@ pub fn dispatch(cli: cli::Cli) -> Result<u8> {
         Command::Record(a) => record(&a.exec, &a.output, a.core.as_deref()),
         Command::Report(a) => crate::record::report(&a),
         Command::Annotate(a) => crate::record::annotate(&a),
+        Command::Export(a) => crate::export_cmd::export(&a),
+        Command::Html(a) => crate::export_cmd::html(&a),
+        Command::Diff(a) => crate::export_cmd::diff(&a),
+        Command::Merge(a) => crate::export_cmd::merge(&a),
+        Command::Completions(a) => crate::export_cmd::completions(&a),
     }
 }
 
@@ -237,6 +243,12 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>) -> Result<u8> {
         }
     }
     meta.core = core_name;
+    if data.contexts_folded {
+        meta.warnings.push(format!(
+            "the calling-context tree reached {} contexts: deeper recursion is folded into its outer activation",
+            fwprof_collect::MAX_CONTEXTS
+        ));
+    }
     let profile = build_profile(meta, &data, timing.as_ref(), &program);
     if let Err(e) = profile.check_invariants() {
         eprintln!("fwprof: warning: profile invariant violated: {e}");
@@ -358,7 +370,28 @@ fn build_profile(
     if let Some((_, t)) = timing {
         totals[1..].copy_from_slice(&t[1..n]);
     }
+    let contexts = data
+        .contexts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut self_cost = vec![0; n];
+            self_cost[0] = c.self_cost;
+            if x > 0 && n > 1 {
+                if let Some(extra) = data.contexts_extra.get(i * x..i * x + x) {
+                    self_cost[1..].copy_from_slice(&extra[..n - 1]);
+                }
+            }
+            ContextRecord {
+                parent: c.parent,
+                function: FunctionId(c.function),
+                calls: c.calls,
+                self_cost,
+            }
+        })
+        .collect();
     Profile {
+        contexts,
         meta,
         events,
         functions,

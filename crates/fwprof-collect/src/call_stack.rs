@@ -17,12 +17,37 @@
 //! * Inclusive cost of a function counts instructions executed while at least
 //!   one activation of it is on the stack; an arc counts only the outermost
 //!   activation of its caller→callee pair, so recursion is never counted twice.
+//! * Every activation also belongs to a node of the calling-context tree
+//!   (its function under its caller's context); a context's self cost is
+//!   what executed while an activation of it was the topmost. Past
+//!   [`MAX_CONTEXTS`] contexts, a new activation of a function already on
+//!   the stack reuses that activation's context (recursion is folded), so
+//!   the tree stays bounded.
 
 use std::collections::HashMap;
 
 /// How many activations from the top a return target is matched against
 /// before falling back to stack-pointer resynchronisation.
 const RETURN_SEARCH_DEPTH: usize = 256;
+
+/// Contexts kept before recursion is folded (see the module docs).
+pub const MAX_CONTEXTS: usize = 1 << 20;
+
+/// No parent context / no context.
+const NO_CTX: u32 = u32::MAX;
+
+/// One node of the calling-context tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContextStats {
+    /// Parent context (an index smaller than this one's), `None` for a root.
+    pub parent: Option<u32>,
+    /// Function id.
+    pub function: u32,
+    /// Activations entered in this context.
+    pub calls: u64,
+    /// Instructions executed while this context was the innermost.
+    pub self_cost: u64,
+}
 
 /// Per-function totals gathered by the call stack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,6 +90,27 @@ struct Frame {
     /// Outermost activation of its function / arc.
     outer_fn: bool,
     outer_arc: bool,
+    /// Its node in the calling-context tree.
+    ctx: u32,
+}
+
+/// What [`CallStack::finish_with_extra`] returns.
+#[derive(Clone, Debug, Default)]
+pub struct Finished {
+    /// Per function id: calls and inclusive instructions.
+    pub functions: Vec<FunctionStats>,
+    /// Arcs, in order of first traversal.
+    pub arcs: Vec<ArcStats>,
+    /// Inclusive extra events per function (`functions.len() * extra`).
+    pub functions_extra: Vec<u64>,
+    /// Inclusive extra events per arc (`arcs.len() * extra`).
+    pub arcs_extra: Vec<u64>,
+    /// The calling-context tree, parents before children.
+    pub contexts: Vec<ContextStats>,
+    /// Self extra events per context (`contexts.len() * extra`).
+    pub contexts_extra: Vec<u64>,
+    /// Recursion was folded because the tree reached [`MAX_CONTEXTS`].
+    pub contexts_folded: bool,
 }
 
 /// A shadow call stack that accumulates [`FunctionStats`] and [`ArcStats`].
@@ -90,9 +136,20 @@ pub struct CallStack {
     /// Direct-mapped cache in front of `arc_index`, indexed by call site:
     /// `(caller, callee, site, tail, arc id)`.
     arc_cache: Vec<(u32, u32, u64, bool, u32)>,
+    /// The calling-context tree and its index by `(parent, function)`.
+    contexts: Vec<ContextStats>,
+    contexts_extra: Vec<u64>,
+    ctx_index: HashMap<(u32, u32), u32>,
+    /// Direct-mapped cache in front of `ctx_index`: `(parent, function, ctx)`.
+    ctx_cache: Vec<(u32, u32, u32)>,
+    contexts_folded: bool,
+    /// When the topmost activation became the topmost: instruction count
+    /// and the extra events' clock.
+    top_since: u64,
+    top_clock: Vec<u64>,
 }
 
-/// Entries in [`CallStack`]'s arc cache (a power of two).
+/// Entries in [`CallStack`]'s arc and context caches (a power of two).
 const ARC_CACHE: usize = 1024;
 
 impl CallStack {
@@ -110,6 +167,7 @@ impl CallStack {
         CallStack {
             extra,
             clock: vec![0; extra],
+            top_clock: vec![0; extra],
             ..CallStack::default()
         }
     }
@@ -170,6 +228,66 @@ impl CallStack {
         id
     }
 
+    /// The context of `function` called from context `parent` (`NO_CTX`
+    /// for a root), created if new.
+    #[inline]
+    fn context(&mut self, parent: u32, function: u32) -> u32 {
+        let slot = ((parent as usize).wrapping_mul(31) ^ function as usize) & (ARC_CACHE - 1);
+        if self.ctx_cache.is_empty() {
+            self.ctx_cache = vec![(NO_CTX, NO_CTX, NO_CTX); ARC_CACHE];
+        }
+        let e = self.ctx_cache[slot];
+        if (e.0, e.1) == (parent, function) {
+            return e.2;
+        }
+        let id = self.context_slow(parent, function);
+        self.ctx_cache[slot] = (parent, function, id);
+        id
+    }
+
+    #[cold]
+    fn context_slow(&mut self, parent: u32, function: u32) -> u32 {
+        if let Some(&id) = self.ctx_index.get(&(parent, function)) {
+            return id;
+        }
+        if self.contexts.len() >= MAX_CONTEXTS {
+            // Fold recursion: reuse the context of the nearest activation
+            // of the same function, if one is on the stack.
+            if let Some(f) = self.frames.iter().rev().find(|f| f.func == function) {
+                self.contexts_folded = true;
+                return f.ctx;
+            }
+        }
+        let id = self.contexts.len() as u32;
+        self.contexts.push(ContextStats {
+            parent: (parent != NO_CTX).then_some(parent),
+            function,
+            calls: 0,
+            self_cost: 0,
+        });
+        self.contexts_extra
+            .resize(self.contexts.len() * self.extra, 0);
+        self.ctx_index.insert((parent, function), id);
+        id
+    }
+
+    /// Charge what executed since the topmost activation became the
+    /// topmost to its context, at instruction count `now` (and the current
+    /// clock); the next topmost starts counting here.
+    #[inline]
+    fn charge_top(&mut self, now: u64) {
+        if let Some(top) = self.frames.last() {
+            let c = top.ctx as usize;
+            self.contexts[c].self_cost += now.saturating_sub(self.top_since);
+            let x = self.extra;
+            for e in 0..x {
+                self.contexts_extra[c * x + e] += self.clock[e].saturating_sub(self.top_clock[e]);
+            }
+        }
+        self.top_since = now;
+        self.top_clock.copy_from_slice(&self.clock);
+    }
+
     /// The function of the topmost activation, if any.
     #[inline]
     pub fn current(&self) -> Option<u32> {
@@ -209,7 +327,12 @@ impl CallStack {
         if self.extra > 0 {
             self.snap.extend_from_slice(&self.clock);
         }
+        self.charge_top(now);
+        let parent = self.frames.last().map_or(NO_CTX, |f| f.ctx);
+        let ctx = self.context(parent, callee);
+        self.contexts[ctx as usize].calls += 1;
         self.frames.push(Frame {
+            ctx,
             func: callee,
             arc,
             ret,
@@ -222,6 +345,7 @@ impl CallStack {
     }
 
     fn pop_one(&mut self, now: u64) -> Option<Frame> {
+        self.charge_top(now);
         let f = self.frames.pop()?;
         let spent = now.saturating_sub(f.start);
         self.active_fn[f.func as usize] -= 1;
@@ -298,21 +422,25 @@ impl CallStack {
 
     /// Close every activation at the end of the run (`now` = total executed).
     pub fn finish(self, now: u64) -> (Vec<FunctionStats>, Vec<ArcStats>) {
-        let (f, a, _, _) = self.finish_with_extra(now);
-        (f, a)
+        let f = self.finish_with_extra(now);
+        (f.functions, f.arcs)
     }
 
-    /// [`CallStack::finish`], also returning the inclusive extra events:
-    /// per function (`functions.len() * extra` values, function-major) and
-    /// per arc (`arcs.len() * extra`). Set the final clock first.
-    pub fn finish_with_extra(
-        mut self,
-        now: u64,
-    ) -> (Vec<FunctionStats>, Vec<ArcStats>, Vec<u64>, Vec<u64>) {
+    /// [`CallStack::finish`], also returning the inclusive extra events
+    /// and the calling-context tree. Set the final clock first.
+    pub fn finish_with_extra(mut self, now: u64) -> Finished {
         while !self.frames.is_empty() {
             self.pop_one(now);
         }
-        (self.funcs, self.arcs, self.funcs_extra, self.arcs_extra)
+        Finished {
+            functions: self.funcs,
+            arcs: self.arcs,
+            functions_extra: self.funcs_extra,
+            arcs_extra: self.arcs_extra,
+            contexts: self.contexts,
+            contexts_extra: self.contexts_extra,
+            contexts_folded: self.contexts_folded,
+        }
     }
 
     /// Ensure stats exist for function ids below `n` (functions never entered).
@@ -467,11 +595,60 @@ mod tests {
         cs.set_clock(&[57]);
         cs.ret(0x14, 1000, 10);
         cs.set_clock(&[60]);
-        let (f, a, fx, ax) = cs.finish_with_extra(11);
+        let done = cs.finish_with_extra(11);
+        let (f, a, fx, ax) = (
+            done.functions,
+            done.arcs,
+            done.functions_extra,
+            done.arcs_extra,
+        );
         assert_eq!((f[1].inclusive, fx[1]), (5, 37));
         assert_eq!(fx[0], 60);
         // Arcs: root, main->f, f->f (recursive: its own outermost activation).
         assert_eq!(a.len(), 3);
         assert_eq!(ax, vec![60, 37, 7]);
+    }
+
+    #[test]
+    fn contexts_split_a_function_by_its_callers() {
+        // main calls f directly and through g; f's self cost is kept apart
+        // per path: main;f and main;g;f. Extra event: 10 per instruction.
+        let mut cs = CallStack::with_extra_events(1);
+        cs.enter_root(0, 1000, 0);
+        cs.set_clock(&[20]);
+        cs.call(0, 1, 0x10, 0x14, 1000, 2); // main runs 2
+        cs.set_clock(&[50]);
+        cs.ret(0x14, 1000, 5); // f runs 3
+        cs.set_clock(&[60]);
+        cs.call(0, 2, 0x18, 0x1c, 1000, 6); // main runs 1 more
+        cs.set_clock(&[70]);
+        cs.call(2, 1, 0x40, 0x44, 990, 7); // g runs 1
+        cs.set_clock(&[110]);
+        cs.ret(0x44, 990, 11); // f runs 4
+        cs.set_clock(&[120]);
+        cs.ret(0x1c, 1000, 12); // g runs 1 more
+        cs.set_clock(&[130]);
+        let done = cs.finish_with_extra(13); // main runs 1 more
+        let c = &done.contexts;
+        assert_eq!(c.len(), 4);
+        let find = |parent: Option<u32>, function: u32| {
+            c.iter()
+                .position(|x| x.parent == parent && x.function == function)
+                .unwrap()
+        };
+        let main = find(None, 0);
+        let f1 = find(Some(main as u32), 1);
+        let g = find(Some(main as u32), 2);
+        let f2 = find(Some(g as u32), 1);
+        assert_eq!(c[main].self_cost, 4);
+        assert_eq!((c[f1].self_cost, c[f1].calls), (3, 1));
+        assert_eq!((c[g].self_cost, c[g].calls), (2, 1));
+        assert_eq!((c[f2].self_cost, c[f2].calls), (4, 1));
+        let x = &done.contexts_extra;
+        assert_eq!((x[main], x[f1], x[g], x[f2]), (40, 30, 20, 40));
+        assert!(c
+            .iter()
+            .all(|x| x.parent.is_none_or(|p| (p as usize) < c.len())));
+        assert!(!done.contexts_folded);
     }
 }

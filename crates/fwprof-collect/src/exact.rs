@@ -8,7 +8,7 @@ use fwprof_isa::{Inst, Op};
 const CALL_CACHE: usize = 1024;
 use fwprof_sim::{BlockId, Hooks, JumpKind, TrapInfo};
 
-use crate::call_stack::{ArcStats, CallStack, FunctionStats};
+use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
 
 /// Static facts of one executed instruction address.
@@ -60,6 +60,13 @@ pub struct ExactData {
     pub functions_extra: Vec<u64>,
     /// Inclusive extra events per arc, arc-major (`arcs.len() * extra`).
     pub arcs_extra: Vec<u64>,
+    /// The calling-context tree, parents first.
+    pub contexts: Vec<ContextStats>,
+    /// Self extra events per context, context-major (`contexts.len() * extra`).
+    pub contexts_extra: Vec<u64>,
+    /// Recursion was folded to keep the tree within
+    /// [`crate::call_stack::MAX_CONTEXTS`] contexts.
+    pub contexts_folded: bool,
 }
 
 /// A cost model that runs inside the [`ExactCollector`] (e.g. a timing
@@ -91,20 +98,10 @@ struct BlockMeta {
     /// Index of the block's first instruction in `insts`.
     first: u32,
     len: u32,
-    /// Function of the block's first instruction.
+    /// Function of the block's instructions (a block never runs from one
+    /// function into another: [`Hooks::ends_block_between`] splits it).
     func: u32,
-    /// Offset (in instructions) where the block runs into another function,
-    /// or 0 if it stays in one (rare: falling through a function's end).
-    crossing: u32,
-    /// `func` if the block stays in one function, else [`CROSSES`]: the
-    /// one value [`ExactCollector::on_block_exec`] compares with the
-    /// current function.
-    check: u32,
 }
-
-/// [`BlockMeta::check`] of a block that runs into another function (never
-/// a function id, nor the "no function" marker `u32::MAX`).
-const CROSSES: u32 = u32::MAX - 1;
 
 /// Exact profile collector: per-block execution counts and a shadow call stack.
 ///
@@ -225,29 +222,13 @@ impl<M: CostModel> ExactCollector<M> {
     }
 
     /// Block `id`, starting at executed-instruction count `now`, begins in
-    /// another function than the current one or runs into one.
+    /// another function than the current one.
     #[cold]
     fn block_enters_other_function(&mut self, id: u32, now: u64) {
         let meta = self.blocks[id as usize];
-        if meta.func != self.cur_fn {
-            let site = self.last_pc(self.prev_block);
-            // The activation starts at the block's first instruction.
-            self.jump_in(meta.func, site, now);
-        }
-        if meta.crossing != 0 {
-            // Every point where the block runs from one function into the next.
-            let first = meta.first as usize;
-            let mut func = meta.func;
-            for k in meta.crossing as usize..meta.len as usize {
-                let (addr, site) = (self.insts[first + k].0, self.insts[first + k - 1].0);
-                let f = self.map.lookup_or_add(addr);
-                if f != func {
-                    func = f;
-                    let start = now + k as u64;
-                    self.jump_in(f, site, start);
-                }
-            }
-        }
+        let site = self.last_pc(self.prev_block);
+        // The activation starts at the block's first instruction.
+        self.jump_in(meta.func, site, now);
     }
 
     /// Executed instructions so far, as this collector has counted them
@@ -309,7 +290,7 @@ impl<M: CostModel> ExactCollector<M> {
         let total = sites.iter().map(|s| s.count).sum();
         let mut stack = self.stack;
         stack.reserve_functions(self.map.len());
-        let (functions, arcs, functions_extra, arcs_extra) = stack.finish_with_extra(executed);
+        let done = stack.finish_with_extra(executed);
         let mut traps: Vec<TrapStats> = self
             .traps
             .into_iter()
@@ -318,14 +299,17 @@ impl<M: CostModel> ExactCollector<M> {
         traps.sort_by_key(|t| (t.pc, t.cause));
         let data = ExactData {
             sites,
-            functions,
-            arcs,
+            functions: done.functions,
+            arcs: done.arcs,
             traps,
             total,
             map: self.map,
             extra: M::EXTRA,
-            functions_extra,
-            arcs_extra,
+            functions_extra: done.functions_extra,
+            arcs_extra: done.arcs_extra,
+            contexts: done.contexts,
+            contexts_extra: done.contexts_extra,
+            contexts_folded: done.contexts_folded,
         };
         (data, self.model)
     }
@@ -338,7 +322,7 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
     const WANTS_OPERANDS: bool = M::WANTS_OPERANDS;
     const MODELS_CYCLES: bool = M::MODELS_CYCLES;
 
-    #[inline]
+    #[inline(always)]
     fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
         self.model.on_mem(index, addr, size, write);
     }
@@ -357,6 +341,14 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
         self.model.cycles_before(id, index)
     }
 
+    /// Blocks end where execution would run from one function into
+    /// another, so every block belongs to one function and entering another
+    /// is always seen at a block's start.
+    fn ends_block_between(&mut self, pc: u64, next: u64) -> bool {
+        let model = self.model.ends_block_between(pc, next);
+        model || self.map.lookup_or_add(pc) != self.map.lookup_or_add(next)
+    }
+
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         self.model.on_block_translated(id, pcs, insts);
         let idx = id.0 as usize;
@@ -367,24 +359,17 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
                     count: 0,
                     first: 0,
                     len: 0,
-                    func: 0,
-                    crossing: 0,
-                    check: CROSSES,
+                    func: u32::MAX,
                 },
             );
         }
         let func = pcs.first().map_or(0, |&pc| self.map.lookup_or_add(pc));
-        let crossing = pcs
-            .iter()
-            .position(|&pc| self.map.lookup_or_add(pc) != func)
-            .map_or(0, |i| i as u32);
+        debug_assert!(pcs.iter().all(|&pc| self.map.lookup_or_add(pc) == func));
         self.blocks[idx] = BlockMeta {
             count: 0,
             first: self.insts.len() as u32,
             len: insts.len() as u32,
             func,
-            crossing,
-            check: if crossing == 0 { func } else { CROSSES },
         };
         self.insts
             .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
@@ -406,7 +391,7 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
         // Ids are dense and were announced by on_block_translated.
         if let Some(meta) = self.blocks.get_mut(i) {
             meta.count += 1;
-            if meta.check != self.cur_fn {
+            if meta.func != self.cur_fn {
                 self.block_enters_other_function(id.0, executed);
             }
         }

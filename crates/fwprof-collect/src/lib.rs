@@ -4,7 +4,8 @@
 //! expanded to per-address counts at [`ExactCollector::finish`]) and tracks the
 //! call stack from the return-address-stack hints of the RISC-V Unprivileged
 //! ISA 20191213 (Table 2.1), producing self and inclusive instruction counts
-//! per function and per call-graph arc, Callgrind-style.
+//! per function and per call-graph arc, Callgrind-style, and the
+//! calling-context tree.
 //!
 //! Collectors store raw addresses and dense function ids from a
 //! [`FunctionMap`]; names are resolved after the run by the caller.
@@ -14,6 +15,6 @@ mod call_stack;
 mod exact;
 mod function_map;
 
-pub use call_stack::{ArcStats, CallStack, FunctionStats};
+pub use call_stack::{ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_CONTEXTS};
 pub use exact::{CostModel, ExactCollector, ExactData, InstSite, TrapStats};
 pub use function_map::FunctionMap;

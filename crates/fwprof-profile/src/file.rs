@@ -162,7 +162,8 @@ impl Profile {
     /// Checks the shape of the profile: at least one event and the first is
     /// `"instructions"`; every cost vector has one entry per event; every
     /// function id is in range; `start <= end`; addresses strictly
-    /// increasing with lengths 2 or 4; xlen 32 or 64.
+    /// increasing with lengths 2 or 4; xlen 32 or 64; every context's
+    /// parent comes before it.
     ///
     /// Errors: [`Error::Inconsistent`] naming the first problem found.
     pub fn validate(&self) -> Result<(), Error> {
@@ -209,6 +210,19 @@ impl Profile {
             }
             if a.inclusive.len() != n {
                 return Some(format!("arc {i} has a cost vector of the wrong length"));
+            }
+        }
+        for (i, c) in self.contexts.iter().enumerate() {
+            if c.function.index() >= nf {
+                return Some(format!("context {i} names a function out of range"));
+            }
+            if c.parent.is_some_and(|p| p as usize >= i) {
+                return Some(format!(
+                    "context {i} has a parent that does not come before it"
+                ));
+            }
+            if c.self_cost.len() != n {
+                return Some(format!("context {i} has a cost vector of the wrong length"));
             }
         }
         None

@@ -11,7 +11,9 @@ impl Profile {
     ///   inclusive cost, the largest, does not exceed the total);
     /// * a function's `calls` equals the sum of `calls` over its incoming
     ///   arcs, spontaneous ones included;
-    /// * an arc's inclusive cost does not exceed its callee's.
+    /// * an arc's inclusive cost does not exceed its callee's;
+    /// * if there are contexts, the self costs of the contexts of each
+    ///   function add up to its self cost.
     ///
     /// Call [`Profile::validate`] first: on a profile with wrong shapes this
     /// reports the shape problem. Errors: a message listing up to ten
@@ -86,6 +88,27 @@ impl Profile {
                     "{}: calls {} but its incoming arcs carry {}",
                     f.name, f.calls, incoming[i]
                 ));
+            }
+        }
+        if !self.contexts.is_empty() {
+            let mut ctx_sum = vec![vec![0u128; n]; nf];
+            for c in &self.contexts {
+                for (e, &v) in c.self_cost.iter().enumerate() {
+                    ctx_sum[c.function.index()][e] += u128::from(v);
+                }
+            }
+            for (f, sums) in self.functions.iter().zip(&ctx_sum) {
+                for e in 0..n {
+                    if sums[e] != u128::from(f.self_cost[e]) {
+                        problems.push(format!(
+                            "{}: self {} is {} but its contexts carry {}",
+                            f.name,
+                            event(e),
+                            f.self_cost[e],
+                            sums[e]
+                        ));
+                    }
+                }
             }
         }
         for (e, (&sum, &total)) in self_sum.iter().zip(&self.totals).enumerate() {

@@ -5,7 +5,7 @@
 //! always `"instructions"`), per-function self and inclusive costs
 //! ([`FunctionRecord`]), per-address self costs with the instruction bits
 //! ([`AddressCosts`]), call arcs carrying inclusive cost ([`Arc`]) and trap
-//! counts ([`TrapRecord`]). Every cost is an event vector: one `u64` per
+//! counts ([`TrapRecord`]) and the calling-context tree ([`ContextRecord`]). Every cost is an event vector: one `u64` per
 //! event, in the order of [`Profile::events`]. The crate knows nothing of
 //! the simulator; collectors build a `Profile`, [`Profile::write_atomic`]
 //! stores it and [`Profile::read`] loads it back after checking it (the
@@ -44,5 +44,6 @@ pub use costs::{AddressCost, AddressCostRef, AddressCosts};
 pub use error::Error;
 pub use file::{FORMAT_VERSION, MAGIC};
 pub use model::{
-    Arc, FunctionId, FunctionRecord, Meta, Profile, Target, TrapRecord, EVENT_INSTRUCTIONS,
+    Arc, ContextRecord, FunctionId, FunctionRecord, Meta, Profile, Target, TrapRecord,
+    EVENT_INSTRUCTIONS,
 };

@@ -182,6 +182,29 @@ impl Arc {
     }
 }
 
+/// One node of the calling-context tree: a function as reached through one
+/// particular chain of calls from a root (Ammons, Ball and Larus, "Exploiting
+/// hardware performance counters with flow and context sensitive
+/// profiling", PLDI 1997). The stacks of flame graphs, folded stacks, pprof
+/// samples and speedscope profiles are the paths of this tree.
+///
+/// Index `i` of [`Profile::contexts`] is context `i`; a parent always comes
+/// before its children (`parent < i`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextRecord {
+    /// The calling context; `None` for a root (the program entry, or code
+    /// entered without a call, such as a trap handler).
+    pub parent: Option<u32>,
+    /// The function running in this context.
+    pub function: FunctionId,
+    /// Times this context was entered by a call or tail call (0 for a root
+    /// entered spontaneously).
+    pub calls: u64,
+    /// Cost of the instructions executed while this context was the
+    /// innermost (the function's self cost in this context), per event.
+    pub self_cost: Vec<u64>,
+}
+
 /// How many times a trap with a given cause was taken at a given PC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrapRecord {
@@ -215,6 +238,11 @@ pub struct Profile {
     pub traps: Vec<TrapRecord>,
     /// Total cost of the run per event (equals the sum of all self costs).
     pub totals: Vec<u64>,
+    /// The calling-context tree (empty in files written before it existed,
+    /// or when the recorder kept none). When present, the self costs of
+    /// all contexts sum to [`Profile::totals`].
+    #[serde(default)]
+    pub contexts: Vec<ContextRecord>,
 }
 
 impl Profile {
@@ -229,6 +257,7 @@ impl Profile {
             arcs: Vec::new(),
             traps: Vec::new(),
             totals: vec![0; n],
+            contexts: Vec::new(),
         }
     }
 

@@ -222,7 +222,12 @@ impl BlockCache {
             if xlen == Xlen::Rv32 {
                 p &= 0xffff_ffff;
             }
-            if ends_block(inst.op) || pcs.len() >= self.max_len || p >= region_end || p < pc {
+            if ends_block(inst.op)
+                || pcs.len() >= self.max_len
+                || p >= region_end
+                || p < pc
+                || hooks.ends_block_between(pcs[pcs.len() - 1], p)
+            {
                 break;
             }
         }

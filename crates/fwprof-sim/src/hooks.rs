@@ -65,6 +65,15 @@ pub trait Hooks {
         let _ = (id, pcs, insts);
     }
 
+    /// Translation is about to continue a block from the instruction at
+    /// `pc` to the next one at `next`: return true to end the block at `pc`
+    /// instead, so that `next` starts a block of its own (e.g. where
+    /// execution falls through into another function).
+    fn ends_block_between(&mut self, pc: u64, next: u64) -> bool {
+        let _ = (pc, next);
+        false
+    }
+
     /// Block `id` starts executing; `executed` instructions executed before
     /// it (the simulator's count, [`crate::Simulator::executed`]). Counting
     /// its instructions as executed is correct unless
@@ -188,6 +197,13 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         self.0.on_block_translated(id, pcs, insts);
         self.1.on_block_translated(id, pcs, insts);
     }
+    #[inline]
+    fn ends_block_between(&mut self, pc: u64, next: u64) -> bool {
+        // Both are asked: either may keep state about translation.
+        let a = self.0.ends_block_between(pc, next);
+        self.1.ends_block_between(pc, next) || a
+    }
+
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
         self.0.on_block_exec(id, executed);

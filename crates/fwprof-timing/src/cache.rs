@@ -176,6 +176,16 @@ impl Cache {
             .any(|&t| t & !DIRTY == key)
     }
 
+    /// Whether the line holding byte `addr` is the most recent of its set
+    /// (the first way in the policy's order), where a read of it is a hit
+    /// that changes nothing. Counts nothing.
+    #[inline]
+    pub fn is_mru(&self, addr: u64) -> bool {
+        let line = addr >> self.line_shift;
+        let base = (line & self.set_mask) as usize * self.ways;
+        self.tags[base] & !DIRTY == line << 1
+    }
+
     /// One load (`write == false`) or store of the byte at `addr` (a byte
     /// address); the caller splits an access that crosses a line boundary
     /// into one call per line. Updates the tags, the replacement order and

@@ -63,21 +63,41 @@ struct Site {
     new_line: bool,
 }
 
+/// What the model keeps per translated block: everything a whole execution
+/// needs, in one record, the fields read on every execution first.
 #[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 struct BlockMeta {
+    /// Index of the first instruction in `sites`, and the length.
     first: u32,
     len: u32,
-    /// Executions that ran to the end.
-    count: u64,
-    /// Index of the block's summed static costs in `sums`.
-    sum_start: u32,
-    /// Range in `line_starts` of the block's instructions (numbers within
-    /// the block) that begin a new instruction-cache line.
+    /// Range in `lines` of the block's fetches that begin a new line.
     lines_start: u32,
     lines_len: u32,
+    /// The instruction-cache epoch at which every line the block fetches
+    /// was the most recent of its set ([`NEVER`] if not known to be).
+    icache_epoch: u64,
+    /// Executions that ran to the end.
+    count: u64,
+    /// Address of the last instruction.
+    last_pc: u64,
+    /// The last instruction's branch or jump kind, if it is one, and its
+    /// class latency (`jal`, `jalr` or `branch_not_taken`), in cycles.
+    control: Option<BranchKind>,
+    control_cost: u32,
+    /// Integer sources of the first instruction, destination of the last
+    /// and whether the last is a load (for hazards across blocks).
+    first_rs1: u8,
+    first_rs2: u8,
+    last_rd: u8,
+    last_load: bool,
+    /// Sum of the static costs of the block's instructions.
+    sum: Costs,
 }
 
 const NO_BLOCK: u32 = u32::MAX;
+/// An epoch the instruction cache never reaches.
+const NEVER: u64 = u64::MAX;
 
 /// The timing collector. Build with [`TimingModel::new`], run the simulator
 /// with it (alone, in a tuple, or inside an
@@ -85,17 +105,30 @@ const NO_BLOCK: u32 = u32::MAX;
 ///
 /// Cost: the static part of each instruction's costs (class cycles, in-block
 /// hazards, fetch latency, counts) is added once per block execution as a
-/// precomputed sum; per instruction only what depends on the run is
-/// evaluated: cache accesses (one per new instruction-cache line, one per
-/// data access), the first instruction's hazard, operand-dependent latency
-/// and the block's branch. The result equals the one-instruction-at-a-time
-/// reference (`reference.rs`), which the tests check.
+/// precomputed sum. What depends on the run is charged as it happens: data
+/// accesses in [`Hooks::on_mem`], operand-dependent latency in
+/// [`Hooks::on_operands`], the final branch in [`Hooks::on_branch`]; the
+/// fetches when the block is charged. The caches and the predictor are
+/// separate, so charging each in its own program order gives the same
+/// result as charging one instruction at a time (`reference.rs`), which the
+/// tests check.
+///
+/// Instruction fetches are skipped when they cannot change anything: every
+/// instruction-cache access that changes the cache's state (a miss, or a
+/// hit on a line that is not the most recent of its set) advances an
+/// epoch; a block whose lines were all the most recent of their sets at the
+/// current epoch still finds them there, and a read of such a line is a
+/// hit that changes nothing and costs nothing beyond the static fetch cost.
 #[derive(Debug)]
 pub struct TimingModel {
     core: CoreConfig,
     rv64: bool,
     icache: Option<Cache>,
     dcache: Option<Cache>,
+    /// The core has no memory regions (no wait states, everything cached).
+    no_regions: bool,
+    /// Data-cache hit cycles beyond one.
+    dcache_hit_stall: u64,
     predictor: Predictor,
     sites: Vec<Site>,
     /// Static costs of one execution of each site.
@@ -103,25 +136,21 @@ pub struct TimingModel {
     /// Costs that depend on the run, accumulated per site.
     dynamic: Vec<Costs>,
     blocks: Vec<BlockMeta>,
-    /// Sums of blocks' static costs, one vector per block (index = block id).
-    sums: Vec<Costs>,
-    /// Instruction numbers that begin a new instruction-cache line (cached
-    /// fetches only), per block.
-    line_starts: Vec<u32>,
+    /// `(pc, site)` of the fetches that begin a new instruction-cache line
+    /// (cached fetches only), block after block.
+    lines: Vec<(u64, u32)>,
+    /// Advanced by every instruction-cache access that changes its state.
+    icache_epoch: u64,
     /// `(block, instructions run) → times` for blocks left early.
     cuts: std::collections::HashMap<(u32, u32), u64>,
     totals: Costs,
-    /// The executing block, how many of its instructions are charged, and
-    /// how many executed (its length unless cut).
+    /// The executing block, the index of its first site, how many of its
+    /// instructions are charged, and how many executed (its length unless
+    /// cut).
     cur: u32,
+    cur_first: u32,
     charged: u32,
     ran: u32,
-    /// Dynamic facts of the executing block, in program order.
-    mem: Vec<(u32, u64, u8, bool)>,
-    mem_next: usize,
-    operands: Vec<(u32, u64, u64)>,
-    operands_next: usize,
-    branch: Option<(bool, u64)>,
     /// Integer register written by the previous instruction, and whether it
     /// was a load (0 = none).
     prev_rd: u8,
@@ -134,6 +163,11 @@ impl TimingModel {
         TimingModel {
             icache: core.icache.as_ref().map(Cache::new),
             dcache: core.dcache.as_ref().map(Cache::new),
+            no_regions: core.regions.is_empty(),
+            dcache_hit_stall: core
+                .dcache
+                .as_ref()
+                .map_or(0, |d| u64::from(d.hit_latency.saturating_sub(1))),
             predictor: Predictor::new(&core.predictor),
             core,
             rv64,
@@ -141,18 +175,14 @@ impl TimingModel {
             stat: Vec::new(),
             dynamic: Vec::new(),
             blocks: Vec::new(),
-            sums: Vec::new(),
-            line_starts: Vec::new(),
+            lines: Vec::new(),
+            icache_epoch: 0,
             cuts: std::collections::HashMap::new(),
             totals: [0; NUM_EVENTS],
             cur: NO_BLOCK,
+            cur_first: 0,
             charged: 0,
             ran: 0,
-            mem: Vec::new(),
-            mem_next: 0,
-            operands: Vec::new(),
-            operands_next: 0,
-            branch: None,
             prev_rd: 0,
             prev_load: false,
         }
@@ -190,7 +220,7 @@ impl TimingModel {
         }
         let mut per: Vec<(u64, Costs)> = Vec::new();
         for (i, s) in self.sites.iter().enumerate() {
-            if runs[i] == 0 {
+            if runs[i] == 0 && self.dynamic[i] == [0; NUM_EVENTS] {
                 continue;
             }
             let mut c = self.dynamic[i];
@@ -222,7 +252,8 @@ impl TimingModel {
     }
 
     /// Charge the executing block's instructions up to (not including)
-    /// number `upto` (and at most what ran).
+    /// number `upto` (and at most what ran): their static costs, their
+    /// fetches and the first instruction's hazard.
     fn charge_upto(&mut self, upto: u32) {
         if self.cur == NO_BLOCK {
             return;
@@ -233,118 +264,118 @@ impl TimingModel {
         }
         let meta = self.blocks[self.cur as usize];
         if self.charged == 0 && upto == meta.len {
-            self.charge_whole(meta);
+            self.charge_whole(self.cur as usize);
         } else {
-            for k in self.charged..upto {
-                let idx = (meta.first + k) as usize;
-                for (t, v) in self.totals.iter_mut().zip(self.stat[idx]) {
-                    *t += v;
-                }
-                self.charge_dynamic(meta, k);
-            }
+            self.charge_part(meta, upto);
         }
         self.charged = upto;
     }
 
+    /// Charge instructions `charged..upto` of the executing block one by
+    /// one (a block cut short, or a cycle CSR read inside it).
+    #[cold]
+    #[inline(never)]
+    fn charge_part(&mut self, meta: BlockMeta, upto: u32) {
+        for k in self.charged..upto {
+            let idx = (meta.first + k) as usize;
+            for (t, v) in self.totals.iter_mut().zip(self.stat[idx]) {
+                *t += v;
+            }
+            let s = self.sites[idx];
+            if s.cached_fetch && s.new_line {
+                self.fetch_line(s.pc, idx);
+            }
+            if k == 0 {
+                self.first_hazard(idx);
+            }
+            self.prev_rd = s.rd;
+            self.prev_load = s.load;
+        }
+    }
+
     /// Charge the rest of the executing block, count the execution, and
     /// forget it.
+    #[inline]
     fn finish_block(&mut self) {
         if self.cur == NO_BLOCK {
             return;
         }
-        self.charge_upto(u32::MAX);
-        let id = self.cur;
-        let len = self.blocks[id as usize].len;
-        if self.ran >= len {
-            self.blocks[id as usize].count += 1;
+        let id = self.cur as usize;
+        let len = self.blocks[id].len;
+        if self.charged == 0 && self.ran == len {
+            self.charge_whole(id);
+            self.blocks[id].count += 1;
         } else {
-            *self.cuts.entry((id, self.ran)).or_insert(0) += 1;
+            self.finish_part(id);
         }
         self.cur = NO_BLOCK;
-        self.mem.clear();
-        self.mem_next = 0;
-        self.operands.clear();
-        self.operands_next = 0;
-        self.branch = None;
     }
 
-    /// Charge a whole block at once: its static sum, then only what varies,
-    /// visited sparsely (new instruction-cache lines, the first
-    /// instruction's hazard, reported operands and accesses, the final
-    /// branch). The caches and the predictor are separate, so visiting them
-    /// by kind instead of by instruction changes nothing.
-    fn charge_whole(&mut self, meta: BlockMeta) {
+    /// [`Self::finish_block`] for a block partly charged or cut short.
+    #[cold]
+    #[inline(never)]
+    fn finish_part(&mut self, id: usize) {
+        self.charge_upto(u32::MAX);
+        if self.ran >= self.blocks[id].len {
+            self.blocks[id].count += 1;
+        } else {
+            *self.cuts.entry((id as u32, self.ran)).or_insert(0) += 1;
+        }
+    }
+
+    /// Charge a whole execution of block `id`: its static sum, its fetches
+    /// (skipped when they cannot change anything) and its first
+    /// instruction's hazard.
+    #[inline(always)]
+    fn charge_whole(&mut self, id: usize) {
+        let meta = &self.blocks[id];
         // A dense add of 16 counters vectorises; cheaper than a sparse list.
-        let sum = &self.sums[meta.sum_start as usize];
-        for (t, v) in self.totals.iter_mut().zip(sum) {
+        for (t, v) in self.totals.iter_mut().zip(&meta.sum) {
             *t += v;
         }
-        let lines = meta.lines_start as usize..(meta.lines_start + meta.lines_len) as usize;
-        for i in lines {
-            let k = self.line_starts[i];
-            self.fetch_line(meta.first + k);
+        let (rs1, rs2, last_rd, last_load) =
+            (meta.first_rs1, meta.first_rs2, meta.last_rd, meta.last_load);
+        if meta.lines_len > 0 && meta.icache_epoch != self.icache_epoch {
+            self.fetch_block(id);
         }
-        self.first_hazard(meta.first as usize);
-        while self.operands_next < self.operands.len() {
-            let (k, a, b) = self.operands[self.operands_next];
-            self.operands_next += 1;
-            self.operand_cost((meta.first + k) as usize, a, b);
+        if self.prev_rd != 0 && (rs1 == self.prev_rd || rs2 == self.prev_rd) {
+            self.first_hazard(self.blocks[id].first as usize);
         }
-        while self.mem_next < self.mem.len() {
-            let (k, addr, _size, write) = self.mem[self.mem_next];
-            self.mem_next += 1;
-            self.data_access((meta.first + k) as usize, addr, write);
-        }
-        let last = (meta.first + meta.len - 1) as usize;
-        self.control(last);
-        let s = self.sites[last];
-        self.prev_rd = s.rd;
-        self.prev_load = s.load;
+        self.prev_rd = last_rd;
+        self.prev_load = last_load;
     }
 
-    /// The parts of instruction `k`'s costs that depend on the run.
-    #[inline(always)]
-    fn charge_dynamic(&mut self, meta: BlockMeta, k: u32) {
-        let idx = (meta.first + k) as usize;
-        let s = self.sites[idx];
-        if s.cached_fetch && s.new_line {
-            self.fetch_line(idx as u32);
+    /// The fetches of block `id` that begin a new line, in order; then
+    /// record whether they all left their line the most recent of its set.
+    #[inline(never)]
+    fn fetch_block(&mut self, id: usize) {
+        let meta = self.blocks[id];
+        let range = meta.lines_start as usize..(meta.lines_start + meta.lines_len) as usize;
+        for i in range.clone() {
+            let (pc, idx) = self.lines[i];
+            self.fetch_line(pc, idx as usize);
         }
-        if k == 0 {
-            self.first_hazard(idx);
-        }
-        if let Some(&(i, a, b)) = self.operands.get(self.operands_next) {
-            if i == k {
-                self.operands_next += 1;
-                self.operand_cost(idx, a, b);
-            }
-        }
-        while let Some(&(i, addr, _size, write)) = self.mem.get(self.mem_next) {
-            if i != k {
-                break;
-            }
-            self.mem_next += 1;
-            self.data_access(idx, addr, write);
-        }
-        if k + 1 == meta.len {
-            self.control(idx);
-        }
-        self.prev_rd = s.rd;
-        self.prev_load = s.load;
+        let icache = self
+            .icache
+            .as_ref()
+            .expect("cached fetches imply an icache");
+        let all_mru = self.lines[range].iter().all(|&(pc, _)| icache.is_mru(pc));
+        self.blocks[id].icache_epoch = if all_mru { self.icache_epoch } else { NEVER };
     }
 
-    /// An instruction-cache access for site `idx`, which begins a new line.
-    #[inline(always)]
-    fn fetch_line(&mut self, idx: u32) {
-        let idx = idx as usize;
-        let pc = self.sites[idx].pc;
+    /// An instruction-cache access at `pc` for site `idx`, which begins a
+    /// new line.
+    #[inline]
+    fn fetch_line(&mut self, pc: u64, idx: usize) {
         if let Some(cache) = self.icache.as_mut() {
+            if !cache.is_mru(pc) {
+                self.icache_epoch += 1;
+            }
             let a = cache.access(pc, false);
-            let stall = if a.fill {
-                u64::from(cache.params().miss_penalty)
-            } else {
-                0
-            };
+            if a.hit {
+                return;
+            }
+            let stall = u64::from(cache.params().miss_penalty);
             self.charge_cache(idx, pc, a, ev::ICACHE_MISSES, ev::STALL_ICACHE, stall);
         }
     }
@@ -353,7 +384,7 @@ impl TimingModel {
     /// `miss_ev`, `stall` cycles in `stall_ev`, and each line filled, store
     /// written through or dirty line written back pays the wait states of
     /// `addr`'s region.
-    #[inline(always)]
+    #[inline(never)]
     fn charge_cache(
         &mut self,
         idx: usize,
@@ -385,7 +416,7 @@ impl TimingModel {
 
     /// A hazard of the block's first instruction (site `idx`) with the
     /// previous block's last.
-    #[inline(always)]
+    #[inline(never)]
     fn first_hazard(&mut self, idx: usize) {
         let s = self.sites[idx];
         if self.prev_rd != 0 && (s.rs1 == self.prev_rd || s.rs2 == self.prev_rd) {
@@ -432,15 +463,44 @@ impl TimingModel {
     #[inline(always)]
     fn data_access(&mut self, idx: usize, addr: u64, write: bool) {
         self.add(idx, if write { ev::STORES } else { ev::LOADS }, 1);
+        if self.no_regions {
+            if let Some(cache) = self.dcache.as_mut() {
+                let a = cache.access(addr, write);
+                self.add(idx, ev::DCACHE_ACCESSES, 1);
+                if a.hit && !a.write_through && self.dcache_hit_stall == 0 {
+                    return;
+                }
+                return self.data_cache_cost(idx, addr, a);
+            }
+        }
+        self.data_access_regions(idx, addr, write);
+    }
+
+    /// The costs of data-cache access `a` at `addr` by site `idx` beyond a
+    /// one-cycle hit.
+    #[inline(never)]
+    fn data_cache_cost(&mut self, idx: usize, addr: u64, a: CacheAccess) {
+        let miss = if a.fill {
+            self.dcache
+                .as_ref()
+                .map_or(0, |c| u64::from(c.params().miss_penalty))
+        } else {
+            0
+        };
+        let stall = self.dcache_hit_stall + miss;
+        self.charge_cache(idx, addr, a, ev::DCACHE_MISSES, ev::STALL_DCACHE, stall);
+    }
+
+    /// [`Self::data_access`] on a core with memory regions (which may be
+    /// uncached or have wait states), or without a data cache.
+    #[inline(never)]
+    fn data_access_regions(&mut self, idx: usize, addr: u64, write: bool) {
         let (wait, uncached) = wait_states(&self.core.regions, addr);
         match self.dcache.as_mut().filter(|_| !uncached) {
             Some(cache) => {
                 let a = cache.access(addr, write);
-                let p = cache.params();
-                let stall = u64::from(p.hit_latency.saturating_sub(1))
-                    + if a.fill { u64::from(p.miss_penalty) } else { 0 };
                 self.add(idx, ev::DCACHE_ACCESSES, 1);
-                self.charge_cache(idx, addr, a, ev::DCACHE_MISSES, ev::STALL_DCACHE, stall);
+                self.data_cache_cost(idx, addr, a);
             }
             None if wait > 0 => {
                 self.add(idx, ev::STALL_WAIT_STATE, u64::from(wait));
@@ -450,52 +510,43 @@ impl TimingModel {
         }
     }
 
-    /// The final branch or jump of a block, at site `idx`.
+    /// The final branch or jump of block `meta` resolved: `taken` to
+    /// `target`.
     #[inline(always)]
-    fn control(&mut self, idx: usize) {
-        let s = self.sites[idx];
-        if let Some(kind) = s.branch {
-            let lat = &self.core.pipeline.latency;
-            let pipe = &self.core.pipeline;
-            let class_cost = match s.class {
-                InstClass::Jal => lat.jal,
-                InstClass::Jalr => lat.jalr,
-                _ => lat.branch_not_taken,
-            };
-            let (cost, stall, mispredict) = match self.branch {
-                None => (class_cost, 0, false),
-                Some((taken, target)) => {
-                    let conditional = kind == BranchKind::Conditional;
-                    let out = self.predictor.resolve(s.pc, kind, taken, target);
-                    let taken_stall = lat.branch_taken.saturating_sub(lat.branch_not_taken);
-                    if self.core.predictor.kind == PredictorKind::None {
-                        if conditional && taken {
-                            (lat.branch_taken, taken_stall, false)
-                        } else {
-                            (class_cost, 0, false)
-                        }
-                    } else if out.mispredicted {
-                        (
-                            lat.branch_not_taken + pipe.mispredict_penalty,
-                            pipe.mispredict_penalty,
-                            true,
-                        )
-                    } else if !taken || out.btb_hit {
-                        (lat.branch_not_taken, 0, false)
-                    } else if conditional {
-                        (lat.branch_taken, taken_stall, false)
-                    } else {
-                        (class_cost, 0, false)
-                    }
-                }
-            };
-            self.add(idx, ev::CYCLES, u64::from(cost));
-            if stall > 0 {
-                self.add(idx, ev::STALL_BRANCH, u64::from(stall));
+    fn control(&mut self, meta: &BlockMeta, taken: bool, target: u64) {
+        let Some(kind) = meta.control else { return };
+        let idx = (meta.first + meta.len - 1) as usize;
+        let lat = &self.core.pipeline.latency;
+        let pipe = &self.core.pipeline;
+        let class_cost = meta.control_cost;
+        let conditional = kind == BranchKind::Conditional;
+        let out = self.predictor.resolve(meta.last_pc, kind, taken, target);
+        let taken_stall = lat.branch_taken.saturating_sub(lat.branch_not_taken);
+        let (cost, stall, mispredict) = if self.core.predictor.kind == PredictorKind::None {
+            if conditional && taken {
+                (lat.branch_taken, taken_stall, false)
+            } else {
+                (class_cost, 0, false)
             }
-            if mispredict {
-                self.add(idx, ev::BRANCH_MISPREDICTS, 1);
-            }
+        } else if out.mispredicted {
+            (
+                lat.branch_not_taken + pipe.mispredict_penalty,
+                pipe.mispredict_penalty,
+                true,
+            )
+        } else if !taken || out.btb_hit {
+            (lat.branch_not_taken, 0, false)
+        } else if conditional {
+            (lat.branch_taken, taken_stall, false)
+        } else {
+            (class_cost, 0, false)
+        };
+        self.add(idx, ev::CYCLES, u64::from(cost));
+        if stall > 0 {
+            self.add(idx, ev::STALL_BRANCH, u64::from(stall));
+        }
+        if mispredict {
+            self.add(idx, ev::BRANCH_MISPREDICTS, 1);
         }
     }
 
@@ -579,19 +630,6 @@ impl Hooks for TimingModel {
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;
-        if self.blocks.len() <= idx {
-            self.blocks.resize(
-                idx + 1,
-                BlockMeta {
-                    first: 0,
-                    len: 0,
-                    count: 0,
-                    sum_start: 0,
-                    lines_start: 0,
-                    lines_len: 0,
-                },
-            );
-        }
         let first = self.sites.len();
         let last = insts.len().saturating_sub(1);
         let line_shift = self
@@ -636,32 +674,59 @@ impl Hooks for TimingModel {
             self.stat.push(c);
             self.dynamic.push([0; NUM_EVENTS]);
         }
-        let lines_start = self.line_starts.len() as u32;
-        for k in 0..insts.len() {
-            let s = self.sites[first + k];
+        let lines_start = self.lines.len() as u32;
+        for (k, s) in self.sites[first..].iter().enumerate() {
             if s.cached_fetch && s.new_line {
-                self.line_starts.push(k as u32);
+                self.lines.push((s.pc, (first + k) as u32));
             }
         }
-        let lines_len = self.line_starts.len() as u32 - lines_start;
-        let sum_start = self.sums.len() as u32;
-        self.sums.push(sum);
-        self.blocks[idx] = BlockMeta {
+        let lines_len = self.lines.len() as u32 - lines_start;
+        let (head, tail) = if insts.is_empty() {
+            (None, None)
+        } else {
+            (self.sites.get(first), self.sites.last())
+        };
+        let lat = &self.core.pipeline.latency;
+        let meta = BlockMeta {
+            sum,
+            count: 0,
+            icache_epoch: NEVER,
             first: first as u32,
             len: insts.len() as u32,
-            count: 0,
-            sum_start,
             lines_start,
             lines_len,
+            last_pc: tail.map_or(0, |s| s.pc),
+            control: tail.and_then(|s| s.branch),
+            control_cost: match tail.map(|s| s.class) {
+                Some(InstClass::Jal) => lat.jal,
+                Some(InstClass::Jalr) => lat.jalr,
+                _ => lat.branch_not_taken,
+            },
+            first_rs1: head.map_or(0, |s| s.rs1),
+            first_rs2: head.map_or(0, |s| s.rs2),
+            last_rd: tail.map_or(0, |s| s.rd),
+            last_load: tail.is_some_and(|s| s.load),
         };
+        if self.blocks.len() <= idx {
+            let empty = BlockMeta {
+                sum: [0; NUM_EVENTS],
+                len: 0,
+                lines_len: 0,
+                ..meta
+            };
+            self.blocks.resize(idx + 1, empty);
+        }
+        self.blocks[idx] = meta;
     }
 
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
         self.finish_block();
+        let b = self.blocks.get(id.0 as usize);
         self.cur = id.0;
+        self.cur_first = b.map_or(0, |b| b.first);
         self.charged = 0;
-        self.ran = self.blocks.get(id.0 as usize).map_or(0, |b| b.len);
+        self.ran = b.map_or(0, |b| b.len);
     }
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
@@ -670,19 +735,23 @@ impl Hooks for TimingModel {
         }
     }
 
-    #[inline]
-    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
-        self.mem.push((index, addr, size, write));
+    #[inline(always)]
+    fn on_mem(&mut self, index: u32, addr: u64, _size: u8, write: bool) {
+        let idx = (self.cur_first + index) as usize;
+        self.data_access(idx, addr, write);
     }
 
     #[inline]
     fn on_operands(&mut self, index: u32, a: u64, b: u64) {
-        self.operands.push((index, a, b));
+        let idx = (self.cur_first + index) as usize;
+        self.operand_cost(idx, a, b);
     }
 
     #[inline]
-    fn on_branch(&mut self, _id: BlockId, taken: bool, target: u64) {
-        self.branch = Some((taken, target));
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        if let Some(&meta) = self.blocks.get(id.0 as usize) {
+            self.control(&meta, taken, target);
+        }
     }
 
     fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {

@@ -1,0 +1,16 @@
+//! `html` export (being built).
+
+use std::io::Write;
+
+use crate::{Error, ExportOptions, Profile};
+
+/// Write `profile` in the `html` format to `out`.
+///
+/// # Errors
+/// Not built yet.
+pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Result<(), Error> {
+    let _ = (profile, opts, out);
+    Err(Error::Unsupported(
+        "the html format is not built yet".into(),
+    ))
+}

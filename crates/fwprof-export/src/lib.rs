@@ -1,0 +1,70 @@
+//! fwprof profiles in the formats other tools read, fwprof's own HTML
+//! report, and the comparison (`diff`) and combination (`merge`) of
+//! profiles.
+//!
+//! Every writer takes a [`Profile`] and [`ExportOptions`] and writes to any
+//! [`std::io::Write`]; the CLI (`fwprof export`, `fwprof html`,
+//! `fwprof diff`, `fwprof merge`) chooses the file. Each format is checked
+//! by its real consumer in this crate's tests (gprof, callgrind_annotate,
+//! `go tool pprof`, `dot`, the speedscope schema, headless Chromium).
+#![deny(missing_docs)]
+
+use std::path::PathBuf;
+
+pub use fwprof_profile::Profile;
+
+pub mod callgrind;
+pub mod diff;
+pub mod dot;
+pub mod flamegraph;
+pub mod folded;
+pub mod gmon;
+pub mod html;
+pub mod merge;
+pub mod pprof;
+pub mod speedscope;
+
+/// What every exporter may use besides the profile.
+#[derive(Clone, Debug)]
+pub struct ExportOptions {
+    /// Index in [`Profile::events`] of the event to export where a format
+    /// carries one event (gmon, folded, flamegraph, dot); formats that carry
+    /// every event (callgrind, pprof, speedscope) put it first.
+    pub event: usize,
+    /// The program's ELF, for formats that need debug information (line
+    /// numbers, inlined functions); `None` to use the recorded path, falling
+    /// back to the profile alone if it is missing or changed.
+    pub program: Option<PathBuf>,
+    /// Directories to look for source files in (HTML annotation).
+    pub source_dirs: Vec<PathBuf>,
+    /// `dot`: leave out functions whose inclusive cost is below this
+    /// percentage of the total (gprof2dot's `--node-thres`), e.g. 0.5.
+    pub threshold: f64,
+}
+
+impl ExportOptions {
+    /// Options exporting event `event` with the recorded program and a
+    /// 0.5% threshold.
+    pub fn new(event: usize) -> ExportOptions {
+        ExportOptions {
+            event,
+            program: None,
+            source_dirs: Vec::new(),
+            threshold: 0.5,
+        }
+    }
+}
+
+/// Why an export, diff or merge failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Writing the output failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The profile lacks what the format needs (the message says what).
+    #[error("{0}")]
+    Unsupported(String),
+    /// Profiles that cannot be combined or compared (the message says why).
+    #[error("{0}")]
+    Mismatch(String),
+}

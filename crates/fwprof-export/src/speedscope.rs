@@ -1,0 +1,16 @@
+//! `speedscope` export (being built).
+
+use std::io::Write;
+
+use crate::{Error, ExportOptions, Profile};
+
+/// Write `profile` in the `speedscope` format to `out`.
+///
+/// # Errors
+/// Not built yet.
+pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Result<(), Error> {
+    let _ = (profile, opts, out);
+    Err(Error::Unsupported(
+        "the speedscope format is not built yet".into(),
+    ))
+}
