@@ -126,19 +126,19 @@ pub struct CallStack {
     /// Events tracked besides instructions (0 = instructions only).
     extra: usize,
     /// Current cumulative value of each extra event ([`CallStack::set_clock`]).
-    clock: Vec<u64>,
-    /// Per frame, the clock when it was entered (`frames.len() * extra`).
-    snap: Vec<u64>,
-    /// Inclusive extra events per function (`funcs.len() * extra`) and per
-    /// arc (`arcs.len() * extra`), outermost activations only.
-    funcs_extra: Vec<u64>,
-    arcs_extra: Vec<u64>,
+    clock: Clock,
+    /// Per frame, the clock when it was entered (empty without extra events).
+    snap: Vec<Clock>,
+    /// Inclusive extra events per function and per arc, outermost
+    /// activations only (empty without extra events).
+    funcs_extra: Vec<Clock>,
+    arcs_extra: Vec<Clock>,
     /// Direct-mapped cache in front of `arc_index`, indexed by call site:
     /// `(caller, callee, site, tail, arc id)`.
     arc_cache: Vec<(u32, u32, u64, bool, u32)>,
     /// The calling-context tree and its index by `(parent, function)`.
     contexts: Vec<ContextStats>,
-    contexts_extra: Vec<u64>,
+    contexts_extra: Vec<Clock>,
     ctx_index: HashMap<(u32, u32), u32>,
     /// Direct-mapped cache in front of `ctx_index`: `(parent, function, ctx)`.
     ctx_cache: Vec<(u32, u32, u32)>,
@@ -146,7 +146,27 @@ pub struct CallStack {
     /// When the topmost activation became the topmost: instruction count
     /// and the extra events' clock.
     top_since: u64,
-    top_clock: Vec<u64>,
+    top_clock: Clock,
+}
+
+/// Most extra events a [`CallStack`] tracks.
+pub const MAX_EXTRA_EVENTS: usize = 16;
+
+/// Values of the extra events (the first `extra` are used); a fixed size,
+/// so that the per-call arithmetic on them is a few vector operations.
+type Clock = [u64; MAX_EXTRA_EVENTS];
+
+/// `a[e] += b[e] - c[e]` for every event (saturating at 0).
+#[inline(always)]
+fn add_spent(a: &mut Clock, b: &Clock, c: &Clock) {
+    for e in 0..MAX_EXTRA_EVENTS {
+        a[e] += b[e].saturating_sub(c[e]);
+    }
+}
+
+/// The first `x` values of each clock, one after the other.
+fn flatten(v: &[Clock], x: usize) -> Vec<u64> {
+    v.iter().flat_map(|c| c[..x].iter().copied()).collect()
 }
 
 /// Entries in [`CallStack`]'s arc and context caches (a power of two).
@@ -163,11 +183,16 @@ impl CallStack {
     /// values are given with [`CallStack::set_clock`] before each call,
     /// return or tail call, and their inclusive totals come out of
     /// [`CallStack::finish_with_extra`].
+    ///
+    /// # Panics
+    /// If `extra` exceeds [`MAX_EXTRA_EVENTS`].
     pub fn with_extra_events(extra: usize) -> CallStack {
+        assert!(
+            extra <= MAX_EXTRA_EVENTS,
+            "at most {MAX_EXTRA_EVENTS} extra events"
+        );
         CallStack {
             extra,
-            clock: vec![0; extra],
-            top_clock: vec![0; extra],
             ..CallStack::default()
         }
     }
@@ -177,7 +202,7 @@ impl CallStack {
     #[inline]
     pub fn set_clock(&mut self, clock: &[u64]) {
         if self.extra > 0 {
-            self.clock.copy_from_slice(&clock[..self.extra]);
+            self.clock[..self.extra].copy_from_slice(&clock[..self.extra]);
         }
     }
 
@@ -186,7 +211,9 @@ impl CallStack {
         if self.funcs.len() < need {
             self.funcs.resize(need, FunctionStats::default());
             self.active_fn.resize(need, 0);
-            self.funcs_extra.resize(need * self.extra, 0);
+            if self.extra > 0 {
+                self.funcs_extra.resize(need, [0; MAX_EXTRA_EVENTS]);
+            }
         }
     }
 
@@ -223,7 +250,9 @@ impl CallStack {
             inclusive: 0,
         });
         self.active_arc.push(0);
-        self.arcs_extra.resize(self.arcs.len() * self.extra, 0);
+        if self.extra > 0 {
+            self.arcs_extra.push([0; MAX_EXTRA_EVENTS]);
+        }
         self.arc_index.insert(key, id);
         id
     }
@@ -265,8 +294,9 @@ impl CallStack {
             calls: 0,
             self_cost: 0,
         });
-        self.contexts_extra
-            .resize(self.contexts.len() * self.extra, 0);
+        if self.extra > 0 {
+            self.contexts_extra.push([0; MAX_EXTRA_EVENTS]);
+        }
         self.ctx_index.insert((parent, function), id);
         id
     }
@@ -279,13 +309,12 @@ impl CallStack {
         if let Some(top) = self.frames.last() {
             let c = top.ctx as usize;
             self.contexts[c].self_cost += now.saturating_sub(self.top_since);
-            let x = self.extra;
-            for e in 0..x {
-                self.contexts_extra[c * x + e] += self.clock[e].saturating_sub(self.top_clock[e]);
+            if self.extra > 0 {
+                add_spent(&mut self.contexts_extra[c], &self.clock, &self.top_clock);
             }
         }
         self.top_since = now;
-        self.top_clock.copy_from_slice(&self.clock);
+        self.top_clock = self.clock;
     }
 
     /// The function of the topmost activation, if any.
@@ -325,7 +354,7 @@ impl CallStack {
         self.active_fn[callee as usize] += 1;
         self.active_arc[arc as usize] += 1;
         if self.extra > 0 {
-            self.snap.extend_from_slice(&self.clock);
+            self.snap.push(self.clock);
         }
         self.charge_top(now);
         let parent = self.frames.last().map_or(NO_CTX, |f| f.ctx);
@@ -357,18 +386,14 @@ impl CallStack {
             self.arcs[f.arc as usize].inclusive += spent;
         }
         if self.extra > 0 {
-            let x = self.extra;
-            let base = self.snap.len() - x;
-            for e in 0..x {
-                let spent = self.clock[e].saturating_sub(self.snap[base + e]);
+            if let Some(snap) = self.snap.pop() {
                 if f.outer_fn {
-                    self.funcs_extra[f.func as usize * x + e] += spent;
+                    add_spent(&mut self.funcs_extra[f.func as usize], &self.clock, &snap);
                 }
                 if f.outer_arc {
-                    self.arcs_extra[f.arc as usize * x + e] += spent;
+                    add_spent(&mut self.arcs_extra[f.arc as usize], &self.clock, &snap);
                 }
             }
-            self.snap.truncate(base);
         }
         Some(f)
     }
@@ -435,10 +460,10 @@ impl CallStack {
         Finished {
             functions: self.funcs,
             arcs: self.arcs,
-            functions_extra: self.funcs_extra,
-            arcs_extra: self.arcs_extra,
+            functions_extra: flatten(&self.funcs_extra, self.extra),
+            arcs_extra: flatten(&self.arcs_extra, self.extra),
             contexts: self.contexts,
-            contexts_extra: self.contexts_extra,
+            contexts_extra: flatten(&self.contexts_extra, self.extra),
             contexts_folded: self.contexts_folded,
         }
     }

@@ -15,6 +15,8 @@ mod call_stack;
 mod exact;
 mod function_map;
 
-pub use call_stack::{ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_CONTEXTS};
+pub use call_stack::{
+    ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_CONTEXTS, MAX_EXTRA_EVENTS,
+};
 pub use exact::{CostModel, ExactCollector, ExactData, InstSite, TrapStats};
 pub use function_map::FunctionMap;

@@ -191,19 +191,25 @@ impl Cache {
     /// into one call per line. Updates the tags, the replacement order and
     /// the counters, and returns what happened (see the
     /// [`Cache`] docs for the write policies).
-    #[inline]
+    #[inline(always)]
     pub fn access(&mut self, addr: u64, write: bool) -> CacheAccess {
         let line = addr >> self.line_shift;
         let base = (line & self.set_mask) as usize * self.ways;
         let key = line << 1;
-        let set = &mut self.tags[base..base + self.ways];
-        let stats = &mut self.stats;
-        stats.accesses += 1;
-        // The common case first: a read of the most recent line of its set
-        // changes nothing (for every replacement policy).
-        if !write && set[0] & !DIRTY == key {
-            stats.reads += 1;
+        // The common cases first: the most recent line of its set is hit by
+        // a read, which changes nothing (for every replacement policy), or
+        // by a store to a write-back cache, which only marks it dirty.
+        let front = self.tags[base];
+        if front & !DIRTY == key && (!write || self.params.write_back) {
+            let stats = &mut self.stats;
+            stats.accesses += 1;
             stats.hits += 1;
+            if write {
+                stats.writes += 1;
+                self.tags[base] = front | DIRTY;
+            } else {
+                stats.reads += 1;
+            }
             return CacheAccess {
                 hit: true,
                 fill: false,
@@ -211,6 +217,16 @@ impl Cache {
                 write_through: false,
             };
         }
+        self.access_slow(base, key, write)
+    }
+
+    /// [`Cache::access`] past its fast path, for the set starting at
+    /// `base` in `tags` and the tag `key` (`line << 1`).
+    #[inline(never)]
+    fn access_slow(&mut self, base: usize, key: u64, write: bool) -> CacheAccess {
+        let set = &mut self.tags[base..base + self.ways];
+        let stats = &mut self.stats;
+        stats.accesses += 1;
         if write {
             stats.writes += 1;
         } else {

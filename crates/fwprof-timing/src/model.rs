@@ -82,9 +82,10 @@ struct BlockMeta {
     /// Address of the last instruction.
     last_pc: u64,
     /// The last instruction's branch or jump kind, if it is one, and its
-    /// class latency (`jal`, `jalr` or `branch_not_taken`), in cycles.
+    /// class: 0 conditional branch, 1 `jal`, 2 `jalr` (the row group of
+    /// `TimingModel::control_costs`).
     control: Option<BranchKind>,
-    control_cost: u32,
+    control_class: u8,
     /// Integer sources of the first instruction, destination of the last
     /// and whether the last is a load (for hazards across blocks).
     first_rs1: u8,
@@ -129,6 +130,8 @@ pub struct TimingModel {
     no_regions: bool,
     /// Data-cache hit cycles beyond one.
     dcache_hit_stall: u64,
+    /// Costs of a final branch or jump by outcome ([`Self::control_table`]).
+    control_costs: [(u64, u64, u64); 24],
     predictor: Predictor,
     sites: Vec<Site>,
     /// Static costs of one execution of each site.
@@ -169,6 +172,7 @@ impl TimingModel {
                 .as_ref()
                 .map_or(0, |d| u64::from(d.hit_latency.saturating_sub(1))),
             predictor: Predictor::new(&core.predictor),
+            control_costs: TimingModel::control_table(&core),
             core,
             rv64,
             sites: Vec::new(),
@@ -510,44 +514,71 @@ impl TimingModel {
         }
     }
 
-    /// The final branch or jump of block `meta` resolved: `taken` to
-    /// `target`.
+    /// The final branch or jump of block `id` resolved: `taken` to
+    /// `target`. The cost comes from a table indexed by the outcome, so
+    /// the host does not branch on it.
     #[inline(always)]
-    fn control(&mut self, meta: &BlockMeta, taken: bool, target: u64) {
-        let Some(kind) = meta.control else { return };
+    fn control(&mut self, id: usize, taken: bool, target: u64) {
+        let meta = &self.blocks[id];
+        let (kind, pc) = (meta.control, meta.last_pc);
+        let Some(kind) = kind else { return };
         let idx = (meta.first + meta.len - 1) as usize;
-        let lat = &self.core.pipeline.latency;
-        let pipe = &self.core.pipeline;
-        let class_cost = meta.control_cost;
-        let conditional = kind == BranchKind::Conditional;
-        let out = self.predictor.resolve(meta.last_pc, kind, taken, target);
-        let taken_stall = lat.branch_taken.saturating_sub(lat.branch_not_taken);
-        let (cost, stall, mispredict) = if self.core.predictor.kind == PredictorKind::None {
-            if conditional && taken {
+        let class = meta.control_class as usize;
+        let out = self.predictor.resolve(pc, kind, taken, target);
+        let row = (class << 3)
+            | (usize::from(out.mispredicted) << 2)
+            | (usize::from(taken) << 1)
+            | usize::from(out.btb_hit);
+        let (cost, stall, mispredict) = self.control_costs[row];
+        let site = &mut self.dynamic[idx];
+        site[ev::CYCLES] += cost;
+        site[ev::STALL_BRANCH] += stall;
+        site[ev::BRANCH_MISPREDICTS] += mispredict;
+        self.totals[ev::CYCLES] += cost;
+        self.totals[ev::STALL_BRANCH] += stall;
+        self.totals[ev::BRANCH_MISPREDICTS] += mispredict;
+    }
+
+    /// `(cycles, stall_branch, branch_mispredicts)` of a block's final
+    /// branch or jump, indexed by `class << 3 | mispredicted << 2 | taken
+    /// << 1 | btb_hit` where class is 0 for a conditional branch, 1 for
+    /// `jal`, 2 for `jalr`.
+    fn control_table(core: &CoreConfig) -> [(u64, u64, u64); 24] {
+        let lat = &core.pipeline.latency;
+        let pipe = &core.pipeline;
+        let mut t = [(0, 0, 0); 24];
+        for (row, entry) in t.iter_mut().enumerate() {
+            let (class, mispredicted, taken, btb_hit) =
+                (row >> 3, row & 4 != 0, row & 2 != 0, row & 1 != 0);
+            let conditional = class == 0;
+            let class_cost = match class {
+                1 => lat.jal,
+                2 => lat.jalr,
+                _ => lat.branch_not_taken,
+            };
+            let taken_stall = lat.branch_taken.saturating_sub(lat.branch_not_taken);
+            let (cost, stall, mispredict) = if core.predictor.kind == PredictorKind::None {
+                if conditional && taken {
+                    (lat.branch_taken, taken_stall, false)
+                } else {
+                    (class_cost, 0, false)
+                }
+            } else if mispredicted {
+                (
+                    lat.branch_not_taken + pipe.mispredict_penalty,
+                    pipe.mispredict_penalty,
+                    true,
+                )
+            } else if !taken || btb_hit {
+                (lat.branch_not_taken, 0, false)
+            } else if conditional {
                 (lat.branch_taken, taken_stall, false)
             } else {
                 (class_cost, 0, false)
-            }
-        } else if out.mispredicted {
-            (
-                lat.branch_not_taken + pipe.mispredict_penalty,
-                pipe.mispredict_penalty,
-                true,
-            )
-        } else if !taken || out.btb_hit {
-            (lat.branch_not_taken, 0, false)
-        } else if conditional {
-            (lat.branch_taken, taken_stall, false)
-        } else {
-            (class_cost, 0, false)
-        };
-        self.add(idx, ev::CYCLES, u64::from(cost));
-        if stall > 0 {
-            self.add(idx, ev::STALL_BRANCH, u64::from(stall));
+            };
+            *entry = (u64::from(cost), u64::from(stall), u64::from(mispredict));
         }
-        if mispredict {
-            self.add(idx, ev::BRANCH_MISPREDICTS, 1);
-        }
+        t
     }
 
     /// Static costs of one execution of `s`, the `k`-th instruction of its
@@ -686,7 +717,6 @@ impl Hooks for TimingModel {
         } else {
             (self.sites.get(first), self.sites.last())
         };
-        let lat = &self.core.pipeline.latency;
         let meta = BlockMeta {
             sum,
             count: 0,
@@ -697,10 +727,10 @@ impl Hooks for TimingModel {
             lines_len,
             last_pc: tail.map_or(0, |s| s.pc),
             control: tail.and_then(|s| s.branch),
-            control_cost: match tail.map(|s| s.class) {
-                Some(InstClass::Jal) => lat.jal,
-                Some(InstClass::Jalr) => lat.jalr,
-                _ => lat.branch_not_taken,
+            control_class: match tail.map(|s| s.class) {
+                Some(InstClass::Jal) => 1,
+                Some(InstClass::Jalr) => 2,
+                _ => 0,
             },
             first_rs1: head.map_or(0, |s| s.rs1),
             first_rs2: head.map_or(0, |s| s.rs2),
@@ -749,8 +779,8 @@ impl Hooks for TimingModel {
 
     #[inline]
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
-        if let Some(&meta) = self.blocks.get(id.0 as usize) {
-            self.control(&meta, taken, target);
+        if (id.0 as usize) < self.blocks.len() {
+            self.control(id.0 as usize, taken, target);
         }
     }
 
