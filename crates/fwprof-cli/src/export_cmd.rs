@@ -100,8 +100,12 @@ pub fn html(a: &HtmlArgs) -> Result<u8> {
     let mut opts = ExportOptions::new(event_index(&profile, None)?);
     opts.program = a.program.clone();
     opts.source_dirs = a.source_dir.clone();
+    let choice = fwprof_export::html::open_program(&profile, &opts);
+    if let Some(note) = &choice.note {
+        eprintln!("fwprof: warning: {note}");
+    }
     write_output(&a.output, |w| {
-        fwprof_export::html::write(&profile, &opts, w)
+        fwprof_export::html::write_with(&profile, &choice, &opts, w)
     })?;
     Ok(0)
 }
