@@ -154,6 +154,9 @@ pub struct TimingModel {
     cur_first: u32,
     charged: u32,
     ran: u32,
+    /// Nothing of the executing block is charged yet and it was not cut:
+    /// its end charges it whole.
+    whole: bool,
     /// Integer register written by the previous instruction, and whether it
     /// was a load (0 = none).
     prev_rd: u8,
@@ -187,6 +190,7 @@ impl TimingModel {
             cur_first: 0,
             charged: 0,
             ran: 0,
+            whole: false,
             prev_rd: 0,
             prev_load: false,
         }
@@ -273,6 +277,7 @@ impl TimingModel {
             self.charge_part(meta, upto);
         }
         self.charged = upto;
+        self.whole = false;
     }
 
     /// Charge instructions `charged..upto` of the executing block one by
@@ -305,8 +310,7 @@ impl TimingModel {
             return;
         }
         let id = self.cur as usize;
-        let len = self.blocks[id].len;
-        if self.charged == 0 && self.ran == len {
+        if self.whole {
             self.charge_whole(id);
             self.blocks[id].count += 1;
         } else {
@@ -757,11 +761,13 @@ impl Hooks for TimingModel {
         self.cur_first = b.map_or(0, |b| b.first);
         self.charged = 0;
         self.ran = b.map_or(0, |b| b.len);
+        self.whole = self.ran > 0;
     }
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
         if id.0 == self.cur {
             self.ran = executed;
+            self.whole = false;
         }
     }
 

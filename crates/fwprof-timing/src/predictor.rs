@@ -50,6 +50,9 @@ pub struct PredictorStats {
 
 /// Weakly not taken: the initial value of every counter.
 const WEAKLY_NOT_TAKEN: u8 = 1;
+/// The next value of a 2-bit saturating counter, indexed by the outcome
+/// (not taken, taken) and the current value.
+const SATURATE: [[u8; 4]; 2] = [[0, 0, 1, 2], [1, 2, 3, 3]];
 /// Pc tag of an empty BTB entry (an odd address: never an instruction's).
 const BTB_EMPTY: u64 = u64::MAX;
 
@@ -160,45 +163,36 @@ impl Predictor {
     /// when taken), updates the tables and counters, and returns the
     /// prediction. `taken` is ignored for unconditional kinds (always
     /// taken). Addresses are byte addresses.
-    #[inline]
+    #[inline(always)]
     pub fn resolve(&mut self, pc: u64, kind: BranchKind, taken: bool, target: u64) -> Outcome {
-        let conditional = kind == BranchKind::Conditional;
-        if conditional {
-            self.stats.branches += 1;
-        } else {
-            self.stats.jumps += 1;
+        if self.params.kind == PredictorKind::None {
+            return self.resolve_none(kind);
         }
+        let conditional = kind == BranchKind::Conditional;
+        self.stats.branches += u64::from(conditional);
+        self.stats.jumps += u64::from(!conditional);
         let taken = taken || !conditional;
 
-        let (predicted_taken, counter) = match self.params.kind {
-            PredictorKind::None => return Outcome::default(),
-            _ if !conditional => (true, None),
-            PredictorKind::Static => (target < pc, None),
-            PredictorKind::Bimodal { .. } => {
-                let i = ((pc >> 1) & self.counter_mask) as usize;
-                (self.counters[i] >= 2, Some(i))
-            }
-            PredictorKind::Gshare { .. } => {
-                let i = (((pc >> 1) ^ self.history) & self.counter_mask) as usize;
-                (self.counters[i] >= 2, Some(i))
-            }
+        // Bimodal is gshare without history (`history_mask` = 0).
+        let i = (((pc >> 1) ^ self.history) & self.counter_mask) as usize;
+        let predicted_taken = if !conditional {
+            true
+        } else if self.counters.is_empty() {
+            target < pc // Static: backward taken, forward not taken.
+        } else {
+            self.counters[i] >= 2
         };
 
         let mut mispredicted = predicted_taken != taken;
         let mut btb_hit = false;
         if !self.btb.is_empty() {
             let slot = ((pc >> 1) & self.btb_mask) as usize;
+            let (tag, predicted_target) = self.btb[slot];
             if predicted_taken {
-                let (tag, predicted_target) = self.btb[slot];
                 btb_hit = tag == pc;
-                if btb_hit {
-                    self.stats.btb_hits += 1;
-                } else {
-                    self.stats.btb_misses += 1;
-                }
-                if taken && !(btb_hit && predicted_target == target) {
-                    mispredicted = true;
-                }
+                self.stats.btb_hits += u64::from(btb_hit);
+                self.stats.btb_misses += u64::from(!btb_hit);
+                mispredicted |= taken && !(btb_hit && predicted_target == target);
             }
             if taken {
                 self.btb[slot] = (pc, target);
@@ -207,24 +201,27 @@ impl Predictor {
         // Without a BTB an unconditional transfer is predicted taken and is
         // taken: never mispredicted, its jal/jalr latency covers the redirect.
 
-        if let Some(i) = counter {
+        if conditional && !self.counters.is_empty() {
             let c = &mut self.counters[i];
-            *c = if taken {
-                (*c + 1).min(3)
-            } else {
-                c.saturating_sub(1)
-            };
-        }
-        if conditional {
+            *c = SATURATE[usize::from(taken)][usize::from(*c & 3)];
             self.history = ((self.history << 1) | u64::from(taken)) & self.history_mask;
         }
-        if mispredicted {
-            self.stats.mispredicts += 1;
-        }
+        self.stats.mispredicts += u64::from(mispredicted);
         Outcome {
             predicted_taken,
             mispredicted,
             btb_hit,
         }
+    }
+
+    /// [`Predictor::resolve`] for [`PredictorKind::None`]: counted, never
+    /// predicted.
+    fn resolve_none(&mut self, kind: BranchKind) -> Outcome {
+        if kind == BranchKind::Conditional {
+            self.stats.branches += 1;
+        } else {
+            self.stats.jumps += 1;
+        }
+        Outcome::default()
     }
 }
