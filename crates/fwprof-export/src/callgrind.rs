@@ -376,6 +376,8 @@ fn written_call_costs(profile: &Profile) -> Vec<Vec<u64>> {
                 _ => 2,
             }
         };
+        // `e` indexes the cost vectors of several arcs at once.
+        #[allow(clippy::needless_range_loop)]
         for e in 0..n {
             let target = f.inclusive.get(e).copied().unwrap_or(0);
             let sum: u64 = arcs.iter().map(|&i| costs[i][e]).sum();

@@ -117,10 +117,10 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
             f.name,
             100.0 * share(incl),
             100.0 * share(own),
-            f.calls
+            group(f.calls)
         );
         let tooltip = format!(
-            "{}: inclusive {} {unit}, self {} {unit}, {} calls",
+            "{}: inclusive {} {unit}, self {} {unit}, calls {}",
             f.name,
             group(incl),
             group(own),
@@ -167,7 +167,7 @@ fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);

@@ -279,7 +279,7 @@ impl Histogram {
                     let separate = *lp * (RECORD_OVERHEAD + 2 * n) + p * (RECORD_OVERHEAD + 2);
                     let merged = (*lp).max(p) * (RECORD_OVERHEAD + 2 * (n + gap + 1));
                     if merged <= separate {
-                        last.bins.extend(std::iter::repeat(0).take(gap as usize));
+                        last.bins.extend(std::iter::repeat_n(0, gap as usize));
                         last.bins.push(v);
                         *lp = (*lp).max(p);
                         continue;
@@ -396,16 +396,16 @@ mod tests {
         out
     }
 
-    /// Reads the records back the way gprof does; histograms with the
-    /// same range are added.
-    fn parse(
-        data: &[u8],
-        width: usize,
-    ) -> (
+    /// Histograms `(low, high, bins)`, arcs `(from, self, count)`, blocks.
+    type Parsed = (
         Vec<(u64, u64, Vec<u64>)>,
         Vec<(u64, u64, u64)>,
         Vec<(u64, u64)>,
-    ) {
+    );
+
+    /// Reads the records back the way gprof does; histograms with the
+    /// same range are added.
+    fn parse(data: &[u8], width: usize) -> Parsed {
         assert_eq!(&data[..4], b"gmon");
         assert_eq!(u32::from_le_bytes(data[4..8].try_into().unwrap()), 1);
         let mut i = 20;
