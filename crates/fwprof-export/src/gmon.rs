@@ -167,7 +167,7 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     Ok(())
 }
 
-/// Writes and empties `buf` once it is large.
+/// Writes `buf` to `out` and empties it.
 fn flush(buf: &mut Vec<u8>, out: &mut dyn Write) -> Result<(), Error> {
     if !buf.is_empty() {
         out.write_all(buf)?;
