@@ -364,3 +364,27 @@ fn ten_thousand_functions_stay_responsive() {
                "hostile": ["</script><script>alert(1)</script>", "<img src=x onerror=alert(2)>"]}),
     );
 }
+
+/// A profile without a calling-context tree (as files written before
+/// fwprof kept one) shows a note where the flame graph would be.
+#[test]
+fn no_contexts_no_flame_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = synthetic(300);
+    p.contexts.clear();
+    p.write_atomic(dir.path().join("old.fwprof")).unwrap();
+    fwprof_ok(dir.path(), &["html", "old.fwprof", "-o", "old.html"]);
+    let html = dir.path().join("old.html");
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("\"contexts\":[]"));
+    if !browser_available() {
+        return;
+    }
+    let expect = hottest(dir.path(), "old.fwprof", &["instructions"]);
+    browser_check(
+        &html,
+        json!({"mode": "small", "expect": expect, "source": false, "ready_ms": 5000,
+               "no_contexts": true}),
+    );
+}

@@ -154,8 +154,7 @@ pub fn write_with(
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let page = build_page(profile, choice, opts);
-    let json = serde_json::to_string(&page)
-        .map_err(|e| Error::Io(std::io::Error::new(std::io::ErrorKind::Other, e)))?;
+    let json = serde_json::to_string(&page).map_err(|e| Error::Io(std::io::Error::other(e)))?;
     let title = format!("fwprof: {}", base_name(&profile.meta.program));
     write!(
         out,
@@ -424,7 +423,7 @@ fn build_page<'a>(profile: &'a Profile, choice: &ProgramChoice, opts: &ExportOpt
     let arcs = profile
         .arcs
         .iter()
-        .filter(|a| a.callee.index() < nf && a.caller.map_or(true, |c| c.index() < nf))
+        .filter(|a| a.callee.index() < nf && a.caller.is_none_or(|c| c.index() < nf))
         .map(|a| {
             (
                 a.caller.map_or(-1, |c| i64::from(c.0)),
@@ -441,7 +440,7 @@ fn build_page<'a>(profile: &'a Profile, choice: &ProgramChoice, opts: &ExportOpt
         .contexts
         .iter()
         .enumerate()
-        .all(|(i, c)| c.function.index() < nf && c.parent.map_or(true, |p| (p as usize) < i));
+        .all(|(i, c)| c.function.index() < nf && c.parent.is_none_or(|p| (p as usize) < i));
     let contexts = if contexts_ok {
         profile
             .contexts

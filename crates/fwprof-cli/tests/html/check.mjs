@@ -7,7 +7,9 @@
 // Options (one JSON argument):
 //   html         absolute path of the report
 //   mode         "full": every view of a recorded profile; "big": the
-//                synthetic 10,000-function profile (responsiveness)
+//                synthetic 10,000-function profile (responsiveness);
+//                "small": a synthetic profile
+//   no_contexts  true if the profile has no calling-context tree
 //   expect       [{event, name, self}]: for each event (index), the function
 //                `fwprof report --format json` ranks hottest and its self cost
 //   source       true if the annotation must show source text
@@ -49,7 +51,7 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));
   page.on('dialog', async (d) => { problems.push('dialog opened: ' + d.message()); await d.dismiss(); });
@@ -65,6 +67,11 @@ try {
   const readyMs = Date.now() - t0;
   console.log(`ready after ${readyMs} ms`);
   check(readyMs <= opts.ready_ms, `page ready after ${readyMs} ms, more than ${opts.ready_ms}`);
+  // Screenshot for docs/html-report.md: the summary and flat profile.
+  if (opts.screenshots) {
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: path.join(opts.screenshots, 'html-report.png') });
+  }
 
   const firstRow = async () => page.evaluate((e) => {
     const tr = document.querySelector('#flat tbody tr.row');
@@ -108,7 +115,7 @@ try {
   check((await firstRow()).name === hottest.name, 'self sort restores the hottest first');
 
   // The search box filters by name.
-  const query = opts.mode === 'big' ? 'leaf_00' : hottest.name.slice(0, Math.max(3, hottest.name.length - 1));
+  const query = opts.mode !== 'full' ? 'leaf_00' : hottest.name.slice(0, Math.max(3, hottest.name.length - 1));
   await page.fill('#search', query);
   await waitFor(page, (q) => {
     const as = [...document.querySelectorAll('#flat tbody tr.row td.name a')];
@@ -182,13 +189,14 @@ try {
         .catch(() => check(false, 'back did not return to the hottest function'));
     }
   }
-  if (opts.screenshots) {
-    await page.click('#ann-hottest');
-    await page.waitForTimeout(100);
-    await page.screenshot({ path: path.join(opts.screenshots, 'html-annotate.png') });
-  }
 
-  // The flame graph: drawn, hover shows a tooltip, click zooms.
+  // The flame graph: drawn, hover shows a tooltip, click zooms; a note
+  // instead when the profile has no calling-context tree.
+  if (opts.no_contexts) {
+    await page.click('header nav a[href="#flame"]');
+    check(await page.isVisible('#flame-none'), 'a profile without contexts shows a note instead of a flame graph');
+    check((await page.$('canvas#flame')) === null, 'no flame graph canvas without contexts');
+  } else {
   const t2 = Date.now();
   await page.click('header nav a[href="#flame"]');
   await page.waitForSelector('canvas#flame[data-nodes]', { timeout: 5000 });
@@ -207,16 +215,24 @@ try {
   // Root ("all") is the bottom row; the row above holds the first root context.
   await page.mouse.move(flame.x + flame.w / 2, flame.y + flame.h - 8);
   const tip = await page.textContent('#flame-tip');
-  check(await page.isVisible('#flame-tip') && tip.includes('all'), 'hovering the root shows a tooltip: ' + tip);
+  check(await page.isVisible('#flame-tip') && tip.startsWith('all') && tip.includes('100.00% of total'), 'hovering the root shows a tooltip: ' + tip);
   await page.mouse.click(flame.x + 5, flame.y + flame.h - 17 - 8);
   await waitFor(page, () => document.getElementById('flame-detail').textContent.startsWith('Zoomed to'), null, 3000)
     .catch((e) => check(false, 'clicking a frame did not zoom: ' + e.message.split('\n')[0]));
   await page.click('#flame-reset');
+  }
 
+  // Screenshot for docs/html-report.md: the hottest function's annotation
+  // in cycles (if recorded), at its hottest line.
   if (opts.screenshots) {
     await page.click('header nav a[href="#profile"]');
-    await page.waitForTimeout(100);
-    await page.screenshot({ path: path.join(opts.screenshots, 'html-report.png') });
+    await page.click(`#flat tbody tr.row td.name a >> text="${hottest.name}"`);
+    await page.waitForSelector('#annotation');
+    const cycles = await page.$$eval('#event option', (os) => os.findIndex((o) => o.textContent === 'cycles'));
+    if (cycles >= 0) await page.selectOption('#event', String(cycles));
+    await page.click('#ann-hottest');
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: path.join(opts.screenshots, 'html-annotate.png') });
   }
 } finally {
   await browser.close();

@@ -214,9 +214,10 @@
     const evs = [...flat.shown].sort((a, b) => a - b);
     for (const e of evs) {
       const u = unit(e);
-      cols.push({ key: 'self:' + e, ev: e, label: 'self ' + u, title: 'self ' + EV[e] + ': cost of the function\'s own instructions', w: 110, num: true, value: (id) => FN[id][SELF][e] });
+      const w = Math.max(110, Math.ceil(u.length * 7.6) + 62);
+      cols.push({ key: 'self:' + e, ev: e, label: 'self ' + u, title: 'self ' + EV[e] + ': cost of the function\'s own instructions', w, num: true, value: (id) => FN[id][SELF][e] });
       cols.push({ key: 'selfpct:' + e, ev: e, label: '%', title: 'self ' + EV[e] + ' in % of the total', w: 64, pct: true, value: (id) => FN[id][SELF][e], show: (id) => fmtPct(pct(FN[id][SELF][e], TOT[e])) });
-      cols.push({ key: 'incl:' + e, ev: e, label: 'incl. ' + u, title: 'inclusive ' + EV[e] + ': the function and everything it called', w: 110, num: true, value: (id) => FN[id][INCL][e] });
+      cols.push({ key: 'incl:' + e, ev: e, label: 'incl. ' + u, title: 'inclusive ' + EV[e] + ': the function and everything it called', w, num: true, value: (id) => FN[id][INCL][e] });
       cols.push({ key: 'inclpct:' + e, ev: e, label: '%', title: 'inclusive ' + EV[e] + ' in % of the total', w: 64, pct: true, value: (id) => FN[id][INCL][e], show: (id) => fmtPct(pct(FN[id][INCL][e], TOT[e])) });
     }
     for (const d of D.derived) {
@@ -702,8 +703,8 @@
       const y = yOf(d);
       g.fillRect(x, y, Math.max(w - 0.5, 0.5), RH - 1);
       g.globalAlpha = 1;
-      if (w > 3 * flame.charW) {
-        const max = Math.floor((w - 6) / flame.charW);
+      const max = Math.floor((w - 6) / flame.charW);
+      if (max >= 3) {
         const label = name.length <= max ? name : name.slice(0, Math.max(0, max - 2)) + '..';
         g.fillStyle = '#000';
         g.fillText(label, x + 3, y + RH / 2);
@@ -835,9 +836,10 @@
       tab.classList.toggle('active', v === view);
     }
     if (view === 'fn') {
+      const moved = state.fn !== id;
       state.fn = id;
       renderFn(id);
-      window.scrollTo(0, 0);
+      if (moved) window.scrollTo(0, 0);
     } else if (view === 'flame' && C.length) {
       if (flame.search && flame.search.value !== flame.query) flame.search.value = flame.query;
       flameDraw();
