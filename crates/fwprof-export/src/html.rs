@@ -120,14 +120,24 @@ pub fn open_program(profile: &Profile, opts: &ExportOptions) -> ProgramChoice {
                 path.display()
             )),
         },
-        Err(e) => ProgramChoice {
-            program: None,
-            note: Some(format!(
-                "{}: {e}: the annotation shows only executed instructions, from the profile \
-                 (give the program with --program)",
-                path.display()
-            )),
-        },
+        Err(e) => {
+            // Io errors name the path already.
+            let what = match e {
+                fwprof_symbols::Error::Io { .. } => e.to_string(),
+                e => format!("{}: {e}", path.display()),
+            };
+            let hint = if opts.program.is_some() {
+                ""
+            } else {
+                " (give the program with --program)"
+            };
+            ProgramChoice {
+                program: None,
+                note: Some(format!(
+                    "{what}: the annotation shows only executed instructions, from the profile{hint}"
+                )),
+            }
+        }
     }
 }
 
