@@ -114,11 +114,13 @@ pub fn html(a: &HtmlArgs) -> Result<u8> {
 pub fn diff(a: &DiffArgs) -> Result<u8> {
     let before = read(&a.before)?;
     let after = read(&a.after)?;
-    let opts = ExportOptions::new(event_index(&before, a.event.as_deref())?);
+    let event = event_index(&before, a.event.as_deref())?;
+    let diff = fwprof_export::diff::compare(&before, &after, event)?;
+    for warning in diff.warnings() {
+        eprintln!("fwprof: warning: {warning}");
+    }
     let json = a.format == FormatArg::Json;
-    write_output(Path::new("-"), |w| {
-        fwprof_export::diff::write(&before, &after, &opts, json, w)
-    })?;
+    write_output(Path::new("-"), |w| diff.write(json, w))?;
     Ok(0)
 }
 

@@ -13,6 +13,7 @@
 mod cli;
 mod exit;
 mod export_cmd;
+mod progress;
 mod record;
 mod report_cmd;
 

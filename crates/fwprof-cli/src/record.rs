@@ -2,7 +2,7 @@
 //! dispatch of the reading subcommands.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc as SyncArc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,18 +13,24 @@ use fwprof_profile::{
     AddressCost, Arc, ContextRecord, FunctionId, FunctionRecord, Meta, Profile, TrapRecord,
     EVENT_INSTRUCTIONS,
 };
-use fwprof_sim::{Hooks, Memory, Simulator, StopReason};
+use fwprof_sim::{Hooks, Memory, Pipelined, Simulator, StopReason};
 use fwprof_timing::{CoreConfig, TimingModel};
 
 use crate::cli::{self, Command, ExecArgs};
 use crate::exit;
+use crate::progress::{Progress, Verbosity};
 
 /// Run the chosen subcommand; returns the process exit status.
 pub fn dispatch(cli: cli::Cli) -> Result<u8> {
     match cli.command {
         Command::Run(a) => run(&a.exec),
-        Command::Record(a) => record(&a.exec, &a.output, a.core.as_deref()),
-        Command::Report(a) => crate::record::report(&a),
+        Command::Record(a) => record(
+            &a.exec,
+            &a.output,
+            a.core.as_deref(),
+            Verbosity::from_flags(a.quiet, a.verbose),
+        ),
+        Command::Report(a) => crate::record::report(&a, crate::report_cmd::use_color(cli.color)),
         Command::Annotate(a) => crate::record::annotate(&a),
         Command::Export(a) => crate::export_cmd::export(&a),
         Command::Html(a) => crate::export_cmd::html(&a),
@@ -90,9 +96,14 @@ struct Outcome<H> {
     rv64: bool,
 }
 
+/// Load and run the program. With `progress`, the run is cut into
+/// [`crate::progress::SLICE`]-instruction pieces (`Simulator::run` stops
+/// exactly at its limit and the next call resumes there, so the result is
+/// the same) and the executed count is published between them.
 fn simulate<H: Hooks>(
     p: &Prepared,
     limit: Option<u64>,
+    progress: Option<&AtomicU64>,
     make_hooks: impl FnOnce(&fwprof_os::LoadedProgram) -> H,
 ) -> Result<Outcome<H>> {
     let mut mem = Memory::new();
@@ -101,9 +112,19 @@ fn simulate<H: Hooks>(
     let hooks = make_hooks(&prog);
     let mut sim = Simulator::new(mem, &prog, env, hooks);
     let flag = interrupt_flag();
-    let stop = sim
-        .run(limit.unwrap_or(u64::MAX), &flag)
-        .context("simulation failed")?;
+    let limit = limit.unwrap_or(u64::MAX);
+    let stop = match progress {
+        None => sim.run(limit, &flag).context("simulation failed")?,
+        Some(counter) => loop {
+            let slice_end = limit.min(sim.executed().saturating_add(crate::progress::SLICE));
+            let stop = sim.run(slice_end, &flag).context("simulation failed")?;
+            counter.store(sim.executed(), Ordering::Relaxed);
+            match stop {
+                StopReason::InstructionLimit if sim.executed() < limit => {}
+                stop => break stop,
+            }
+        },
+    };
     let executed = sim.executed();
     Ok(Outcome {
         stop,
@@ -162,7 +183,7 @@ fn report_stop(stop: &StopReason, rv64: bool) {
 
 fn run(a: &ExecArgs) -> Result<u8> {
     let p = prepare(a)?;
-    let out = simulate(&p, a.max_instructions, |_| ())?;
+    let out = simulate(&p, a.max_instructions, None, |_| ())?;
     report_stop(&out.stop, out.rv64);
     Ok(exit::status_for(&out.stop))
 }
@@ -171,7 +192,7 @@ fn run(a: &ExecArgs) -> Result<u8> {
 /// [`fwprof_timing::EVENTS`], `instructions` first), when `--core` was given.
 type Timing = (Vec<(u64, fwprof_timing::Costs)>, fwprof_timing::Costs);
 
-fn record(a: &ExecArgs, output: &Path, core: Option<&str>) -> Result<u8> {
+fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity) -> Result<u8> {
     // A bad core description stops here: nothing runs.
     let core = core.map(CoreConfig::load).transpose()?;
     let p = prepare(a)?;
@@ -185,9 +206,11 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>) -> Result<u8> {
         .map_or(0, |d| d.as_secs());
     let map = FunctionMap::new(&ranges, &entries);
     let core_name = core.as_ref().map(|c| c.name.clone());
+    let progress = Progress::start(verbosity);
+    let counter = Some(progress.counter());
     let (out, data, timing) = match core {
         None => {
-            let out = simulate(&p, a.max_instructions, |prog| {
+            let out = simulate(&p, a.max_instructions, counter, |prog| {
                 ExactCollector::new(map, prog.entry, prog.sp)
             })?;
             let (out, hooks) = out.split();
@@ -195,15 +218,19 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>) -> Result<u8> {
             (out, data, None)
         }
         Some(core) => {
-            let out = simulate(&p, a.max_instructions, |prog| {
+            // The timing model and the collector run on a second thread,
+            // beside the simulator (same calls in the same order: the same
+            // profile).
+            let out = simulate(&p, a.max_instructions, counter, |prog| {
                 let model = TimingModel::new(core, prog.rv64);
-                ExactCollector::with_model(map, prog.entry, prog.sp, model)
+                Pipelined::new(ExactCollector::with_model(map, prog.entry, prog.sp, model))
             })?;
             let (out, hooks) = out.split();
-            let (data, model) = hooks.finish_with_model(out.executed);
+            let (data, model) = hooks.finish().finish_with_model(out.executed);
             (out, data, Some(model.finish()))
         }
     };
+    let finished = progress.finish();
     report_stop(&out.stop, out.rv64);
 
     let mut meta = Meta::new(a.program.display().to_string());
@@ -256,6 +283,14 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>) -> Result<u8> {
     profile
         .write_atomic(output)
         .with_context(|| format!("cannot write {}", output.display()))?;
+    let with_cost = profile
+        .functions
+        .iter()
+        .filter(|f| f.self_cost.iter().any(|&c| c > 0))
+        .count();
+    if let Some(line) = finished.summary(&output.display().to_string(), out.executed, with_cost) {
+        eprintln!("{line}");
+    }
     Ok(exit::status_for(&out.stop))
 }
 
@@ -402,13 +437,14 @@ fn build_profile(
     }
 }
 
-/// `fwprof report`.
-pub fn report(a: &cli::ReportArgs) -> Result<u8> {
+/// `fwprof report`; `color`: colour the text report (see
+/// [`crate::report_cmd::use_color`]).
+pub fn report(a: &cli::ReportArgs, color: bool) -> Result<u8> {
     let profile =
         Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    crate::report_cmd::write(&profile, a, &mut w)?;
+    crate::report_cmd::write_styled(&profile, a, color, &mut w)?;
     Ok(0)
 }
 

@@ -1,14 +1,14 @@
 //! `report` and `annotate`: convert CLI flags into the report crate's option
 //! structs and write to stdout.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
 use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
 use fwprof_report::{AnnotateOptions, CallGraphOptions, Column, FlatOptions, SortKey};
 use fwprof_symbols::{Program, SourceResolver};
 
-use crate::cli::{AnnotateArgs, FormatArg, ReportArgs, SortArg};
+use crate::cli::{AnnotateArgs, ColorArg, FormatArg, ReportArgs, SortArg};
 
 /// Index of the event named by `--event` (instructions when absent; the
 /// first event if a profile had no `instructions`).
@@ -33,6 +33,130 @@ pub fn event_columns(profile: &Profile, a: &ReportArgs) -> Result<(usize, Vec<Co
     } else {
         Ok(fwprof_report::parse_columns(profile, &a.events)?)
     }
+}
+
+/// Whether terminal tables are coloured: `--color always` or `never`, or
+/// for `auto` when stdout is a terminal and `NO_COLOR` is unset or empty
+/// (<https://no-color.org>: a command-line flag overrides it).
+pub fn use_color(arg: ColorArg) -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    color_choice(arg, std::io::stdout().is_terminal(), no_color)
+}
+
+/// [`use_color`] for a known terminal and `NO_COLOR` state.
+fn color_choice(arg: ColorArg, terminal: bool, no_color: bool) -> bool {
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => terminal && !no_color,
+    }
+}
+
+/// [`write`], coloured if `color` and the format is text: section titles
+/// and column headings bold, flat-profile rows of functions with at least
+/// 10% of the total in red and at least 1% in yellow, the primary lines of
+/// the call graph bold, a partial-profile notice in yellow. Without
+/// colour the bytes are exactly [`write`]'s.
+///
+/// # Errors
+/// Those of [`write`].
+pub fn write_styled(
+    profile: &Profile,
+    a: &ReportArgs,
+    color: bool,
+    w: &mut impl Write,
+) -> Result<()> {
+    if !color || a.format != FormatArg::Text {
+        return write(profile, a, w);
+    }
+    let mut plain = Vec::new();
+    write(profile, a, &mut plain)?;
+    w.write_all(colorize(&String::from_utf8_lossy(&plain)).as_bytes())?;
+    w.flush()?;
+    Ok(())
+}
+
+/// Where [`colorize`] is in the report.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Other,
+    /// After `Flat profile:`, before its rows.
+    FlatHeading,
+    /// The flat profile's rows (until the blank line after them).
+    FlatRows,
+    /// The call graph, until the index by name.
+    CallGraph,
+}
+
+/// ANSI styles on the text report (see [`write_styled`]).
+fn colorize(text: &str) -> String {
+    use anstyle::{AnsiColor, Style};
+    let title = Style::new().bold();
+    let hot = AnsiColor::Red.on_default().bold();
+    let warm = AnsiColor::Yellow.on_default();
+    let note = AnsiColor::Yellow.on_default().bold();
+    let paint = |out: &mut String, style: Style, line: &str| {
+        out.push_str(&format!(
+            "{}{line}{}\n",
+            style.render(),
+            style.render_reset()
+        ));
+    };
+    let mut out = String::with_capacity(text.len() * 11 / 10);
+    let mut section = Section::Other;
+    for line in text.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        if line.len() == body.len() {
+            // Reports end with a newline; keep any last partial line as is.
+            out.push_str(line);
+            continue;
+        }
+        let trimmed = body.trim();
+        let style = if trimmed == "Flat profile:" {
+            section = Section::FlatHeading;
+            Some(title)
+        } else if trimmed.starts_with("Call graph") {
+            section = Section::CallGraph;
+            Some(title)
+        } else if trimmed == "Index by function name" {
+            section = Section::Other;
+            Some(title)
+        } else if body.starts_with("Partial profile:") {
+            Some(note)
+        } else {
+            match section {
+                Section::FlatHeading if trimmed.starts_with('%') => Some(title),
+                Section::FlatHeading if trimmed.starts_with("time") => {
+                    section = Section::FlatRows;
+                    Some(title)
+                }
+                Section::FlatRows if trimmed.is_empty() => {
+                    section = Section::Other;
+                    None
+                }
+                Section::FlatRows => {
+                    let pct = trimmed
+                        .split_whitespace()
+                        .next()
+                        .and_then(|p| p.parse::<f64>().ok());
+                    match pct {
+                        Some(p) if p >= 10.0 => Some(hot),
+                        Some(p) if p >= 1.0 => Some(warm),
+                        _ => None,
+                    }
+                }
+                Section::CallGraph if body.starts_with("index ") || body.starts_with('[') => {
+                    Some(title)
+                }
+                _ => None,
+            }
+        };
+        match style {
+            Some(s) if !body.is_empty() => paint(&mut out, s, body),
+            _ => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// Write the report chosen by `a` for `profile`. Event names are checked
@@ -199,6 +323,53 @@ mod tests {
         // The call graph follows --event too.
         let text = report(&["--event", "cycles"]).unwrap();
         assert!(text.contains("each count is one of 120 cycles"), "{text}");
+    }
+
+    /// `text` without ANSI SGR sequences (`ESC [ ... m`).
+    fn strip_sgr(text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find('\x1b') {
+            out.push_str(&rest[..i]);
+            let end = rest[i..].find('m').expect("SGR ends with m");
+            rest = &rest[i + end + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    #[test]
+    fn color_follows_the_flag_terminal_and_no_color() {
+        for terminal in [false, true] {
+            for no_color in [false, true] {
+                assert!(color_choice(ColorArg::Always, terminal, no_color));
+                assert!(!color_choice(ColorArg::Never, terminal, no_color));
+                assert_eq!(
+                    color_choice(ColorArg::Auto, terminal, no_color),
+                    terminal && !no_color
+                );
+            }
+        }
+        let plain = report(&[]).unwrap();
+        let a = report_args(&[]);
+        let mut colored = Vec::new();
+        write_styled(&two_events(), &a, true, &mut colored).unwrap();
+        let colored = String::from_utf8(colored).unwrap();
+        assert_ne!(colored, plain);
+        assert_eq!(strip_sgr(&colored), plain);
+        assert!(colored.starts_with("\x1b[1mFlat profile:\x1b[0m\n"), "{colored}");
+        // busy has 60% of the instructions: hot, in bold red.
+        let busy = colored.lines().find(|l| l.ends_with("busy\x1b[0m")).unwrap();
+        assert!(busy.starts_with("\x1b[1m\x1b[31m"), "{busy:?}");
+        assert!(colored.contains("\x1b[1mindex % time"), "{colored}");
+        let mut uncolored = Vec::new();
+        write_styled(&two_events(), &a, false, &mut uncolored).unwrap();
+        assert_eq!(String::from_utf8(uncolored).unwrap(), plain);
+        // JSON is never coloured.
+        let j = report_args(&["--format", "json"]);
+        let mut json = Vec::new();
+        write_styled(&two_events(), &j, true, &mut json).unwrap();
+        assert!(!json.contains(&0x1b));
     }
 
     #[test]
