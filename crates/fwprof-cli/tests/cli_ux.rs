@@ -83,15 +83,14 @@ fn record_shows_progress_and_a_summary_only_on_a_terminal() {
     assert_eq!(code, 0, "{shown}");
     let total = Profile::read(dir.join("t.fwprof")).unwrap().totals[0];
     let with_commas = |n: u64| {
-        let s = n.to_string();
-        let mut out = String::new();
-        for (i, ch) in s.chars().enumerate() {
-            if i > 0 && (s.len() - i) % 3 == 0 {
-                out.push(',');
-            }
-            out.push(ch);
-        }
-        out
+        let digits = n.to_string();
+        let groups: Vec<&str> = digits
+            .as_bytes()
+            .rchunks(3)
+            .rev()
+            .map(|g| std::str::from_utf8(g).unwrap())
+            .collect();
+        groups.join(",")
     };
     // The progress line: elapsed time, instructions, MIPS; then erased.
     assert!(
