@@ -99,7 +99,7 @@ struct BlockMeta {
     first: u32,
     len: u32,
     /// Function of the block's instructions (a block never runs from one
-    /// function into another: [`Hooks::ends_block_between`] splits it).
+    /// function into another: [`Hooks::split_block`] splits it).
     func: u32,
 }
 
@@ -344,9 +344,14 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
     /// Blocks end where execution would run from one function into
     /// another, so every block belongs to one function and entering another
     /// is always seen at a block's start.
-    fn ends_block_between(&mut self, pc: u64, next: u64) -> bool {
-        let model = self.model.ends_block_between(pc, next);
-        model || self.map.lookup_or_add(pc) != self.map.lookup_or_add(next)
+    fn split_block(&mut self, pcs: &[u64]) -> usize {
+        let model = self.model.split_block(pcs);
+        let func = pcs.first().map(|&pc| self.map.lookup_or_add(pc));
+        let same = pcs
+            .iter()
+            .position(|&pc| Some(self.map.lookup_or_add(pc)) != func)
+            .unwrap_or(pcs.len());
+        same.min(model)
     }
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {

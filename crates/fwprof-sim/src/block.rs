@@ -222,15 +222,13 @@ impl BlockCache {
             if xlen == Xlen::Rv32 {
                 p &= 0xffff_ffff;
             }
-            if ends_block(inst.op)
-                || pcs.len() >= self.max_len
-                || p >= region_end
-                || p < pc
-                || hooks.ends_block_between(pcs[pcs.len() - 1], p)
-            {
+            if ends_block(inst.op) || pcs.len() >= self.max_len || p >= region_end || p < pc {
                 break;
             }
         }
+        let keep = hooks.split_block(&pcs).clamp(1, pcs.len());
+        pcs.truncate(keep);
+        self.insts.truncate(first + keep);
         let count = pcs.len();
         let rv64 = xlen == Xlen::Rv64;
         for (k, &ip) in pcs.iter().enumerate() {

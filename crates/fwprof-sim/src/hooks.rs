@@ -65,13 +65,13 @@ pub trait Hooks {
         let _ = (id, pcs, insts);
     }
 
-    /// Translation is about to continue a block from the instruction at
-    /// `pc` to the next one at `next`: return true to end the block at `pc`
-    /// instead, so that `next` starts a block of its own (e.g. where
-    /// execution falls through into another function).
-    fn ends_block_between(&mut self, pc: u64, next: u64) -> bool {
-        let _ = (pc, next);
-        false
+    /// Translation found a straight-line block of instructions at `pcs`
+    /// (before [`Hooks::on_block_translated`]): return how many of them
+    /// the block keeps (clamped to `1..=pcs.len()`); the rest start a block
+    /// of their own. E.g. a collector ends blocks where execution falls
+    /// through into another function. Called once per translation.
+    fn split_block(&mut self, pcs: &[u64]) -> usize {
+        pcs.len()
     }
 
     /// Block `id` starts executing; `executed` instructions executed before
@@ -197,11 +197,10 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         self.0.on_block_translated(id, pcs, insts);
         self.1.on_block_translated(id, pcs, insts);
     }
-    #[inline]
-    fn ends_block_between(&mut self, pc: u64, next: u64) -> bool {
+    fn split_block(&mut self, pcs: &[u64]) -> usize {
         // Both are asked: either may keep state about translation.
-        let a = self.0.ends_block_between(pc, next);
-        self.1.ends_block_between(pc, next) || a
+        let a = self.0.split_block(pcs);
+        self.1.split_block(pcs).min(a)
     }
 
     #[inline]

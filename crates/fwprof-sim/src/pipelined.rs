@@ -1,0 +1,484 @@
+//! Running a collector on a second thread: [`Pipelined`].
+//!
+//! The simulator thread records every hook call into a buffer of words; a
+//! worker thread replays the buffers, in order, into the real collector.
+//! The collector sees exactly the calls, arguments and order it would see
+//! on the simulator's thread, so its results are identical; the two threads
+//! only overlap in time. Hooks that return a value (`split_block`,
+//! `cycles_before`) wait for the worker to catch up and answer.
+
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use fwprof_isa::Inst;
+
+use crate::hooks::{BlockId, Hooks, JumpKind, TrapInfo};
+
+/// Words per buffer handed to the worker (each hook call takes 1 to 5).
+const BATCH_WORDS: usize = 1 << 15;
+/// Buffers in flight: the simulator fills one while the worker replays
+/// the others.
+const IN_FLIGHT: usize = 4;
+
+/// Tags of the recorded calls (low 8 bits of a call's first word).
+const T_EXEC: u64 = 1;
+const T_CUT: u64 = 2;
+const T_JUMP: u64 = 3;
+const T_MEM: u64 = 4;
+const T_OPERANDS: u64 = 5;
+const T_BRANCH: u64 = 6;
+const T_TRAP: u64 = 7;
+const T_MRET: u64 = 8;
+const T_TRANSLATED: u64 = 9;
+
+/// One buffer of recorded calls.
+#[derive(Default)]
+struct Batch {
+    words: Vec<u64>,
+    /// Arguments of `on_block_translated` calls, in order.
+    translated: Vec<(BlockId, Vec<u64>, Vec<Inst>)>,
+}
+
+/// What the simulator thread sends the worker.
+enum Request {
+    /// Replay these calls.
+    Replay(Batch),
+    /// Replay, then answer `split_block(pcs)`.
+    Split(Batch, Vec<u64>),
+    /// Replay, then answer `cycles_before(id, index)`.
+    Cycles(Batch, BlockId, u32),
+}
+
+/// A [`Hooks`] adapter that runs collector `H` on a worker thread. Build it
+/// with [`Pipelined::new`], give it to the simulator, and get the collector
+/// back with [`Pipelined::finish`] after the run.
+///
+/// Worth it when the collector's work per block is comparable to the
+/// simulator's (a timing model): the two then run in parallel on two
+/// cores. The recording costs the simulator thread a few stores per hook
+/// call; answers to `split_block` (once per translated block) and
+/// `cycles_before` (each read of a cycle CSR) cost a round trip.
+pub struct Pipelined<H: Hooks + Send + 'static> {
+    batch: Batch,
+    to_worker: Option<SyncSender<Request>>,
+    /// Emptied buffers coming back, for reuse.
+    spare: Receiver<Batch>,
+    answers: Receiver<u64>,
+    worker: Option<JoinHandle<H>>,
+}
+
+impl<H: Hooks + Send + 'static> Pipelined<H> {
+    /// Start the worker thread that will own `hooks`.
+    ///
+    /// # Panics
+    /// If the operating system cannot start a thread.
+    pub fn new(hooks: H) -> Pipelined<H> {
+        let (to_worker, requests) = mpsc::sync_channel::<Request>(IN_FLIGHT);
+        let (give_back, spare) = mpsc::sync_channel::<Batch>(IN_FLIGHT + 1);
+        let (answer, answers) = mpsc::sync_channel::<u64>(1);
+        let worker = std::thread::Builder::new()
+            .name("fwprof-collector".into())
+            .spawn(move || {
+                let mut hooks = hooks;
+                for request in requests {
+                    let mut batch = match request {
+                        Request::Replay(b) => {
+                            replay(&mut hooks, &b);
+                            b
+                        }
+                        Request::Split(b, pcs) => {
+                            replay(&mut hooks, &b);
+                            let _ = answer.send(hooks.split_block(&pcs) as u64);
+                            b
+                        }
+                        Request::Cycles(b, id, index) => {
+                            replay(&mut hooks, &b);
+                            let _ = answer.send(hooks.cycles_before(id, index));
+                            b
+                        }
+                    };
+                    batch.words.clear();
+                    batch.translated.clear();
+                    let _ = give_back.try_send(batch);
+                }
+                hooks
+            })
+            .expect("cannot start the collector thread");
+        Pipelined {
+            batch: Batch {
+                words: Vec::with_capacity(BATCH_WORDS + 8),
+                translated: Vec::new(),
+            },
+            to_worker: Some(to_worker),
+            spare,
+            answers,
+            worker: Some(worker),
+        }
+    }
+
+    /// Wait for the worker to replay everything recorded and return the
+    /// collector.
+    ///
+    /// # Panics
+    /// If the collector panicked on the worker thread (the panic is
+    /// resumed here).
+    pub fn finish(mut self) -> H {
+        self.flush();
+        self.to_worker = None; // ends the worker's loop
+        let worker = self.worker.take().expect("finish is called once");
+        match worker.join() {
+            Ok(h) => h,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
+    /// A fresh buffer: a returned one if there is one.
+    fn fresh(&mut self) -> Batch {
+        self.spare.try_recv().unwrap_or_else(|_| Batch {
+            words: Vec::with_capacity(BATCH_WORDS + 8),
+            translated: Vec::new(),
+        })
+    }
+
+    /// Send `request` built from the current buffer.
+    fn send(&mut self, make: impl FnOnce(Batch) -> Request) {
+        let fresh = self.fresh();
+        let batch = std::mem::replace(&mut self.batch, fresh);
+        if let Some(tx) = &self.to_worker {
+            if tx.send(make(batch)).is_err() {
+                self.worker_died();
+            }
+        }
+    }
+
+    /// Hand the current buffer to the worker.
+    #[cold]
+    #[inline(never)]
+    fn flush(&mut self) {
+        if !self.batch.words.is_empty() {
+            self.send(Request::Replay);
+        }
+    }
+
+    /// The worker stopped (its collector panicked): re-raise the panic here.
+    #[cold]
+    fn worker_died(&mut self) -> ! {
+        self.to_worker = None;
+        match self.worker.take().map(JoinHandle::join) {
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            _ => panic!("the collector thread stopped"),
+        }
+    }
+
+    /// The worker's answer to the request just sent.
+    fn answer(&mut self) -> u64 {
+        match self.answers.recv() {
+            Ok(v) => v,
+            Err(_) => self.worker_died(),
+        }
+    }
+
+    /// Record one call of `N` words.
+    #[inline(always)]
+    fn put<const N: usize>(&mut self, words: [u64; N]) {
+        self.batch.words.extend_from_slice(&words);
+        if self.batch.words.len() >= BATCH_WORDS {
+            self.flush();
+        }
+    }
+}
+
+impl<H: Hooks + Send + 'static> Drop for Pipelined<H> {
+    fn drop(&mut self) {
+        // Without `finish` (an error path): stop the worker, drop its result.
+        self.to_worker = None;
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+/// Replay the calls recorded in `b` into `hooks`.
+fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
+    let w = &b.words;
+    let mut translated = b.translated.iter();
+    let mut i = 0;
+    while i < w.len() {
+        let head = w[i];
+        let arg = head >> 8;
+        match head & 0xff {
+            T_EXEC => {
+                hooks.on_block_exec(BlockId(arg as u32), w[i + 1]);
+                i += 2;
+            }
+            T_CUT => {
+                hooks.on_block_cut(BlockId(arg as u32), (arg >> 32) as u32);
+                i += 1;
+            }
+            T_JUMP => {
+                let kind = match arg {
+                    0 => JumpKind::Call,
+                    1 => JumpKind::Return,
+                    2 => JumpKind::CallReturn,
+                    3 => JumpKind::Jump,
+                    _ => JumpKind::LinkOther,
+                };
+                hooks.on_jump(kind, w[i + 1], w[i + 2], w[i + 3], w[i + 4]);
+                i += 5;
+            }
+            T_MEM => {
+                let index = arg as u32;
+                let size = (arg >> 32) as u8;
+                let write = (arg >> 40) & 1 != 0;
+                hooks.on_mem(index, w[i + 1], size, write);
+                i += 2;
+            }
+            T_OPERANDS => {
+                hooks.on_operands(arg as u32, w[i + 1], w[i + 2]);
+                i += 3;
+            }
+            T_BRANCH => {
+                let taken = (arg >> 32) & 1 != 0;
+                hooks.on_branch(BlockId(arg as u32), taken, w[i + 1]);
+                i += 2;
+            }
+            T_TRAP => {
+                let trap = TrapInfo {
+                    cause: w[i + 1],
+                    pc: w[i + 2],
+                    tval: w[i + 3],
+                };
+                hooks.on_trap(trap, w[i + 4], w[i + 5]);
+                i += 6;
+            }
+            T_MRET => {
+                hooks.on_mret(w[i + 1], w[i + 2], w[i + 3], w[i + 4]);
+                i += 5;
+            }
+            T_TRANSLATED => {
+                if let Some((id, pcs, insts)) = translated.next() {
+                    hooks.on_block_translated(*id, pcs, insts);
+                }
+                i += 1;
+            }
+            _ => unreachable!("pipelined hooks: bad tag {head:#x}"),
+        }
+    }
+}
+
+impl<H: Hooks + Send + 'static> Hooks for Pipelined<H> {
+    const WANTS_JUMPS: bool = H::WANTS_JUMPS;
+    const WANTS_MEMORY: bool = H::WANTS_MEMORY;
+    const WANTS_BRANCHES: bool = H::WANTS_BRANCHES;
+    const WANTS_OPERANDS: bool = H::WANTS_OPERANDS;
+    const MODELS_CYCLES: bool = H::MODELS_CYCLES;
+
+    fn split_block(&mut self, pcs: &[u64]) -> usize {
+        let pcs = pcs.to_vec();
+        self.send(|b| Request::Split(b, pcs));
+        self.answer() as usize
+    }
+
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        self.batch
+            .translated
+            .push((id, pcs.to_vec(), insts.to_vec()));
+        self.put([T_TRANSLATED]);
+    }
+
+    #[inline(always)]
+    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+        self.put([T_EXEC | u64::from(id.0) << 8, executed]);
+    }
+
+    fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        self.put([T_CUT | u64::from(id.0) << 8 | u64::from(executed) << 40]);
+    }
+
+    #[inline(always)]
+    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
+        let k: u64 = match kind {
+            JumpKind::Call => 0,
+            JumpKind::Return => 1,
+            JumpKind::CallReturn => 2,
+            JumpKind::Jump => 3,
+            JumpKind::LinkOther => 4,
+        };
+        self.put([T_JUMP | k << 8, pc, target, instret, sp]);
+    }
+
+    #[inline(always)]
+    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        let head = T_MEM | u64::from(index) << 8 | u64::from(size) << 40 | u64::from(write) << 48;
+        self.put([head, addr]);
+    }
+
+    #[inline(always)]
+    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+        self.put([T_OPERANDS | u64::from(index) << 8, a, b]);
+    }
+
+    #[inline(always)]
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        self.put([
+            T_BRANCH | u64::from(id.0) << 8 | u64::from(taken) << 40,
+            target,
+        ]);
+    }
+
+    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
+        self.send(|b| Request::Cycles(b, id, index));
+        self.answer()
+    }
+
+    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+        self.put([T_TRAP, trap.cause, trap.pc, trap.tval, instret, sp]);
+    }
+
+    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
+        self.put([T_MRET, pc, target, instret, sp]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::test_asm::*;
+    use crate::Simulator;
+
+    /// Logs every hook call with its arguments, splits blocks after two
+    /// instructions and reports "cycles" as 1000 + the count of calls so
+    /// far, so that answers depend on everything replayed before them.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+
+    impl Hooks for Log {
+        const WANTS_JUMPS: bool = true;
+        const WANTS_MEMORY: bool = true;
+        const WANTS_BRANCHES: bool = true;
+        const WANTS_OPERANDS: bool = true;
+        const MODELS_CYCLES: bool = true;
+        fn split_block(&mut self, pcs: &[u64]) -> usize {
+            self.0.push(format!("split {pcs:x?}"));
+            2
+        }
+        fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+            self.0
+                .push(format!("translated {id:?} {pcs:x?} {}", insts.len()));
+        }
+        fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+            self.0.push(format!("exec {id:?} {executed}"));
+        }
+        fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+            self.0.push(format!("cut {id:?} {executed}"));
+        }
+        fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
+            self.0
+                .push(format!("jump {kind:?} {pc:x} {target:x} {instret} {sp:x}"));
+        }
+        fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+            self.0.push(format!("mem {index} {addr:x} {size} {write}"));
+        }
+        fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+            self.0.push(format!("operands {index} {a} {b}"));
+        }
+        fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+            self.0.push(format!("branch {id:?} {taken} {target:x}"));
+        }
+        fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
+            self.0.push(format!("cycles {id:?} {index}"));
+            1000 + self.0.len() as u64
+        }
+        fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+            self.0.push(format!("trap {trap:?} {instret} {sp:x}"));
+        }
+        fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
+            self.0
+                .push(format!("mret {pc:x} {target:x} {instret} {sp:x}"));
+        }
+    }
+
+    /// A loop of 300 iterations with a store, a load, a register shift, a
+    /// call and return, and a `rdcycle` whose value is stored and reloaded;
+    /// then `ecall` (a fault: mtvec is 0).
+    fn program() -> Vec<u32> {
+        let (t0, t1, t2, a0, a1, ra) = (5, 6, 7, 10, 11, 1);
+        let mut w = Vec::new();
+        w.extend(li(t0, DATA as u32 as i32));
+        w.extend(li(a0, 300));
+        let top = w.len();
+        w.push(sw(t0, a0, 0));
+        w.push(lw(a1, t0, 0));
+        w.push(r(0x33, 1, 0, t1, a1, a0)); // sll t1, a1, a0
+        w.push(csr(2, t2, 0, 0xc00)); // rdcycle t2
+        w.push(sw(t0, t2, 4));
+        w.push(jal(ra, 16)); // call f, 4 words ahead
+        w.push(addi(a0, a0, -1));
+        let back = top as i32 - w.len() as i32;
+        w.push(b(1, a0, 0, back * 4)); // bne a0, zero, top
+        w.push(jal(0, 12)); // past f
+        w.push(addi(a1, a1, 1)); // f
+        w.push(jalr(0, ra, 0)); // ret
+        w.push(ECALL);
+        w
+    }
+
+    #[test]
+    fn pipelined_collector_sees_the_same_calls_and_answers() {
+        let words = program();
+        let mut direct = Simulator::bare(memory_with(&words), false, BASE, Log::default());
+        let stop_direct = direct.run(1_000_000, &AtomicBool::new(false)).unwrap();
+        let mut piped = Simulator::bare(
+            memory_with(&words),
+            false,
+            BASE,
+            Pipelined::new(Log::default()),
+        );
+        let stop_piped = piped.run(1_000_000, &AtomicBool::new(false)).unwrap();
+        assert_eq!(format!("{stop_direct:?}"), format!("{stop_piped:?}"));
+        assert_eq!(direct.executed(), piped.executed());
+        // The guest stored what rdcycle returned: the same answers.
+        assert_eq!(direct.hart().x(7), piped.hart().x(7));
+        let a = direct.into_hooks().0;
+        let b = piped.into_hooks().finish().0;
+        assert!(a.len() > 3000, "{} calls: {a:#?}", a.len());
+        for kind in [
+            "split",
+            "translated",
+            "exec",
+            "jump",
+            "mem",
+            "operands",
+            "branch",
+            "cycles",
+        ] {
+            assert!(a.iter().any(|l| l.starts_with(kind)), "no {kind} call");
+        }
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_panic_in_the_collector_reaches_the_simulator_thread() {
+        struct Boom;
+        impl Hooks for Boom {
+            fn on_block_exec(&mut self, _id: BlockId, executed: u64) {
+                assert!(executed < 50, "collector bug");
+            }
+        }
+        let words = program();
+        let result = std::panic::catch_unwind(|| {
+            let mut sim = Simulator::bare(memory_with(&words), false, BASE, Pipelined::new(Boom));
+            let _ = sim.run(1_000_000, &AtomicBool::new(false));
+            sim.into_hooks().finish();
+        });
+        let err = result.expect_err("the panic is resumed");
+        let msg = err
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        assert!(msg.contains("collector bug"), "{msg}");
+    }
+}
