@@ -223,7 +223,9 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
             // profile).
             let out = simulate(&p, a.max_instructions, counter, |prog| {
                 let model = TimingModel::new(core, prog.rv64);
-                Pipelined::new(ExactCollector::with_model(map, prog.entry, prog.sp, model))
+                let front = model.branch_front();
+                let collector = ExactCollector::with_model(map, prog.entry, prog.sp, model);
+                Pipelined::with_front(collector, front)
             })?;
             let (out, hooks) = out.split();
             let (data, model) = hooks.finish().finish_with_model(out.executed);

@@ -337,6 +337,11 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
         self.model.on_operands(index, a, b);
     }
 
+    #[inline]
+    fn on_branch_front(&mut self, id: BlockId, word: u64) {
+        self.model.on_branch_front(id, word);
+    }
+
     fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
         self.model.cycles_before(id, index)
     }

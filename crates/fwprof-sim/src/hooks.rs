@@ -125,6 +125,15 @@ pub trait Hooks {
         let _ = (id, taken, target);
     }
 
+    /// Block `id`'s final branch or jump resolved, as judged on the
+    /// simulator's thread by the [`crate::Front`] of a [`crate::Pipelined`]
+    /// collector: `word` is what the front's `on_branch` returned (for a
+    /// timing model, the cost of the prediction). Delivered instead of
+    /// [`Hooks::on_branch`] when the collector runs behind a front.
+    fn on_branch_front(&mut self, id: BlockId, word: u64) {
+        let _ = (id, word);
+    }
+
     /// Modelled cycles elapsed before instruction number `index` of block
     /// `id`, which is executing (the instruction reads a cycle CSR). Only
     /// with [`Hooks::MODELS_CYCLES`].
@@ -182,6 +191,15 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         }
         if B::WANTS_BRANCHES {
             self.1.on_branch(id, taken, target);
+        }
+    }
+    #[inline]
+    fn on_branch_front(&mut self, id: BlockId, word: u64) {
+        if A::WANTS_BRANCHES {
+            self.0.on_branch_front(id, word);
+        }
+        if B::WANTS_BRANCHES {
+            self.1.on_branch_front(id, word);
         }
     }
     #[inline]

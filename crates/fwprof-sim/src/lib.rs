@@ -44,7 +44,7 @@ pub use csr::CsrIllegal;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{BlockId, Hooks, JumpKind, TrapInfo};
 pub use memory::Memory;
-pub use pipelined::Pipelined;
+pub use pipelined::{Front, NoFront, Pipelined};
 pub use sim::Simulator;
 pub use trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_FETCH_ACCESS,

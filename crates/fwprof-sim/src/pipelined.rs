@@ -6,6 +6,11 @@
 //! on the simulator's thread, so its results are identical; the two threads
 //! only overlap in time. Hooks that return a value (`split_block`,
 //! `cycles_before`) wait for the worker to catch up and answer.
+//!
+//! A [`Front`] moves part of a collector's work to the simulator's thread
+//! to balance the two: it sees translations and resolves each block's
+//! final branch there (e.g. a branch predictor), and the collector gets
+//! its verdict through [`Hooks::on_branch_front`].
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -30,6 +35,31 @@ const T_BRANCH: u64 = 6;
 const T_TRAP: u64 = 7;
 const T_MRET: u64 = 8;
 const T_TRANSLATED: u64 = 9;
+const T_BRANCH_FRONT: u64 = 10;
+
+/// Work done on the simulator's thread for a [`Pipelined`] collector: the
+/// front sees every translation and every block's final branch, in the
+/// simulator's order, and turns the branch into one word delivered to the
+/// collector as [`Hooks::on_branch_front`].
+pub trait Front: Send {
+    /// False for [`NoFront`]: branches are then recorded as they are.
+    const ACTIVE: bool = true;
+    /// As [`Hooks::on_block_translated`].
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]);
+    /// As [`Hooks::on_branch`]; returns the word for the collector.
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64;
+}
+
+/// No front: the collector does all its work on the worker thread.
+pub struct NoFront;
+
+impl Front for NoFront {
+    const ACTIVE: bool = false;
+    fn on_block_translated(&mut self, _id: BlockId, _pcs: &[u64], _insts: &[Inst]) {}
+    fn on_branch(&mut self, _id: BlockId, _taken: bool, _target: u64) -> u64 {
+        0
+    }
+}
 
 /// One buffer of recorded calls.
 #[derive(Default)]
@@ -58,7 +88,8 @@ enum Request {
 /// cores. The recording costs the simulator thread a few stores per hook
 /// call; answers to `split_block` (once per translated block) and
 /// `cycles_before` (each read of a cycle CSR) cost a round trip.
-pub struct Pipelined<H: Hooks + Send + 'static> {
+pub struct Pipelined<H: Hooks + Send + 'static, F: Front = NoFront> {
+    front: F,
     batch: Batch,
     to_worker: Option<SyncSender<Request>>,
     /// Emptied buffers coming back, for reuse.
@@ -73,6 +104,16 @@ impl<H: Hooks + Send + 'static> Pipelined<H> {
     /// # Panics
     /// If the operating system cannot start a thread.
     pub fn new(hooks: H) -> Pipelined<H> {
+        Pipelined::with_front(hooks, NoFront)
+    }
+}
+
+impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
+    /// [`Pipelined::new`] with `front` working on the simulator's thread.
+    ///
+    /// # Panics
+    /// If the operating system cannot start a thread.
+    pub fn with_front(hooks: H, front: F) -> Pipelined<H, F> {
         let (to_worker, requests) = mpsc::sync_channel::<Request>(IN_FLIGHT);
         let (give_back, spare) = mpsc::sync_channel::<Batch>(IN_FLIGHT + 1);
         let (answer, answers) = mpsc::sync_channel::<u64>(1);
@@ -105,6 +146,7 @@ impl<H: Hooks + Send + 'static> Pipelined<H> {
             })
             .expect("cannot start the collector thread");
         Pipelined {
+            front,
             batch: Batch {
                 words: Vec::with_capacity(BATCH_WORDS + 8),
                 translated: Vec::new(),
@@ -188,7 +230,7 @@ impl<H: Hooks + Send + 'static> Pipelined<H> {
     }
 }
 
-impl<H: Hooks + Send + 'static> Drop for Pipelined<H> {
+impl<H: Hooks + Send + 'static, F: Front> Drop for Pipelined<H, F> {
     fn drop(&mut self) {
         // Without `finish` (an error path): stop the worker, drop its result.
         self.to_worker = None;
@@ -255,6 +297,10 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 hooks.on_mret(w[i + 1], w[i + 2], w[i + 3], w[i + 4]);
                 i += 5;
             }
+            T_BRANCH_FRONT => {
+                hooks.on_branch_front(BlockId(arg as u32), w[i + 1]);
+                i += 2;
+            }
             T_TRANSLATED => {
                 if let Some((id, pcs, insts)) = translated.next() {
                     hooks.on_block_translated(*id, pcs, insts);
@@ -266,7 +312,7 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
     }
 }
 
-impl<H: Hooks + Send + 'static> Hooks for Pipelined<H> {
+impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     const WANTS_JUMPS: bool = H::WANTS_JUMPS;
     const WANTS_MEMORY: bool = H::WANTS_MEMORY;
     const WANTS_BRANCHES: bool = H::WANTS_BRANCHES;
@@ -280,6 +326,9 @@ impl<H: Hooks + Send + 'static> Hooks for Pipelined<H> {
     }
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        if F::ACTIVE {
+            self.front.on_block_translated(id, pcs, insts);
+        }
         self.batch
             .translated
             .push((id, pcs.to_vec(), insts.to_vec()));
@@ -320,6 +369,11 @@ impl<H: Hooks + Send + 'static> Hooks for Pipelined<H> {
 
     #[inline(always)]
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        if F::ACTIVE {
+            let word = self.front.on_branch(id, taken, target);
+            self.put([T_BRANCH_FRONT | u64::from(id.0) << 8, word]);
+            return;
+        }
         self.put([
             T_BRANCH | u64::from(id.0) << 8 | u64::from(taken) << 40,
             target,

@@ -337,8 +337,10 @@ impl TimingModel {
     #[inline(always)]
     fn charge_whole(&mut self, id: usize) {
         let meta = &self.blocks[id];
-        // A dense add of 16 counters vectorises; cheaper than a sparse list.
-        for (t, v) in self.totals.iter_mut().zip(&meta.sum) {
+        // A dense add of 16 counters vectorises (from a local copy: the
+        // compiler cannot tell that `totals` and the block list are apart).
+        let sum = meta.sum;
+        for (t, v) in self.totals.iter_mut().zip(sum) {
             *t += v;
         }
         let (rs1, rs2, last_rd, last_load) =
@@ -524,16 +526,25 @@ impl TimingModel {
     #[inline(always)]
     fn control(&mut self, id: usize, taken: bool, target: u64) {
         let meta = &self.blocks[id];
-        let (kind, pc) = (meta.control, meta.last_pc);
-        let Some(kind) = kind else { return };
+        let Some(kind) = meta.control else { return };
+        let row = control_row(
+            &mut self.predictor,
+            meta.last_pc,
+            kind,
+            meta.control_class,
+            taken,
+            target,
+        );
+        self.charge_control(id, row);
+    }
+
+    /// Charge the final branch or jump of block `id` the costs of row
+    /// `row` of [`Self::control_table`].
+    #[inline(always)]
+    fn charge_control(&mut self, id: usize, row: usize) {
+        let meta = &self.blocks[id];
         let idx = (meta.first + meta.len - 1) as usize;
-        let class = meta.control_class as usize;
-        let out = self.predictor.resolve(pc, kind, taken, target);
-        let row = (class << 3)
-            | (usize::from(out.mispredicted) << 2)
-            | (usize::from(taken) << 1)
-            | usize::from(out.btb_hit);
-        let (cost, stall, mispredict) = self.control_costs[row];
+        let (cost, stall, mispredict) = self.control_costs[row % 24];
         let site = &mut self.dynamic[idx];
         site[ev::CYCLES] += cost;
         site[ev::STALL_BRANCH] += stall;
@@ -541,6 +552,16 @@ impl TimingModel {
         self.totals[ev::CYCLES] += cost;
         self.totals[ev::STALL_BRANCH] += stall;
         self.totals[ev::BRANCH_MISPREDICTS] += mispredict;
+    }
+
+    /// A [`BranchFront`] for this model: its predictor, to run on the
+    /// simulator's thread in front of a [`fwprof_sim::Pipelined`] model.
+    /// Give it before the run starts (a fresh predictor).
+    pub fn branch_front(&self) -> BranchFront {
+        BranchFront {
+            predictor: Predictor::new(&self.core.predictor),
+            blocks: Vec::new(),
+        }
     }
 
     /// `(cycles, stall_branch, branch_mispredicts)` of a block's final
@@ -731,11 +752,7 @@ impl Hooks for TimingModel {
             lines_len,
             last_pc: tail.map_or(0, |s| s.pc),
             control: tail.and_then(|s| s.branch),
-            control_class: match tail.map(|s| s.class) {
-                Some(InstClass::Jal) => 1,
-                Some(InstClass::Jalr) => 2,
-                _ => 0,
-            },
+            control_class: tail.map_or(0, |s| control_class(s.class)),
             first_rs1: head.map_or(0, |s| s.rs1),
             first_rs2: head.map_or(0, |s| s.rs2),
             last_rd: tail.map_or(0, |s| s.rd),
@@ -790,6 +807,14 @@ impl Hooks for TimingModel {
         }
     }
 
+    #[inline]
+    fn on_branch_front(&mut self, id: BlockId, word: u64) {
+        let id = id.0 as usize;
+        if id < self.blocks.len() && self.blocks[id].control.is_some() {
+            self.charge_control(id, word as usize);
+        }
+    }
+
     fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
         if id.0 == self.cur {
             self.charge_upto(index);
@@ -808,5 +833,70 @@ impl CostModel for TimingModel {
             self.charge_upto(u32::MAX);
         }
         &self.totals[1..]
+    }
+}
+
+/// The row group of a block's last instruction in
+/// [`TimingModel::control_table`]: 1 `jal`, 2 `jalr`, 0 anything else.
+fn control_class(class: InstClass) -> u8 {
+    match class {
+        InstClass::Jal => 1,
+        InstClass::Jalr => 2,
+        _ => 0,
+    }
+}
+
+/// Resolve a block's final transfer on `predictor` and return its row in
+/// [`TimingModel::control_table`].
+#[inline(always)]
+fn control_row(
+    predictor: &mut Predictor,
+    pc: u64,
+    kind: BranchKind,
+    class: u8,
+    taken: bool,
+    target: u64,
+) -> usize {
+    let out = predictor.resolve(pc, kind, taken, target);
+    (usize::from(class) << 3)
+        | (usize::from(out.mispredicted) << 2)
+        | (usize::from(taken) << 1)
+        | usize::from(out.btb_hit)
+}
+
+/// The branch predictor of a [`TimingModel`], run on the simulator's
+/// thread when the model runs behind a [`fwprof_sim::Pipelined`] (see
+/// [`TimingModel::branch_front`]): the predictor then works beside the
+/// simulator instead of beside the rest of the model, which balances the
+/// two threads. It sees the same branches in the same order, so the
+/// verdicts (the word passed to [`Hooks::on_branch_front`]: a row of the
+/// model's branch cost table) are the ones the model would reach itself.
+#[derive(Debug)]
+pub struct BranchFront {
+    predictor: Predictor,
+    /// Per block id: the last instruction's address, transfer kind and
+    /// row group.
+    blocks: Vec<(u64, Option<BranchKind>, u8)>,
+}
+
+impl fwprof_sim::Front for BranchFront {
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        let idx = id.0 as usize;
+        if self.blocks.len() <= idx {
+            self.blocks.resize(idx + 1, (0, None, 0));
+        }
+        if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
+            self.blocks[idx] = (pc, branch_kind(last), control_class(last.op.class()));
+        }
+    }
+
+    #[inline]
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64 {
+        match self.blocks.get(id.0 as usize) {
+            Some(&(pc, Some(kind), class)) => {
+                control_row(&mut self.predictor, pc, kind, class, taken, target) as u64
+            }
+            _ => 0,
+        }
     }
 }
