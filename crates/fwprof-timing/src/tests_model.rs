@@ -519,3 +519,57 @@ fn picorv32_divide_and_csr() {
     assert_eq!(sim.hart().x(A3 as u8), 3 + 3 + 40);
     assert_eq!(totals[ev::STALL_MULDIV], 40 - 3);
 }
+
+/// The model behind a [`fwprof_sim::Pipelined`] with its predictor in a
+/// [`crate::BranchFront`] on the simulator's thread (what `record --core`
+/// runs) gives exactly the costs of the model run alone.
+#[test]
+fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
+    let path = repo().join("bench/coremix.rv64-linux.elf");
+    let bytes = std::fs::read(&path).unwrap();
+    let cfg = fwprof_os::RunConfig {
+        program: path.clone(),
+        args: vec!["5".into()],
+        env: vec![],
+        target: None,
+        ram: (0x8000_0000, 128 << 20),
+        sandbox: fwprof_os::Sandbox::default(),
+    };
+    for preset in crate::PRESETS {
+        let core = CoreConfig::load(preset).unwrap();
+        let run = |piped: bool| {
+            let mut mem = Memory::new();
+            let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).unwrap();
+            env.capture_console(Vec::new());
+            let model = TimingModel::new(core.clone(), prog.rv64);
+            let flag = AtomicBool::new(false);
+            if piped {
+                let front = model.branch_front();
+                let mut sim = Simulator::new(
+                    mem,
+                    &prog,
+                    env,
+                    fwprof_sim::Pipelined::with_front(model, front),
+                );
+                assert!(matches!(
+                    sim.run(50_000_000, &flag).unwrap(),
+                    StopReason::Exit(0)
+                ));
+                sim.into_hooks().finish().finish()
+            } else {
+                let mut sim = Simulator::new(mem, &prog, env, model);
+                assert!(matches!(
+                    sim.run(50_000_000, &flag).unwrap(),
+                    StopReason::Exit(0)
+                ));
+                sim.into_hooks().finish()
+            }
+        };
+        let (alone, piped) = (run(false), run(true));
+        if core.predictor.kind != crate::PredictorKind::None {
+            assert!(alone.1[ev::BRANCH_MISPREDICTS] > 0, "{preset}");
+        }
+        assert!(alone.1[ev::CYCLES] > alone.1[ev::INSTRUCTIONS], "{preset}");
+        assert_eq!(alone, piped, "{preset}");
+    }
+}
