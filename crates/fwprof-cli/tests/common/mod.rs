@@ -28,12 +28,15 @@ pub fn run_fwprof(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// True if `tool --version` runs.
+/// True if `tool` is an executable file on `PATH` (not every tool accepts
+/// `--version`: `dot` wants `-V`, `callgrind_annotate` exits non-zero).
 pub fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).any(|dir| {
+        std::fs::metadata(dir.join(tool))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
 }
 
 /// Skip (return false) when a required external tool is missing, unless
