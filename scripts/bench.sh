@@ -2,9 +2,11 @@
 # Simulation speed table on the coremix workload (bench/coremix.c): guest instructions per
 # second of wall time (MIPS), median of RUNS runs, for
 #   fwprof record   exact profiling on       (fwprof record -o FILE -- ELF ITER)
+#   fwprof record --core generic             the timing model too (caches, predictor)
 #   fwprof run      no profile               (fwprof run -- ELF ITER)
 #   qemu-riscv64    plain QEMU 7.2 linux-user on the same ELF
-#   callgrind       valgrind --tool=callgrind on the host build (its own Ir count)
+#   callgrind       valgrind --tool=callgrind on the host build (its own Ir count),
+#                   plain and with --cache-sim=yes --branch-sim=yes
 #
 #   scripts/bench.sh                 # defaults: ITER=6000 (~1.32e9 RV64 instructions), RUNS=5
 #   ITER=500 RUNS=3 scripts/bench.sh # quicker
@@ -63,6 +65,8 @@ if ! skipped fwprof; then
       INSNS=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["instructions"])' "$TMP/report.json")
       t=$(median_time "$FWPROF" record -o "$TMP/p.fwprof" -- "$ELF" "$ITER")
       row "fwprof record (exact)" "$INSNS" "$t" "$(mips "$INSNS" "$t")"
+      t=$(median_time "$FWPROF" record -q --core generic -o "$TMP/c.fwprof" -- "$ELF" "$ITER")
+      row "fwprof record --core generic" "$INSNS" "$t" "$(mips "$INSNS" "$t")"
       t=$(median_time "$FWPROF" run -- "$ELF" "$ITER")
       row "fwprof run (no profile)" "$INSNS" "$t" "$(mips "$INSNS" "$t")"
     else
@@ -93,6 +97,9 @@ if ! skipped callgrind; then
   IR=$(awk '/^(summary|totals):/ {print $2; exit}' "$TMP/cg.out")
   t=$(median_time valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" "$HOST" "$ITER")
   row "callgrind (host x86-64 Ir)" "$IR" "$t" "$(mips "$IR" "$t")"
+  t=$(median_time valgrind --tool=callgrind --cache-sim=yes --branch-sim=yes \
+        --callgrind-out-file="$TMP/cg2.out" "$HOST" "$ITER")
+  row "callgrind --cache-sim --branch-sim" "$IR" "$t" "$(mips "$IR" "$t")"
 fi
 
 echo "coremix, $ITER iterations, median of $RUNS runs"
