@@ -436,6 +436,8 @@ fn build_profile(
         arcs,
         traps,
         totals,
+        samples: Vec::new(),
+        instrumented: Vec::new(),
     }
 }
 

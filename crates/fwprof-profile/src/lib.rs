@@ -44,6 +44,6 @@ pub use costs::{AddressCost, AddressCostRef, AddressCosts};
 pub use error::Error;
 pub use file::{FORMAT_VERSION, MAGIC};
 pub use model::{
-    Arc, ContextRecord, FunctionId, FunctionRecord, Meta, Profile, Target, TrapRecord,
-    EVENT_INSTRUCTIONS,
+    Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,
+    Profile, SampleRecord, SamplingInfo, Target, TrapRecord, EVENT_INSTRUCTIONS,
 };

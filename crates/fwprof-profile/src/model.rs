@@ -81,6 +81,117 @@ pub struct Meta {
     /// were recorded. Absent in files written before it existed.
     #[serde(default)]
     pub core: Option<String>,
+    /// How the costs were gathered: [`Method::Exact`] (every instruction;
+    /// also what files written before this field existed hold),
+    /// [`Method::Sample`] or [`Method::Instrument`].
+    #[serde(default)]
+    pub method: Method,
+    /// Sampling parameters and counts, for [`Method::Sample`].
+    #[serde(default)]
+    pub sampling: Option<SamplingInfo>,
+    /// Instrumentation parameters, for [`Method::Instrument`].
+    #[serde(default)]
+    pub instrumentation: Option<InstrumentInfo>,
+}
+
+/// How a profile's costs were gathered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Every executed instruction counted (exact).
+    #[default]
+    Exact,
+    /// Periodic samples of the pc and the unwound stack; costs are
+    /// estimates (samples × period).
+    Sample,
+    /// Function entry/exit hooks compiled into the program
+    /// (`-finstrument-functions`, `-pg`).
+    Instrument,
+}
+
+impl Method {
+    /// The stored name: `"exact"`, `"sample"` or `"instrument"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Exact => "exact",
+            Method::Sample => "sample",
+            Method::Instrument => "instrument",
+        }
+    }
+}
+
+/// How a sampled profile was taken (`record --method sample`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SamplingInfo {
+    /// Mean sampling period, in `unit`s.
+    pub period: u64,
+    /// `"instructions"` or `"cycles"`: what the period counts.
+    pub unit: String,
+    /// Periods were drawn at random around `period` (see `jitter_seed`).
+    pub jitter: bool,
+    /// Seed of the period generator (meaningful with `jitter`).
+    pub seed: u64,
+    /// Samples taken.
+    pub samples: u64,
+    /// Samples whose stack could not be unwound to a root (their stack is
+    /// kept as far as it went and marked).
+    pub unwind_failures: u64,
+}
+
+/// How an instrumented profile was taken (`record --method instrument`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstrumentInfo {
+    /// Which hooks the program calls: `"cyg_profile"`
+    /// (`-finstrument-functions`) or `"mcount"` (`-pg`).
+    pub hooks: String,
+    /// What durations count: `"instructions"` or `"cycles"`.
+    pub unit: String,
+    /// Hook calls made (entry and exit hooks each count one), measured
+    /// during the run.
+    pub hook_calls: u64,
+    /// Their total cost in `unit`s: `hook_total / hook_calls` is what the
+    /// compensated values subtract per hook call.
+    pub hook_total: u64,
+    /// Functions excluded by name or pattern.
+    pub excluded: Vec<String>,
+}
+
+/// One sample of a sampled profile: the pc and the stack unwound from the
+/// guest's registers and memory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampleRecord {
+    /// Executed-instruction count when the sample was taken.
+    pub instret: u64,
+    /// Frames, innermost first: the sampled pc, then each return address
+    /// minus one instruction (the call site) found by unwinding.
+    pub frames: Vec<u64>,
+    /// True if unwinding stopped before reaching a root (no CFI and no
+    /// usable frame pointer, or an invalid address).
+    pub truncated: bool,
+}
+
+/// Per-function results of an instrumented run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstrumentRecord {
+    /// The function.
+    pub function: FunctionId,
+    /// Completed calls (entry and exit both seen).
+    pub calls: u64,
+    /// Sum over calls of entry-to-exit duration, raw (hooks included).
+    pub total: u64,
+    /// `total` less the time in instrumented callees, raw.
+    pub self_time: u64,
+    /// `total` with the hooks' measured cost subtracted.
+    pub total_compensated: u64,
+    /// `self_time` with the hooks' measured cost subtracted.
+    pub self_compensated: u64,
+    /// Shortest single call (raw).
+    pub min: u64,
+    /// Longest single call (raw).
+    pub max: u64,
+    /// Per-call duration histogram: bucket `i` counts calls lasting
+    /// `[2^i, 2^(i+1))` units (bucket 0 also holds 0 and 1).
+    pub histogram: Vec<u64>,
 }
 
 impl Meta {
@@ -104,6 +215,9 @@ impl Meta {
             exit_status: None,
             warnings: Vec::new(),
             core: None,
+            method: Method::Exact,
+            sampling: None,
+            instrumentation: None,
         }
     }
 }
@@ -243,6 +357,13 @@ pub struct Profile {
     /// all contexts sum to [`Profile::totals`].
     #[serde(default)]
     pub contexts: Vec<ContextRecord>,
+    /// The samples of a sampled profile ([`Method::Sample`]), in order.
+    #[serde(default)]
+    pub samples: Vec<SampleRecord>,
+    /// Per-function results of an instrumented profile
+    /// ([`Method::Instrument`]).
+    #[serde(default)]
+    pub instrumented: Vec<InstrumentRecord>,
 }
 
 impl Profile {
@@ -258,6 +379,8 @@ impl Profile {
             traps: Vec::new(),
             totals: vec![0; n],
             contexts: Vec::new(),
+            samples: Vec::new(),
+            instrumented: Vec::new(),
         }
     }
 
