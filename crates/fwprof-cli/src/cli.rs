@@ -51,6 +51,50 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// Hold a profile against a reference profile of the same run: errors,
+    /// confidence intervals, rank agreement, a verdict.
+    Compare(CompareArgs),
+    /// Run the reliability suite: every profiling method on workloads
+    /// built to break profilers, each method's error against the exact
+    /// profile.
+    Reliability(ReliabilityArgs),
+}
+
+/// `fwprof compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The reference profile (normally `--method exact`).
+    #[arg(value_name = "REFERENCE")]
+    pub reference: PathBuf,
+    /// The profile to judge (sampled, instrumented or another exact one).
+    #[arg(value_name = "OTHER")]
+    pub other: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
+    /// Event whose per-function shares are compared (default: instructions).
+    #[arg(long, value_name = "NAME")]
+    pub event: Option<String>,
+    /// Number of top functions for rank agreement and top-k overlap.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+/// `fwprof reliability`.
+#[derive(Args, Debug)]
+pub struct ReliabilityArgs {
+    /// Output format of the table.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: FormatArg,
+    /// Also write an SVG chart of error against parameter to this file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// Run only the workloads whose name contains one of these (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub only: Vec<String>,
+    /// Fewer parameter values per workload (a quick look).
+    #[arg(long)]
+    pub quick: bool,
 }
 
 /// Target environment names accepted by `--target`.
@@ -126,6 +170,32 @@ pub struct RecordArgs {
     /// read modelled cycles.
     #[arg(long = "core", value_name = "NAME|FILE.toml")]
     pub core: Option<String>,
+    /// How to profile: `exact` (every instruction), `sample` (periodic pc
+    /// and stack samples, unwound from the guest's registers and memory as
+    /// a profiler on hardware must) or `instrument` (the program's
+    /// `-finstrument-functions` or `-pg` hooks).
+    #[arg(long, value_enum, default_value = "exact")]
+    pub method: MethodArg,
+    /// sample: mean number of `--unit`s between samples.
+    #[arg(long, value_name = "N", default_value_t = 10007)]
+    pub period: u64,
+    /// sample: what the period counts; instrument: what durations count
+    /// (`cycles` needs `--core`).
+    #[arg(long, value_enum, default_value = "instructions")]
+    pub unit: UnitArg,
+    /// sample: draw each period at random, uniformly from 1 to 2N-1 (mean
+    /// N), from a generator seeded by `--seed`, to avoid aliasing with
+    /// periodic code.
+    #[arg(long)]
+    pub jitter: bool,
+    /// sample: seed of the `--jitter` generator (runs repeat exactly).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// instrument: leave out functions whose name matches PATTERN (`*` and
+    /// `?` wildcards; repeatable), like
+    /// `-finstrument-functions-exclude-function-list`.
+    #[arg(long, value_name = "PATTERN")]
+    pub exclude: Vec<String>,
     /// No progress line and no summary on stderr.
     #[arg(short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -135,6 +205,26 @@ pub struct RecordArgs {
     /// Execution options and the program.
     #[command(flatten)]
     pub exec: ExecArgs,
+}
+
+/// `record --method`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodArg {
+    /// Every executed instruction.
+    Exact,
+    /// Periodic pc and stack samples.
+    Sample,
+    /// Compiled-in function hooks.
+    Instrument,
+}
+
+/// `record --unit`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnitArg {
+    /// Retired instructions.
+    Instructions,
+    /// Modelled cycles (needs `--core`).
+    Cycles,
 }
 
 /// Report output formats.

@@ -11,11 +11,15 @@
 //! | 125 | an error of fwprof itself (bad ELF, unreadable file, ...) |
 
 mod cli;
+mod compare_cmd;
 mod exit;
 mod export_cmd;
+mod instrument;
 mod progress;
 mod record;
+mod reliability;
 mod report_cmd;
+mod sample;
 
 use std::process::ExitCode;
 

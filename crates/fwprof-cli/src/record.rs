@@ -24,12 +24,16 @@ use crate::progress::{Progress, Verbosity};
 pub fn dispatch(cli: cli::Cli) -> Result<u8> {
     match cli.command {
         Command::Run(a) => run(&a.exec),
-        Command::Record(a) => record(
-            &a.exec,
-            &a.output,
-            a.core.as_deref(),
-            Verbosity::from_flags(a.quiet, a.verbose),
-        ),
+        Command::Record(a) => match a.method {
+            cli::MethodArg::Exact => record(
+                &a.exec,
+                &a.output,
+                a.core.as_deref(),
+                Verbosity::from_flags(a.quiet, a.verbose),
+            ),
+            cli::MethodArg::Sample => crate::sample::record_sampled(&a),
+            cli::MethodArg::Instrument => crate::instrument::record_instrumented(&a),
+        },
         Command::Report(a) => crate::record::report(&a, crate::report_cmd::use_color(cli.color)),
         Command::Annotate(a) => crate::record::annotate(&a),
         Command::Export(a) => crate::export_cmd::export(&a),
@@ -37,6 +41,8 @@ pub fn dispatch(cli: cli::Cli) -> Result<u8> {
         Command::Diff(a) => crate::export_cmd::diff(&a),
         Command::Merge(a) => crate::export_cmd::merge(&a),
         Command::Completions(a) => crate::export_cmd::completions(&a),
+        Command::Compare(a) => crate::compare_cmd::compare(&a),
+        Command::Reliability(a) => crate::reliability::run(&a),
     }
 }
 

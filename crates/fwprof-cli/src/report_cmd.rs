@@ -357,9 +357,15 @@ mod tests {
         let colored = String::from_utf8(colored).unwrap();
         assert_ne!(colored, plain);
         assert_eq!(strip_sgr(&colored), plain);
-        assert!(colored.starts_with("\x1b[1mFlat profile:\x1b[0m\n"), "{colored}");
+        assert!(
+            colored.starts_with("\x1b[1mFlat profile:\x1b[0m\n"),
+            "{colored}"
+        );
         // busy has 60% of the instructions: hot, in bold red.
-        let busy = colored.lines().find(|l| l.ends_with("busy\x1b[0m")).unwrap();
+        let busy = colored
+            .lines()
+            .find(|l| l.ends_with("busy\x1b[0m"))
+            .unwrap();
         assert!(busy.starts_with("\x1b[1m\x1b[31m"), "{busy:?}");
         assert!(colored.contains("\x1b[1mindex % time"), "{colored}");
         let mut uncolored = Vec::new();
