@@ -38,6 +38,7 @@
 
 mod annotate;
 mod call_graph;
+pub mod compare;
 mod cycles;
 mod events;
 mod flat;
@@ -46,6 +47,10 @@ mod options;
 
 pub use annotate::write_annotate;
 pub use call_graph::write_call_graph;
+pub use compare::{
+    compare, kendall_tau_b, wilson_interval, CompareError, Comparison, FunctionComparison, Grade,
+    Verdict, Z_95,
+};
 pub use cycles::{find_cycles, Cycles};
 pub use events::{event_by_name, parse_columns, Column, Derived, EventError, STALL_EVENTS};
 pub use flat::write_flat;
