@@ -1,11 +1,37 @@
-//! `compare_cmd` (being built).
+//! `fwprof compare REFERENCE OTHER`: how far OTHER (sampled, instrumented
+//! or exact) is from the reference profile, per function and overall
+//! (`fwprof_report::compare`; rules and output in `docs/compare.md`).
+//! Warnings go to stderr, the report (text or `fwprof-compare/1` JSON) to
+//! stdout; exit status 0 whatever the verdict, 125 on an error.
 
-use anyhow::Result;
+use std::io::Write;
+use std::path::Path;
 
-use crate::cli::CompareArgs;
+use anyhow::{Context, Result};
+use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
 
-/// Not built yet.
+use crate::cli::{CompareArgs, FormatArg};
+
+/// Read a profile, naming the file in the error.
+fn read(path: &Path) -> Result<Profile> {
+    Profile::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Run `fwprof compare`.
 pub fn compare(a: &CompareArgs) -> Result<u8> {
-    let _ = a;
-    anyhow::bail!("not built yet")
+    let reference = read(&a.reference)?;
+    let other = read(&a.other)?;
+    let event = a.event.as_deref().unwrap_or(EVENT_INSTRUCTIONS);
+    let c = fwprof_report::compare(&reference, &other, event, a.top)?;
+    for warning in &c.warnings {
+        eprintln!("fwprof: warning: {warning}");
+    }
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    match a.format {
+        FormatArg::Json => c.write_json(&mut w)?,
+        FormatArg::Text => c.write_text(&mut w)?,
+    }
+    w.flush()?;
+    Ok(0)
 }

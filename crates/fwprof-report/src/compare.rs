@@ -42,6 +42,10 @@ pub const Z_95: f64 = 1.959964;
 /// is *missed* if OTHER gives it nothing.
 pub const SIGNIFICANT_PERCENT: f64 = 1.0;
 
+/// Functions whose share is below this (percent) in both profiles are
+/// left out of the text table (not out of the JSON or the statistics).
+pub const TEXT_MIN_PERCENT: f64 = 0.01;
+
 /// Name of the per-function sample-count event a sampled profile may
 /// record; used for the sample counts of Wilson intervals when present.
 pub const SAMPLES_EVENT: &str = "samples";
@@ -348,7 +352,9 @@ pub struct Verdict {
     pub grade: Grade,
     /// Each failed rule, in words (empty for `good`).
     pub reasons: Vec<String>,
-    /// The line: `"<grade>: <reasons>; <statistics>"`.
+    /// The line: `"good: all N functions above 1% within ±E points, tau T,
+    /// top-n overlap o/n[, c of i intervals cover]"`, or
+    /// `"<grade>: <reasons joined by "; ">"`.
     pub text: String,
 }
 
@@ -656,6 +662,15 @@ fn summarise(functions: &[FunctionComparison]) -> Summary {
     }
 }
 
+/// At most three names, then `and N more`.
+fn short_list(names: &[String]) -> String {
+    let mut s = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > 3 {
+        s.push_str(&format!(" and {} more", names.len() - 3));
+    }
+    s
+}
+
 /// Apply the verdict rules of `docs/compare.md`.
 fn judge(
     s: &Summary,
@@ -665,88 +680,78 @@ fn judge(
     functions: &[FunctionComparison],
     event: &str,
 ) -> Verdict {
-    let mut bad = Vec::new();
-    let mut fair = Vec::new();
+    // (reason, true if it makes the profile unreliable), in report order.
+    let mut failed: Vec<(String, bool)> = Vec::new();
     if !missed.is_empty() {
         let list: Vec<String> = functions
             .iter()
             .filter(|f| f.missed)
             .map(|f| format!("{} ({:.1}% of {event})", f.name, f.reference_share))
             .collect();
-        bad.push(format!("misses {}", list.join(", ")));
+        failed.push((format!("misses {}", short_list(&list)), true));
     }
     if !invented.is_empty() {
-        let line = format!(
-            "invents {} ({:.1}% of {event} in all)",
-            invented.join(", "),
-            s.invented_share
-        );
-        if s.invented_share >= SIGNIFICANT_PERCENT {
-            bad.push(line);
-        } else {
-            fair.push(line);
-        }
+        failed.push((
+            format!(
+                "invents {} ({:.2}% of {event} in all)",
+                short_list(invented),
+                s.invented_share
+            ),
+            s.invented_share >= SIGNIFICANT_PERCENT,
+        ));
     }
     let err = s.max_abs_error;
-    let who = s.max_abs_error_function.as_deref().unwrap_or("-");
-    if err > UNRELIABLE_MAX_ERROR {
-        bad.push(format!("{who} off by {err:.1} points"));
-    } else if err > GOOD_MAX_ERROR {
-        fair.push(format!("{who} off by {err:.1} points"));
+    if err > GOOD_MAX_ERROR {
+        let who = s.max_abs_error_function.as_deref().unwrap_or("-");
+        failed.push((
+            format!("max error {err:.1} points ({who})"),
+            err > UNRELIABLE_MAX_ERROR,
+        ));
     }
-    if let Some(t) = r.tau_b {
-        if t < UNRELIABLE_TAU {
-            bad.push(format!("tau {t:.2} (ranks disagree)"));
-        } else if t < GOOD_TAU {
-            fair.push(format!("tau {t:.2}"));
-        }
+    if let Some(t) = r.tau_b.filter(|&t| t < GOOD_TAU) {
+        failed.push((format!("tau {t:.2}"), t < UNRELIABLE_TAU));
     }
     if r.overlap < r.n {
-        let line = format!("top-{} overlap {}/{}", r.n, r.overlap, r.n);
-        if 2 * r.overlap < r.n {
-            bad.push(line);
-        } else {
-            fair.push(line);
-        }
+        failed.push((
+            format!("top-{} overlap {}/{}", r.n, r.overlap, r.n),
+            2 * r.overlap < r.n,
+        ));
     }
-    if let Some(c) = s.coverage {
-        if c < GOOD_COVERAGE {
-            let not = s.intervals - s.covered;
-            let line = format!(
+    if let Some(c) = s.coverage.filter(|&c| c < GOOD_COVERAGE) {
+        let not = s.intervals - s.covered;
+        failed.push((
+            format!(
                 "{not} of {} intervals {} not cover",
                 s.intervals,
                 if not == 1 { "does" } else { "do" }
-            );
-            if c < UNRELIABLE_COVERAGE {
-                bad.push(line);
-            } else {
-                fair.push(line);
-            }
-        }
+            ),
+            c < UNRELIABLE_COVERAGE,
+        ));
     }
-    let grade = if !bad.is_empty() {
+    let grade = if failed.iter().any(|(_, bad)| *bad) {
         Grade::Unreliable
-    } else if !fair.is_empty() {
+    } else if !failed.is_empty() {
         Grade::Fair
     } else {
         Grade::Good
     };
-    let tau = r.tau_b.map_or("n/a".to_string(), |t| format!("{t:.2}"));
-    let mut stats = format!(
-        "every function within ±{err:.1} points ({} above {SIGNIFICANT_PERCENT}%), tau {tau}, top-{} overlap {}/{}",
-        s.significant, r.n, r.overlap, r.n
-    );
-    if s.intervals > 0 {
-        stats.push_str(&format!(
-            ", {} of {} intervals cover",
-            s.covered, s.intervals
-        ));
-    }
-    let reasons: Vec<String> = bad.into_iter().chain(fair).collect();
+    let reasons: Vec<String> = failed.into_iter().map(|(r, _)| r).collect();
     let text = if reasons.is_empty() {
-        format!("{}: {stats}", grade.as_str())
+        let tau = r.tau_b.map_or("n/a".to_string(), |t| format!("{t:.2}"));
+        let mut t = format!(
+            "good: all {} functions above {SIGNIFICANT_PERCENT}% within ±{err:.2} points, \
+             tau {tau}, top-{} overlap {}/{}",
+            s.significant, r.n, r.overlap, r.n
+        );
+        if s.intervals > 0 {
+            t.push_str(&format!(
+                ", {} of {} intervals cover",
+                s.covered, s.intervals
+            ));
+        }
+        t
     } else {
-        format!("{}: {}; {stats}", grade.as_str(), reasons.join("; "))
+        format!("{}: {}", grade.as_str(), reasons.join("; "))
     };
     Verdict {
         grade,
@@ -887,7 +892,10 @@ impl Comparison {
             "{:<name_w$}  {:>7}  {:>7}  {:>7}  {:>8}  {:>15}  {:>6}",
             "function", "ref %", "other %", "abs err", "rel err", "95% CI", "covers"
         )?;
-        for f in &self.functions {
+        let shown = |f: &&FunctionComparison| {
+            f.missed || f.reference_share >= TEXT_MIN_PERCENT || f.other_share >= TEXT_MIN_PERCENT
+        };
+        for f in self.functions.iter().filter(shown) {
             let rel = f
                 .rel_error
                 .map_or("n/a".to_string(), |r| format!("{r:+.1}%"));
@@ -914,6 +922,14 @@ impl Comparison {
                 w,
                 "{name:<name_w$}  {:>7.2}  {:>7.2}  {:>+7.2}  {rel:>8}  {ci:>15}  {covers:>6}{mark}",
                 f.reference_share, f.other_share, f.abs_error
+            )?;
+        }
+        let hidden = self.functions.len() - self.functions.iter().filter(shown).count();
+        if hidden > 0 {
+            writeln!(
+                w,
+                "({hidden} functions below {TEXT_MIN_PERCENT}% in both profiles not shown; \
+                 --format json lists them)"
             )?;
         }
         writeln!(w)?;
