@@ -141,16 +141,6 @@ fn parse(text: &str) -> Annotated {
     }
 }
 
-fn fwprof_ok(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let o = common::run_fwprof(dir, args);
-    assert!(
-        o.status.success(),
-        "fwprof {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o.stdout
-}
-
 /// Record `elf` (repo-relative), export it, and compare.
 fn check(elf: &str, core: Option<&str>, events: usize) {
     if !require_annotate() {
@@ -164,11 +154,13 @@ fn check(elf: &str, core: Option<&str>, events: usize) {
         args.extend(["--core", c]);
     }
     args.extend(["--", elf.to_str().unwrap()]);
-    fwprof_ok(dir, &args);
-    let report: Value =
-        serde_json::from_slice(&fwprof_ok(dir, &["report", "p.fwprof", "--format", "json"]))
-            .unwrap();
-    fwprof_ok(
+    common::fwprof_ok(dir, &args);
+    let report: Value = serde_json::from_slice(&common::fwprof_ok(
+        dir,
+        &["report", "p.fwprof", "--format", "json"],
+    ))
+    .unwrap();
+    common::fwprof_ok(
         dir,
         &[
             "export",
@@ -263,7 +255,7 @@ fn the_exported_event_comes_first() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let elf = common::repo().join("examples/crc32/crc32.rv32imac.elf");
-    fwprof_ok(
+    common::fwprof_ok(
         dir,
         &[
             "record",
@@ -275,7 +267,7 @@ fn the_exported_event_comes_first() {
             elf.to_str().unwrap(),
         ],
     );
-    fwprof_ok(
+    common::fwprof_ok(
         dir,
         &[
             "export",
@@ -288,9 +280,11 @@ fn the_exported_event_comes_first() {
             "cg.out",
         ],
     );
-    let report: Value =
-        serde_json::from_slice(&fwprof_ok(dir, &["report", "p.fwprof", "--format", "json"]))
-            .unwrap();
+    let report: Value = serde_json::from_slice(&common::fwprof_ok(
+        dir,
+        &["report", "p.fwprof", "--format", "json"],
+    ))
+    .unwrap();
     let a = annotate(dir, "cg.out", false);
     assert_eq!(a.events[0], "cycles");
     assert_eq!(a.events[1], "instructions");

@@ -27,16 +27,6 @@ fn require_dot() -> bool {
     false
 }
 
-fn fwprof_ok(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let o = common::run_fwprof(dir, args);
-    assert!(
-        o.status.success(),
-        "fwprof {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o.stdout
-}
-
 /// Render `file` with `dot -Tsvg`; the SVG text.
 fn render(dir: &Path, file: &str) -> String {
     let out = Command::new("dot")
@@ -60,7 +50,7 @@ fn check(dir: &Path, report: &Value, threshold: Option<f64>) {
     if let Some(t) = &t {
         args.extend(["--threshold", t]);
     }
-    fwprof_ok(dir, &args);
+    common::fwprof_ok(dir, &args);
     let svg = render(dir, "g.dot");
     assert!(svg.contains("<svg"), "not an SVG");
     let total = report["totals"]["instructions"].as_u64().unwrap() as f64;
@@ -114,19 +104,21 @@ fn dot_renders_the_call_graph_with_a_threshold() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let elf = common::repo().join("examples/exprcalc/exprcalc.rv64-linux.elf");
-    fwprof_ok(
+    common::fwprof_ok(
         dir,
         &["record", "-o", "p.fwprof", "--", elf.to_str().unwrap()],
     );
-    let report: Value =
-        serde_json::from_slice(&fwprof_ok(dir, &["report", "p.fwprof", "--format", "json"]))
-            .unwrap();
+    let report: Value = serde_json::from_slice(&common::fwprof_ok(
+        dir,
+        &["report", "p.fwprof", "--format", "json"],
+    ))
+    .unwrap();
     check(dir, &report, None);
     check(dir, &report, Some(5.0));
 
     // Edge labels: the calls of the hottest arc between two drawn functions
     // (summed over its call sites) appear on an edge.
-    fwprof_ok(
+    common::fwprof_ok(
         dir,
         &["export", "p.fwprof", "--format", "dot", "-o", "g.dot"],
     );
@@ -173,7 +165,7 @@ fn a_bad_threshold_is_a_one_line_error() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let elf = common::repo().join("examples/crc32/crc32.rv32imac.elf");
-    fwprof_ok(
+    common::fwprof_ok(
         dir,
         &["record", "-o", "p.fwprof", "--", elf.to_str().unwrap()],
     );

@@ -11,34 +11,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::process::Command;
 
-use common::{repo, run_fwprof};
+use common::repo;
 
-/// True if `go version` runs; with `FWPROF_REQUIRE_QEMU=1` a missing Go
-/// fails the test instead of skipping it.
+/// True if Go (`go tool pprof`) is installed; with `FWPROF_REQUIRE_QEMU=1`
+/// a missing Go fails the test instead of skipping it.
 fn have_go() -> bool {
-    if Command::new("go")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return true;
-    }
-    if std::env::var("FWPROF_REQUIRE_QEMU").as_deref() == Ok("1") {
-        panic!("required tool missing: go (Debian golang-go) for go tool pprof");
-    }
-    eprintln!("SKIPPED: go (go tool pprof) is not installed");
-    false
-}
-
-/// Run `fwprof ARGS` in `dir`, which must succeed; its stdout.
-fn fwprof_ok(dir: &Path, args: &[&str]) -> String {
-    let out = run_fwprof(dir, args);
-    assert!(
-        out.status.success(),
-        "fwprof {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::require(&["go"])
 }
 
 /// One row of `pprof -top`.
@@ -174,15 +152,15 @@ fn check(
     args.extend(record_args);
     args.extend(["--", elf]);
     args.extend(prog_args);
-    fwprof_ok(d, &args);
+    common::fwprof_stdout(d, &args);
     let mut args = vec!["export", "p.fwprof", "--format", "pprof", "-o", "p.pb.gz"];
     if let Some(e) = export_event {
         args.extend(["--event", e]);
     }
-    fwprof_ok(d, &args);
+    common::fwprof_stdout(d, &args);
     let bytes = std::fs::read(d.join("p.pb.gz")).unwrap();
     assert_eq!(&bytes[..2], [0x1f, 0x8b], "pprof files are gzipped");
-    let json = fwprof_ok(d, &["report", "p.fwprof", "--format", "json"]);
+    let json = common::fwprof_stdout(d, &["report", "p.fwprof", "--format", "json"]);
     let file = d.join("p.pb.gz");
 
     // The default sample type is the exported event.
@@ -247,7 +225,7 @@ fn check(
             "{event}: only {compared} functions compared"
         );
     }
-    let folded = fwprof_ok(d, &["export", "p.fwprof", "--format", "folded"]);
+    let folded = common::fwprof_stdout(d, &["export", "p.fwprof", "--format", "folded"]);
     let recursive = folded.lines().any(|l| {
         let stack: Vec<&str> = l.rsplit_once(' ').unwrap().0.split(';').collect();
         (1..stack.len()).any(|i| stack[..i].contains(&stack[i]))

@@ -11,17 +11,6 @@ use std::path::{Path, PathBuf};
 
 use common::{repo, run_fwprof};
 
-/// Run `fwprof ARGS` in `dir`, which must succeed; its stdout.
-fn fwprof_ok(dir: &Path, args: &[&str]) -> String {
-    let out = run_fwprof(dir, args);
-    assert!(
-        out.status.success(),
-        "fwprof {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Record `elf` (repository path) with `prog_args`, `record_args` before
 /// `--`, into `dir/p.fwprof`.
 fn record(dir: &Path, elf: &str, prog_args: &[&str], record_args: &[&str]) {
@@ -30,7 +19,7 @@ fn record(dir: &Path, elf: &str, prog_args: &[&str], record_args: &[&str]) {
     args.extend(record_args);
     args.extend(["--", elf.to_str().unwrap()]);
     args.extend(prog_args);
-    fwprof_ok(dir, &args);
+    common::fwprof_stdout(dir, &args);
 }
 
 /// fwprof's view of one event, from `report --format json`.
@@ -43,7 +32,7 @@ struct Report {
 
 /// `fwprof report p.fwprof --format json` in `dir`.
 fn report_json(dir: &Path) -> serde_json::Value {
-    let json = fwprof_ok(dir, &["report", "p.fwprof", "--format", "json"]);
+    let json = common::fwprof_stdout(dir, &["report", "p.fwprof", "--format", "json"]);
     serde_json::from_str(&json).unwrap()
 }
 
@@ -141,7 +130,7 @@ fn folded_stacks_add_up_to_the_report() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     record(d, "bench/coremix.rv64-linux.elf", &["3"], &[]);
-    let folded = fwprof_ok(d, &["export", "p.fwprof", "--format", "folded"]);
+    let folded = common::fwprof_stdout(d, &["export", "p.fwprof", "--format", "folded"]);
     let stacks = parse_folded(&folded);
     assert!(stacks.iter().any(|s| s.0.len() >= 6), "a deep call chain");
     check_stacks(
@@ -152,7 +141,7 @@ fn folded_stacks_add_up_to_the_report() {
     );
 
     // -o FILE writes the same text.
-    fwprof_ok(
+    common::fwprof_stdout(
         d,
         &["export", "p.fwprof", "--format", "folded", "-o", "p.folded"],
     );
@@ -171,7 +160,7 @@ fn folded_stacks_of_a_recursive_parser_for_another_event() {
     );
     let json = report_json(d);
     for event in ["cycles", "instructions", "branch_mispredicts"] {
-        let folded = fwprof_ok(
+        let folded = common::fwprof_stdout(
             d,
             &["export", "p.fwprof", "--format", "folded", "--event", event],
         );
@@ -215,7 +204,7 @@ fn flamegraph_is_an_svg_titled_with_program_and_event() {
         if let Some(e) = event {
             args.extend(["--event", e, "-o", "cycles.svg"]);
         }
-        fwprof_ok(d, &args);
+        common::fwprof_stdout(d, &args);
         let file = if event.is_some() {
             "cycles.svg"
         } else {
@@ -303,7 +292,7 @@ fn speedscope_file_follows_the_schema_and_the_report() {
         &[],
         &["--core", "generic"],
     );
-    fwprof_ok(
+    common::fwprof_stdout(
         d,
         &[
             "export",

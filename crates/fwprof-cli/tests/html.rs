@@ -45,25 +45,7 @@ fn browser_available() -> bool {
     if !pw.is_file() {
         missing.push(format!("{} (run scripts/setup-node.sh)", pw.display()));
     }
-    if missing.is_empty() {
-        return true;
-    }
-    if std::env::var("FWPROF_REQUIRE_QEMU").as_deref() == Ok("1") {
-        panic!("required tools missing: {missing:?}");
-    }
-    eprintln!("SKIPPED: tools missing: {missing:?}");
-    false
-}
-
-/// Run `fwprof ARGS` in `dir`, asserting success; its stderr.
-fn fwprof_ok(dir: &Path, args: &[&str]) -> String {
-    let out = run_fwprof(dir, args);
-    assert!(
-        out.status.success(),
-        "fwprof {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    common::present_or_skip(&missing)
 }
 
 /// `{event, name, self}` of the hottest function by self cost of each
@@ -161,9 +143,9 @@ fn record_and_export(dir: &Path, core: Option<&str>) -> PathBuf {
         args.extend(["--core", c]);
     }
     args.extend(["--", elf.to_str().unwrap()]);
-    fwprof_ok(dir, &args);
+    common::fwprof_stderr(dir, &args);
     let src = repo();
-    let stderr = fwprof_ok(
+    let stderr = common::fwprof_stderr(
         dir,
         &[
             "html",
@@ -232,12 +214,12 @@ fn missing_program_is_a_warning_not_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let elf = dir.path().join("prog.elf");
     std::fs::copy(repo().join(HUFFMAN), &elf).unwrap();
-    fwprof_ok(
+    common::fwprof_stderr(
         dir.path(),
         &["record", "-o", "p.fwprof", "--", elf.to_str().unwrap()],
     );
     std::fs::remove_file(&elf).unwrap();
-    let stderr = fwprof_ok(dir.path(), &["html", "p.fwprof", "-o", "r.html"]);
+    let stderr = common::fwprof_stderr(dir.path(), &["html", "p.fwprof", "-o", "r.html"]);
     assert!(
         stderr.starts_with("fwprof: warning: ") && stderr.contains("prog.elf"),
         "{stderr}"
@@ -349,7 +331,7 @@ fn ten_thousand_functions_stay_responsive() {
     synthetic(10_000)
         .write_atomic(dir.path().join("big.fwprof"))
         .unwrap();
-    let stderr = fwprof_ok(dir.path(), &["html", "big.fwprof", "-o", "big.html"]);
+    let stderr = common::fwprof_stderr(dir.path(), &["html", "big.fwprof", "-o", "big.html"]);
     assert!(stderr.contains("synthetic.elf"), "{stderr}");
     let html = dir.path().join("big.html");
     let text = std::fs::read_to_string(&html).unwrap();
@@ -373,7 +355,7 @@ fn no_contexts_no_flame_graph() {
     let mut p = synthetic(300);
     p.contexts.clear();
     p.write_atomic(dir.path().join("old.fwprof")).unwrap();
-    fwprof_ok(dir.path(), &["html", "old.fwprof", "-o", "old.html"]);
+    common::fwprof_stderr(dir.path(), &["html", "old.fwprof", "-o", "old.html"]);
     let html = dir.path().join("old.html");
     assert!(std::fs::read_to_string(&html)
         .unwrap()

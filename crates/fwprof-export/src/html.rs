@@ -56,10 +56,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
 
-use fwprof_isa::{decode, disasm, inst_len, Inst, Op, Style, Xlen};
+use fwprof_isa::{decode, disasm, Style, Xlen};
 use fwprof_profile::{FunctionRecord, Profile};
-use fwprof_report::{trap_cause_name, Derived};
-use fwprof_symbols::{Location, Program, SourceResolver};
+use fwprof_report::{
+    direct_target, function_instructions, inlined_label, trap_cause_name, Derived,
+};
+use fwprof_symbols::{Program, SourceResolver};
 use serde::Serialize;
 
 use crate::{Error, ExportOptions};
@@ -549,95 +551,6 @@ fn build_page<'a>(profile: &'a Profile, choice: &ProgramChoice, opts: &ExportOpt
     }
 }
 
-/// One instruction of an annotated function.
-struct Row {
-    addr: u64,
-    len: u8,
-    raw: u32,
-    cost: Option<Vec<u64>>,
-}
-
-/// The instructions of `f`: executed ones from the profile, the others
-/// from the program (walked from `f.start`, by instruction length), at
-/// most [`MAX_ROWS`]; and whether some were cut.
-fn rows_of(profile: &Profile, program: Option<&Program>, f: &FunctionRecord) -> (Vec<Row>, bool) {
-    let n = profile.events.len();
-    let mut rows: BTreeMap<u64, Row> = profile
-        .costs
-        .range(f.start, f.end)
-        .map(|c| {
-            let cost = c.cost.iter().any(|&v| v != 0).then(|| costs(c.cost, n));
-            (
-                c.addr,
-                Row {
-                    addr: c.addr,
-                    len: c.len,
-                    raw: c.raw,
-                    cost,
-                },
-            )
-        })
-        .collect();
-    if let Some(program) = program {
-        let mut addr = f.start;
-        while addr < f.end && rows.len() <= MAX_ROWS {
-            if let Some(r) = rows.get(&addr) {
-                addr = addr.saturating_add(u64::from(r.len));
-                continue;
-            }
-            let Some(half) = program.bytes_at(addr, 2) else {
-                break;
-            };
-            let low = u16::from_le_bytes([half[0], half[1]]);
-            let len = inst_len(low);
-            let raw = match program.bytes_at(addr, len as usize) {
-                Some(b) if len == 4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-                Some(_) => u32::from(low),
-                None => break,
-            };
-            rows.insert(
-                addr,
-                Row {
-                    addr,
-                    len,
-                    raw,
-                    cost: None,
-                },
-            );
-            addr = addr.saturating_add(u64::from(len));
-        }
-    }
-    let truncated = rows.len() > MAX_ROWS;
-    (rows.into_values().take(MAX_ROWS).collect(), truncated)
-}
-
-/// Target address of a `jal` or conditional branch at `pc` (PC-relative
-/// immediate), as `fwprof annotate` names them.
-fn direct_target(inst: &Inst, pc: u64) -> Option<u64> {
-    match inst.op {
-        Op::Jal | Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu => {
-            Some(pc.wrapping_add(inst.imm as i64 as u64))
-        }
-        _ => None,
-    }
-}
-
-/// The inlining chain of a location, innermost first, as annotate labels
-/// it: `f, called at file:line; g, called at file:line`.
-fn inlined_label(loc: &Location) -> Option<String> {
-    (!loc.inlined.is_empty()).then(|| {
-        loc.inlined
-            .iter()
-            .map(|f| {
-                let file = f.call_file.as_deref().map_or("??", base_name);
-                let line = f.call_line.map_or("?".to_string(), |l| l.to_string());
-                format!("{}, called at {file}:{line}", f.function)
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
-}
-
 /// The annotation of one function (see the module documentation).
 fn annotate(
     profile: &Profile,
@@ -648,7 +561,9 @@ fn annotate(
     xlen: Xlen,
     f: &FunctionRecord,
 ) -> Annotation {
-    let (rows, truncated) = rows_of(profile, program, f);
+    let mut rows = function_instructions(profile, program, f, MAX_ROWS + 1);
+    let truncated = rows.len() > MAX_ROWS;
+    rows.truncate(MAX_ROWS);
     let mut groups: Vec<Group> = Vec::new();
     // Instructions per (file, line) of code not inlined from elsewhere,
     // to choose the function's own file.
@@ -694,7 +609,8 @@ fn annotate(
             raw,
             text,
             target_fn,
-            r.cost.map_or(CostOut::Zero(0), CostOut::Costs),
+            r.cost
+                .map_or(CostOut::Zero(0), |c| CostOut::Costs(c.to_vec())),
         );
         let file = file.map_or(-1, |i| i as i64);
         match groups.last_mut() {

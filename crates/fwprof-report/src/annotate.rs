@@ -152,37 +152,46 @@ impl SourceCache<'_> {
     }
 }
 
-/// The instructions of `f`: executed ones from the profile with their
-/// cost of event `e` and of the events `stalls`, never-executed ones from
-/// the ELF with zero costs.
-fn rows_of(
-    profile: &Profile,
+/// One instruction of a function, for annotation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InstRow<'a> {
+    /// Address.
+    pub addr: u64,
+    /// Length in bytes (2 or 4).
+    pub len: u8,
+    /// Instruction bits (the low 16 for a compressed one).
+    pub raw: u32,
+    /// Its cost vector (one value per event) if it executed; `None` for an
+    /// instruction read from the ELF that never ran.
+    pub cost: Option<&'a [u64]>,
+}
+
+/// The instructions of `f` in address order: the executed ones from the
+/// profile, and with `program` also the never-executed ones between them,
+/// read from the ELF by walking from `f.start` by instruction length; at
+/// most `limit` rows (the walk stops there).
+pub fn function_instructions<'a>(
+    profile: &'a Profile,
     program: Option<&Program>,
     f: &FunctionRecord,
-    e: usize,
-    stalls: &[usize],
-) -> Vec<Row> {
-    let mut rows: BTreeMap<u64, Row> = profile
+    limit: usize,
+) -> Vec<InstRow<'a>> {
+    let mut rows: BTreeMap<u64, InstRow<'a>> = profile
         .costs
         .range(f.start, f.end)
         .map(|c| {
-            (
-                c.addr,
-                Row {
-                    addr: c.addr,
-                    len: c.len,
-                    raw: c.raw,
-                    count: cost(c.cost, e),
-                    stalls: stalls.iter().map(|&s| cost(c.cost, s)).collect(),
-                },
-            )
+            let row = InstRow {
+                addr: c.addr,
+                len: c.len,
+                raw: c.raw,
+                cost: Some(c.cost),
+            };
+            (c.addr, row)
         })
         .collect();
     if let Some(program) = program {
         let mut addr = f.start;
-        let mut walked = 0;
-        while addr < f.end && walked < MAX_WALK {
-            walked += 1;
+        while addr < f.end && rows.len() < limit {
             if let Some(r) = rows.get(&addr) {
                 addr = addr.saturating_add(u64::from(r.len));
                 continue;
@@ -197,20 +206,58 @@ fn rows_of(
                 Some(_) => u32::from(low),
                 None => break,
             };
-            rows.insert(
+            let row = InstRow {
                 addr,
-                Row {
-                    addr,
-                    len,
-                    raw,
-                    count: 0,
-                    stalls: vec![0; stalls.len()],
-                },
-            );
+                len,
+                raw,
+                cost: None,
+            };
+            rows.insert(addr, row);
             addr = addr.saturating_add(u64::from(len));
         }
     }
-    rows.into_values().collect()
+    rows.into_values().take(limit).collect()
+}
+
+/// The instructions of `f` with their cost of event `e` and of the events
+/// `stalls` (zero for those that never ran).
+fn rows_of(
+    profile: &Profile,
+    program: Option<&Program>,
+    f: &FunctionRecord,
+    e: usize,
+    stalls: &[usize],
+) -> Vec<Row> {
+    function_instructions(profile, program, f, MAX_WALK)
+        .into_iter()
+        .map(|r| {
+            let c = r.cost.unwrap_or(&[]);
+            Row {
+                addr: r.addr,
+                len: r.len,
+                raw: r.raw,
+                count: cost(c, e),
+                stalls: stalls.iter().map(|&s| cost(c, s)).collect(),
+            }
+        })
+        .collect()
+}
+
+/// The inlining chain of a source location, innermost first, as annotate
+/// labels it: `f, called at file.c:12; g, called at file.c:40`; `None`
+/// when the code is not inlined.
+pub fn inlined_label(loc: &Location) -> Option<String> {
+    (!loc.inlined.is_empty()).then(|| {
+        loc.inlined
+            .iter()
+            .map(|f| {
+                let file = f.call_file.as_deref().map_or("??", base_name);
+                let line = f.call_line.map_or("?".to_string(), |l| l.to_string());
+                format!("{}, called at {file}:{line}", f.function)
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }
 
 fn key_of(loc: Option<&Location>) -> LineKey {
@@ -221,21 +268,10 @@ fn key_of(loc: Option<&Location>) -> LineKey {
             inlined: None,
         };
     };
-    let inlined = (!loc.inlined.is_empty()).then(|| {
-        loc.inlined
-            .iter()
-            .map(|f| {
-                let file = f.call_file.as_deref().map_or("??", base_name);
-                let line = f.call_line.map_or("?".to_string(), |l| l.to_string());
-                format!("{}, called at {file}:{line}", f.function)
-            })
-            .collect::<Vec<_>>()
-            .join("; ")
-    });
     LineKey {
         file: loc.file.clone(),
         line: loc.line,
-        inlined,
+        inlined: inlined_label(loc),
     }
 }
 
@@ -383,7 +419,7 @@ fn write_function(
 }
 
 /// Target address of a `jal` or conditional branch at `pc` (PC-relative immediate).
-fn direct_target(inst: &fwprof_isa::Inst, pc: u64) -> Option<u64> {
+pub fn direct_target(inst: &fwprof_isa::Inst, pc: u64) -> Option<u64> {
     use fwprof_isa::Op;
     match inst.op {
         Op::Jal | Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu => {

@@ -45,7 +45,7 @@ mod flat;
 mod json;
 mod options;
 
-pub use annotate::write_annotate;
+pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
 pub use call_graph::write_call_graph;
 pub use compare::{
     compare, kendall_tau_b, wilson_interval, CompareError, Comparison, FunctionComparison, Grade,

@@ -42,7 +42,17 @@ pub fn have(tool: &str) -> bool {
 /// Skip (return false) when a required external tool is missing, unless
 /// `FWPROF_REQUIRE_QEMU=1` (set by scripts/test.sh) turns that into a failure.
 pub fn require(tools: &[&str]) -> bool {
-    let missing: Vec<&str> = tools.iter().copied().filter(|t| !have(t)).collect();
+    let missing: Vec<String> = tools
+        .iter()
+        .filter(|t| !have(t))
+        .map(|t| t.to_string())
+        .collect();
+    present_or_skip(&missing)
+}
+
+/// True when nothing is `missing`; otherwise skip (false), or fail when
+/// `FWPROF_REQUIRE_QEMU=1` (set by scripts/test.sh).
+pub fn present_or_skip(missing: &[String]) -> bool {
     if missing.is_empty() {
         return true;
     }
@@ -51,6 +61,32 @@ pub fn require(tools: &[&str]) -> bool {
     }
     eprintln!("SKIPPED: tools missing: {missing:?}");
     false
+}
+
+/// Run `fwprof ARGS` in `dir`, which must succeed; its output.
+pub fn fwprof_output(dir: &Path, args: &[&str]) -> Output {
+    let out = run_fwprof(dir, args);
+    assert!(
+        out.status.success(),
+        "fwprof {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// [`fwprof_output`]'s stdout bytes.
+pub fn fwprof_ok(dir: &Path, args: &[&str]) -> Vec<u8> {
+    fwprof_output(dir, args).stdout
+}
+
+/// [`fwprof_output`]'s stdout as text.
+pub fn fwprof_stdout(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8(fwprof_output(dir, args).stdout).expect("UTF-8 output")
+}
+
+/// [`fwprof_output`]'s stderr as text.
+pub fn fwprof_stderr(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8_lossy(&fwprof_output(dir, args).stderr).into_owned()
 }
 
 /// Corpus ELF path by file name (`tests/corpus/build/NAME`); builds the corpus if absent.
