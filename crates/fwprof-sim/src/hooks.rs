@@ -56,6 +56,9 @@ pub trait Hooks {
     /// (and `cycleh`/`mcycleh`) then return [`Hooks::cycles_before`]
     /// instead of the instruction count.
     const MODELS_CYCLES: bool = false;
+    /// Set to true if [`Hooks::on_call_args`] should be called (with
+    /// [`Hooks::WANTS_JUMPS`]). [`crate::Pipelined`] does not forward it.
+    const WANTS_CALL_ARGS: bool = false;
 
     /// A block was translated: `id` is new; `pcs[i]` is the address of
     /// `insts[i]`; the block runs straight through from `pcs[0]` to its last
@@ -97,6 +100,18 @@ pub trait Hooks {
     #[inline]
     fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
         let _ = (kind, pc, target, instret, sp);
+    }
+
+    /// A call ([`JumpKind::Call`] or [`JumpKind::CallReturn`]) to `target`
+    /// completed: `a0` and `a1` are registers x10 and x11 after it, the
+    /// callee's first two integer arguments (RISC-V psABI). On RV32 they
+    /// are sign-extended from bit 31 (mask them to compare with addresses).
+    /// Called just before [`Hooks::on_jump`] for the same jump. Only with
+    /// [`Hooks::WANTS_JUMPS`] and [`Hooks::WANTS_CALL_ARGS`] (e.g. to read
+    /// `__cyg_profile_func_enter(this_fn, call_site)`'s arguments).
+    #[inline]
+    fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {
+        let _ = (target, a0, a1);
     }
 
     /// A data access of `size` bytes at `addr` (a store if `write`) by the
@@ -164,6 +179,16 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     const WANTS_MEMORY: bool = A::WANTS_MEMORY || B::WANTS_MEMORY;
     const WANTS_BRANCHES: bool = A::WANTS_BRANCHES || B::WANTS_BRANCHES;
     const WANTS_OPERANDS: bool = A::WANTS_OPERANDS || B::WANTS_OPERANDS;
+    const WANTS_CALL_ARGS: bool = A::WANTS_CALL_ARGS || B::WANTS_CALL_ARGS;
+    #[inline]
+    fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {
+        if A::WANTS_CALL_ARGS {
+            self.0.on_call_args(target, a0, a1);
+        }
+        if B::WANTS_CALL_ARGS {
+            self.1.on_call_args(target, a0, a1);
+        }
+    }
     #[inline]
     fn on_operands(&mut self, index: u32, a: u64, b: u64) {
         if A::WANTS_OPERANDS {

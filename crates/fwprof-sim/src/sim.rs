@@ -376,6 +376,12 @@ impl<H: Hooks> Simulator<H> {
         let b = self.cache.info[id as usize];
         if H::WANTS_JUMPS {
             if let Some(kind) = b.jump {
+                if H::WANTS_CALL_ARGS
+                    && matches!(kind, crate::JumpKind::Call | crate::JumpKind::CallReturn)
+                {
+                    self.hooks
+                        .on_call_args(target, self.hart.x[10], self.hart.x[11]);
+                }
                 self.hooks
                     .on_jump(kind, b.last_pc, target, self.hart.executed, self.hart.x[2]);
             }
