@@ -1,0 +1,233 @@
+//! Stack unwinding for RISC-V programs (RV32 and RV64), the way a profiler
+//! on hardware must do it: from the registers of a stopped hart and reads
+//! of its memory, guided by the program's DWARF call-frame information.
+//!
+//! The crate knows nothing about where registers and memory come from: a
+//! simulator, a core dump or a GDB remote connection all fit behind
+//! [`UnwindMemory`] and [`Registers`].
+//!
+//! # Algorithm
+//!
+//! Frame 0 is the stopped pc. For every frame, the unwinder looks up the
+//! frame's *lookup address*: the pc for frame 0, the call site (the call
+//! instruction before the return address) for the frames above it, as
+//! unwinders do, so that a call at the very end of a function (a
+//! `noreturn` call) finds its own function's rules rather than the next
+//! function's. Then, in this order:
+//!
+//! 1. **Root by entry.** If the lookup address lies in the *entry function*
+//!    (the function containing the ELF entry point, e.g. `_start`), the
+//!    stack is complete: nothing called it.
+//! 2. **CFI.** If an FDE of `.eh_frame` (searched first) or `.debug_frame`
+//!    covers it, the row for the address gives the CFA rule (register +
+//!    offset, or a DWARF expression) and the rules of the registers saved
+//!    by the frame (DWARF Standard v5, §6.4.1). The caller's registers are
+//!    the recovered ones; registers without a rule keep their value
+//!    ("same value"), the stack pointer becomes the CFA, and the caller's pc
+//!    is the value of the CIE's return-address column (normally `ra`,
+//!    DWARF register 1). A return-address column the FDE or CIE declares
+//!    `DW_CFA_undefined` (glibc's `_start`) is a root.
+//! 3. **No FDE, frame 0.** A function without CFI that is executing may be a
+//!    leaf whose return address is still in `ra`, or may have set up a frame
+//!    pointer. If `s0` looks like a frame pointer of the GCC RISC-V layout
+//!    (`-fno-omit-frame-pointer`: `s0` = CFA, `ra` saved at `s0 - XLEN/8`,
+//!    the caller's `s0` at `s0 - 2*XLEN/8`) whose saved `ra` equals the `ra`
+//!    register, that frame is used. Otherwise, if `ra` holds a return
+//!    address (inside the program, right after a call instruction) into
+//!    another function, it is used with the CFA = `sp` (the link-register
+//!    rule). Otherwise the frame-pointer rule is tried alone.
+//! 4. **No FDE, frames above 0.** The frame-pointer rule: the frame pointer
+//!    must be above `sp`, aligned, and the saved `ra` a return address.
+//!
+//! A step is accepted only if the new CFA is at least the frame's `sp` and
+//! above the previous frame's CFA (the stack grows down, so callers'
+//! frames lie at higher addresses): a CFA that does not grow would loop.
+//!
+//! # Roots and truncation
+//!
+//! Unwinding ends at a *root* ([`StackEnd::is_root`]) when the lookup
+//! address is in the entry function, the return address is 0 (the reset
+//! value of `ra`: bare-metal start code that was not called) or the CFI
+//! marks the return address undefined. It ends *truncated* when a rule
+//! cannot be applied (no CFI and no usable frame pointer, a register the
+//! rule needs is unknown, a memory read fails, a return address outside
+//! the program's executable segments, a CFA that does not grow, or more
+//! than [`Unwinder::max_frames`] frames). A truncated stack keeps the frames
+//! found so far.
+//!
+//! ```
+//! use fwprof_unwind::{Layout, Registers, Unwinder, UnwindMemory};
+//!
+//! struct NoMemory;
+//! impl UnwindMemory for NoMemory {
+//!     fn read_u32(&mut self, _: u64) -> Option<u32> { None }
+//!     fn read_u64(&mut self, _: u64) -> Option<u64> { None }
+//! }
+//! // A program whose entry function is [0x1000, 0x1010): a pc there is a root.
+//! let layout = Layout {
+//!     address_size: 8,
+//!     entry: 0x1000,
+//!     code: vec![(0x1000, 0x2000)],
+//!     functions: vec![(0x1000, 0x1010), (0x1010, 0x2000)],
+//! };
+//! let mut u = Unwinder::new(layout, None, None).unwrap();
+//! let regs = Registers { x: [0; 32], pc: 0x1004 };
+//! let stack = u.unwind(&regs, &mut NoMemory);
+//! assert_eq!(stack.frames.len(), 1);
+//! assert!(!stack.truncated());
+//! ```
+#![deny(missing_docs)]
+
+mod cfi;
+mod elf;
+mod insn;
+mod unwind;
+
+#[cfg(test)]
+mod tests;
+
+pub use elf::Layout;
+pub use insn::call_site;
+pub use unwind::{Unwinder, DEFAULT_MAX_FRAMES};
+
+/// Guest memory as the unwinder reads it: little-endian values at any
+/// byte address (no alignment required). `None` if the address cannot be
+/// read; the stack is then truncated there.
+pub trait UnwindMemory {
+    /// The 32-bit little-endian value at `addr`.
+    fn read_u32(&mut self, addr: u64) -> Option<u32>;
+    /// The 64-bit little-endian value at `addr`.
+    fn read_u64(&mut self, addr: u64) -> Option<u64>;
+}
+
+/// The integer registers and pc of the stopped hart. `x[0]` is ignored
+/// (it reads as zero); on RV32 the values are zero-extended 32-bit values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Registers {
+    /// `x0`..`x31` (DWARF registers 0..31 on RISC-V).
+    pub x: [u64; 32],
+    /// The pc: the next instruction to execute.
+    pub pc: u64,
+}
+
+/// How a frame was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrameSource {
+    /// Frame 0: the stopped pc.
+    Pc,
+    /// The callee's DWARF call-frame information gave its return address.
+    Cfi,
+    /// The callee had no CFI: the frame-pointer chain gave the return
+    /// address.
+    FramePointer,
+    /// The callee (frame 0) had no CFI: the return address was the live
+    /// `ra` register.
+    LinkRegister,
+}
+
+/// One frame of an unwound stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// Frame 0: the pc. Other frames: the address of the call instruction
+    /// that made the call (the return address minus the length of the
+    /// `jal`/`jalr`/`c.jalr`/`c.jal` before it; the return address minus 2
+    /// if no call instruction is found there, which still lies inside the
+    /// instruction before the return address).
+    pub address: u64,
+    /// The return address this frame was found by (`None` for frame 0).
+    pub return_address: Option<u64>,
+    /// The frame's canonical frame address (the `sp` before the call into
+    /// it), when the unwinder computed it (every frame but the outermost).
+    pub cfa: Option<u64>,
+    /// How the frame was found.
+    pub source: FrameSource,
+}
+
+/// Why unwinding ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StackEnd {
+    /// Root: the outermost frame is in the entry function.
+    EntryFunction,
+    /// Root: the return address is 0.
+    ReturnAddressZero,
+    /// Root: the CFI marks the return address undefined.
+    UndefinedReturnAddress,
+    /// Truncated: no CFI covers the frame and the frame-pointer (and, for
+    /// frame 0, link-register) rule does not apply.
+    NoUnwindInfo,
+    /// Truncated: a rule needs a register whose value is unknown here.
+    RegisterUnknown,
+    /// Truncated: a memory read at this address failed.
+    MemoryUnreadable(u64),
+    /// Truncated: the return address is outside the program's executable
+    /// segments.
+    OutsideProgram(u64),
+    /// Truncated: the CFA did not grow (or is below `sp`).
+    CfaNotGrowing,
+    /// Truncated: the CFI could not be evaluated (an unsupported rule or
+    /// malformed data).
+    BadCfi,
+    /// Truncated: more than [`Unwinder::max_frames`] frames.
+    TooDeep,
+}
+
+impl StackEnd {
+    /// True if the stack reached a root (it is complete).
+    pub fn is_root(self) -> bool {
+        matches!(
+            self,
+            StackEnd::EntryFunction
+                | StackEnd::ReturnAddressZero
+                | StackEnd::UndefinedReturnAddress
+        )
+    }
+}
+
+/// An unwound stack.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stack {
+    /// Frames, innermost (the pc) first.
+    pub frames: Vec<Frame>,
+    /// Why unwinding ended.
+    pub end: StackEnd,
+}
+
+impl Stack {
+    /// True if unwinding stopped before reaching a root.
+    pub fn truncated(&self) -> bool {
+        !self.end.is_root()
+    }
+
+    /// True if every frame above the first was found by CFI and the stack
+    /// ended at a root (no fallback rule was used).
+    pub fn cfi_only(&self) -> bool {
+        self.end.is_root()
+            && self.frames[1..]
+                .iter()
+                .all(|f| f.source == FrameSource::Cfi)
+    }
+
+    /// The frame addresses, innermost first (frame 0's pc, then call sites).
+    pub fn addresses(&self) -> Vec<u64> {
+        self.frames.iter().map(|f| f.address).collect()
+    }
+}
+
+/// Errors of building an [`Unwinder`].
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The ELF file could not be parsed.
+    #[error("not a readable ELF file: {0}")]
+    Elf(String),
+    /// The ELF is not a 32- or 64-bit RISC-V program.
+    #[error("not a RISC-V program ({0})")]
+    NotRiscv(String),
+    /// A call-frame section could not be read.
+    #[error("cannot read {section}: {message}")]
+    Cfi {
+        /// `.eh_frame` or `.debug_frame`.
+        section: &'static str,
+        /// What went wrong.
+        message: String,
+    },
+}
