@@ -712,12 +712,12 @@ fn summarise(functions: &[FunctionComparison]) -> Summary {
             .iter()
             .filter(|f| f.missed)
             .map(|f| f.reference_share)
-            .sum(),
+            .fold(0.0, |a, b| a + b),
         invented_share: functions
             .iter()
             .filter(|f| f.invented)
             .map(|f| f.other_share)
-            .sum(),
+            .fold(0.0, |a, b| a + b),
     }
 }
 
@@ -968,9 +968,9 @@ impl Comparison {
             f.missed || f.reference_share >= TEXT_MIN_PERCENT || f.other_share >= TEXT_MIN_PERCENT
         };
         for f in self.functions.iter().filter(shown) {
-            let rel = f
-                .rel_error
-                .map_or("n/a".to_string(), |r| format!("{r:+.1}%"));
+            let rel = f.rel_error.map_or("n/a".to_string(), |r| {
+                format!("{:+.1}%", if r.abs() < 0.05 { 0.0 } else { r })
+            });
             let ci = f
                 .interval
                 .map_or("n/a".to_string(), |(lo, hi)| format!("{lo:.2}–{hi:.2}"));
@@ -993,7 +993,10 @@ impl Comparison {
             writeln!(
                 w,
                 "{name:<name_w$}  {:>7.2}  {:>7.2}  {:>+7.2}  {rel:>8}  {ci:>15}  {covers:>6}{mark}",
-                f.reference_share, f.other_share, f.abs_error
+                f.reference_share,
+                f.other_share,
+                // No "-0.00" for an error that rounds to zero.
+                if f.abs_error.abs() < 0.005 { 0.0 } else { f.abs_error }
             )?;
         }
         let hidden = self.functions.len() - self.functions.iter().filter(shown).count();
@@ -1226,6 +1229,9 @@ mod tests {
         assert_eq!((c.ranking.n, c.ranking.overlap), (4, 4));
         assert!(c.missed.is_empty() && c.invented.is_empty());
         assert_eq!(c.summary.coverage, None);
+        // 0, not -0 (an empty f64 sum is -0.0).
+        assert!(c.summary.missed_share == 0.0 && c.summary.missed_share.is_sign_positive());
+        assert!(c.summary.invented_share.is_sign_positive());
         assert_eq!(c.verdict.grade, Grade::Good, "{}", c.verdict.text);
         assert!(c
             .verdict
