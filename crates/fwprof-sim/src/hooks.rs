@@ -59,6 +59,21 @@ pub trait Hooks {
     /// Set to true if [`Hooks::on_call_args`] should be called (with
     /// [`Hooks::WANTS_JUMPS`]). [`crate::Pipelined`] does not forward it.
     const WANTS_CALL_ARGS: bool = false;
+    /// Set to true if the run loop should ask [`Hooks::stop_requested`]
+    /// before every block (a call per block, and the interrupt flag is then
+    /// polled per block too; leave false unless the collector must stop the
+    /// run at a point it decides, e.g. a sampler paced by modelled cycles).
+    const STOPS: bool = false;
+
+    /// Asked before each block starts (after the previous block and all
+    /// its hooks completed), only with [`Hooks::STOPS`]: true stops the
+    /// run there, reported as [`crate::StopReason::InstructionLimit`]; the
+    /// next [`crate::Simulator::run`] resumes with that block. Return
+    /// false again once the reason is handled, or the run makes no progress.
+    #[inline]
+    fn stop_requested(&mut self) -> bool {
+        false
+    }
 
     /// A block was translated: `id` is new; `pcs[i]` is the address of
     /// `insts[i]`; the block runs straight through from `pcs[0]` to its last
@@ -200,6 +215,14 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     }
     /// The first collector that models cycles provides them.
     const MODELS_CYCLES: bool = A::MODELS_CYCLES || B::MODELS_CYCLES;
+    const STOPS: bool = A::STOPS || B::STOPS;
+    /// Both are asked (either may count blocks); either stops the run.
+    #[inline]
+    fn stop_requested(&mut self) -> bool {
+        let a = A::STOPS && self.0.stop_requested();
+        let b = B::STOPS && self.1.stop_requested();
+        a || b
+    }
     #[inline]
     fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
         if A::WANTS_MEMORY {

@@ -142,7 +142,10 @@ impl<H: Hooks> Simulator<H> {
     /// Run until the program exits, faults, `limit` instructions have been
     /// executed in total (counted by [`Simulator::executed`]; `u64::MAX` =
     /// no limit; the run stops exactly at the limit), or `interrupt` is set
-    /// (polled about every 64k instructions).
+    /// (polled about every 64k instructions). Hooks with [`Hooks::STOPS`]
+    /// may also stop it between two blocks ([`Hooks::stop_requested`]);
+    /// that stop is reported as [`StopReason::InstructionLimit`] too (the
+    /// caller tells the two apart by [`Simulator::executed`]).
     ///
     /// # Errors
     /// [`SimError`] if the environment fails (not for guest faults, which
@@ -168,8 +171,17 @@ impl<H: Hooks> Simulator<H> {
         }
         // The next point (in executed instructions) where the loop must look
         // up from the blocks: the limit, or the next poll of `interrupt`.
-        // One comparison per block covers both.
-        let mut checkpoint = limit.min(self.hart.executed.saturating_add(POLL_INTERVAL));
+        // One comparison per block covers both. Hooks that may stop the run
+        // ([`Hooks::STOPS`]) are asked at every block: their checkpoint is
+        // always now (for other hooks this compiles to the line above).
+        let next_checkpoint = |executed: u64| {
+            if H::STOPS {
+                executed
+            } else {
+                limit.min(executed.saturating_add(POLL_INTERVAL))
+            }
+        };
+        let mut checkpoint = next_checkpoint(self.hart.executed);
         // (block, true = fall-through slot) to fill with the next block's id.
         let mut chain_from: Option<(u32, bool)> = None;
         let mut next_id = NO_BLOCK;
@@ -178,10 +190,13 @@ impl<H: Hooks> Simulator<H> {
                 if self.hart.executed >= limit {
                     return Ok(StopReason::InstructionLimit);
                 }
+                if H::STOPS && self.hooks.stop_requested() {
+                    return Ok(StopReason::InstructionLimit);
+                }
                 if interrupt.load(Ordering::Relaxed) {
                     return Ok(StopReason::Interrupted);
                 }
-                checkpoint = limit.min(self.hart.executed.saturating_add(POLL_INTERVAL));
+                checkpoint = next_checkpoint(self.hart.executed);
             }
             let pc = self.hart.pc;
             // Chains never lead to dead blocks, and a fall-through chain's
