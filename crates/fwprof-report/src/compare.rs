@@ -279,7 +279,8 @@ pub struct Ranking {
     pub tau_b: Option<f64>,
     /// `|top_n(REFERENCE) ∩ top_n(OTHER)|`.
     pub overlap: usize,
-    /// The reference's top `n`, by reference share (ties: by name).
+    /// The reference's top `n`, by reference share (ties: by OTHER share,
+    /// then name).
     pub reference_top: Vec<String>,
     /// OTHER's top `n`, by OTHER share (ties: by reference share, then
     /// name), functions with a share of 0 left out.
