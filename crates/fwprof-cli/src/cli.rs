@@ -69,8 +69,9 @@ pub struct CompareArgs {
     /// The profile to judge (sampled, instrumented or another exact one).
     #[arg(value_name = "OTHER")]
     pub other: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    /// Output format: `text` (table, rank agreement, verdict) or `json`
+    /// (`fwprof-compare/1`, docs/compare.md).
+    #[arg(long, value_enum, default_value = "text", hide_possible_values = true)]
     pub format: FormatArg,
     /// Event whose per-function shares are compared (default: instructions).
     #[arg(long, value_name = "NAME")]
