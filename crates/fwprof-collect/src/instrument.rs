@@ -246,7 +246,10 @@ struct Transfer {
 /// A hook call whose return is awaited.
 #[derive(Clone, Copy, Debug)]
 struct HookFrame {
-    site: u64,
+    /// The two addresses it may return to: after a 2- or 4-byte call, or
+    /// for a hook entered by a jump (a tail call), the caller's return
+    /// address (twice).
+    rets: (u64, u64),
     sp: u64,
     start: Clock,
 }
@@ -692,9 +695,11 @@ impl<M: CostModel> InstrumentCollector<M> {
         }
     }
 
-    /// A call to a hook at `target` from `pc`.
+    /// A call to a hook at `target` from `pc`, or a jump to it (`tail`:
+    /// GCC tail-calls the exit hook after the epilogue when nothing
+    /// follows it).
     #[cold]
-    fn hook_call(&mut self, target: u64, pc: u64, sp: u64, now: Clock) {
+    fn hook_call(&mut self, target: u64, pc: u64, sp: u64, now: Clock, tail: bool) {
         if self.hook.is_some() {
             // Called from inside a hook: part of that hook's cost.
             return;
@@ -742,7 +747,7 @@ impl<M: CostModel> InstrumentCollector<M> {
                 Role::Exit => {
                     let f = self.map.lookup_or_add(a0);
                     if !self.excluded(f) {
-                        self.exit(f, a1, now);
+                        self.exit(f, a1, now, tail);
                     }
                 }
             }
@@ -751,15 +756,21 @@ impl<M: CostModel> InstrumentCollector<M> {
         if let Some(e) = self.epilogue.as_mut() {
             e.seq = self.hook_events;
         }
+        let rets = match (tail, role) {
+            (false, _) => (pc.wrapping_add(2), pc.wrapping_add(4)),
+            (true, Role::Mcount) => (a0, a0),
+            (true, _) => (a1, a1),
+        };
         self.hook = Some(HookFrame {
-            site: pc,
+            rets,
             sp,
             start: now,
         });
     }
 
-    /// The exit hook of `f` (returning to `call_site`) was called.
-    fn exit(&mut self, f: u32, call_site: u64, now: Clock) {
+    /// The exit hook of `f` (returning to `call_site`) was called; `tail`:
+    /// jumped to after the epilogue (nothing of `f` follows it).
+    fn exit(&mut self, f: u32, call_site: u64, now: Clock, tail: bool) {
         let depth = self.frames.len();
         let found = (0..depth.min(SEARCH_DEPTH))
             .map(|k| depth - 1 - k)
@@ -769,6 +780,9 @@ impl<M: CostModel> InstrumentCollector<M> {
             return;
         };
         let frame = self.pop_to(i, now, |_| false);
+        if tail {
+            return;
+        }
         self.epilogue = Some(Epilogue {
             frame: Frame {
                 ret: call_site,
@@ -782,8 +796,7 @@ impl<M: CostModel> InstrumentCollector<M> {
     /// A return to `target` with stack pointer `sp`.
     fn ret(&mut self, target: u64, sp: u64, now: Clock) {
         if let Some(h) = self.hook {
-            if sp == h.sp && (target == h.site.wrapping_add(4) || target == h.site.wrapping_add(2))
-            {
+            if sp == h.sp && (target == h.rets.0 || target == h.rets.1) {
                 add(&mut self.hook_total, sub(now, h.start));
                 self.hook_calls += 1;
                 self.hook = None;
@@ -1021,12 +1034,18 @@ impl<M: CostModel> Hooks for InstrumentCollector<M> {
                     self.ret(target, sp, now);
                 }
                 if self.hook_addrs.contains(&target) {
-                    self.hook_call(target, pc, sp, now);
+                    self.hook_call(target, pc, sp, now, false);
                 } else {
                     self.record_transfer(target, pc, now);
                 }
             }
-            JumpKind::Jump | JumpKind::LinkOther => self.record_transfer(target, pc, now),
+            JumpKind::Jump | JumpKind::LinkOther => {
+                if self.hook_addrs.contains(&target) {
+                    self.hook_call(target, pc, sp, now, true);
+                } else {
+                    self.record_transfer(target, pc, now);
+                }
+            }
         }
     }
 

@@ -117,12 +117,13 @@ pub trait Hooks {
         let _ = (kind, pc, target, instret, sp);
     }
 
-    /// A call ([`JumpKind::Call`] or [`JumpKind::CallReturn`]) to `target`
-    /// completed: `a0` and `a1` are registers x10 and x11 after it, the
-    /// callee's first two integer arguments (RISC-V psABI). On RV32 they
-    /// are sign-extended from bit 31 (mask them to compare with addresses).
-    /// Called just before [`Hooks::on_jump`] for the same jump. Only with
-    /// [`Hooks::WANTS_JUMPS`] and [`Hooks::WANTS_CALL_ARGS`] (e.g. to read
+    /// A `jal`/`jalr` to `target` that is not a return completed (a call,
+    /// or a jump that may be a tail call): `a0` and `a1` are registers x10
+    /// and x11 after it, the callee's first two integer arguments (RISC-V
+    /// psABI). On RV32 they are sign-extended from bit 31 (mask them to
+    /// compare with addresses). Called just before [`Hooks::on_jump`] for
+    /// the same jump. Only with [`Hooks::WANTS_JUMPS`] and
+    /// [`Hooks::WANTS_CALL_ARGS`] (e.g. to read
     /// `__cyg_profile_func_enter(this_fn, call_site)`'s arguments).
     #[inline]
     fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {

@@ -391,9 +391,7 @@ impl<H: Hooks> Simulator<H> {
         let b = self.cache.info[id as usize];
         if H::WANTS_JUMPS {
             if let Some(kind) = b.jump {
-                if H::WANTS_CALL_ARGS
-                    && matches!(kind, crate::JumpKind::Call | crate::JumpKind::CallReturn)
-                {
+                if H::WANTS_CALL_ARGS && kind != crate::JumpKind::Return {
                     self.hooks
                         .on_call_args(target, self.hart.x[10], self.hart.x[11]);
                 }
