@@ -178,6 +178,10 @@ pub fn write(profile: &Profile, a: &ReportArgs, w: &mut impl Write) -> Result<()
                 SortArg::Calls => SortKey::Calls,
                 SortArg::Name => SortKey::Name,
             };
+            fwprof_report::write_instrumented(profile, a.top, &mut *w)?;
+            if profile.meta.method == fwprof_profile::Method::Instrument {
+                writeln!(w)?;
+            }
             let flat = FlatOptions {
                 top: a.top,
                 sort,

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use fwprof_profile::{FunctionRecord, Profile};
+use fwprof_profile::{FunctionRecord, Method, Profile};
 
 use crate::events::{one_of, Column};
 use crate::options::{FlatOptions, SortKey};
@@ -57,11 +57,18 @@ pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> i
         writeln!(w, "(partial profile: {reason})")?;
     }
     writeln!(w)?;
-    writeln!(
-        w,
-        "Each sample counts as 1 {} (exact counts, not sampled).",
-        one_of(event)
-    )?;
+    if profile.meta.method == Method::Instrument {
+        writeln!(
+            w,
+            "Costs from the instrumentation hooks, compensated for their overhead (not sampled)."
+        )?;
+    } else {
+        writeln!(
+            w,
+            "Each sample counts as 1 {} (exact counts, not sampled).",
+            one_of(event)
+        )?;
+    }
     if total == 0 {
         writeln!(w, " no {event} accumulated")?;
         writeln!(w)?;

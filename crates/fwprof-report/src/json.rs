@@ -121,7 +121,7 @@ pub fn report_value(profile: &Profile) -> Value {
             })
         })
         .collect();
-    json!({
+    let mut doc = json!({
         "schema": JSON_SCHEMA,
         "meta": {
             "program": m.program,
@@ -143,12 +143,17 @@ pub fn report_value(profile: &Profile) -> Value {
         "functions": functions,
         "call_graph": call_graph,
         "traps": traps,
-    })
+    });
+    if let Some(v) = crate::instrumented::json_value(profile) {
+        doc["instrumentation"] = v;
+    }
+    doc
 }
 
 /// Writes the profile as one pretty-printed JSON object followed by a
 /// newline (see `docs/report-json.md`): `schema`, `meta`, `events`,
-/// `totals`, `functions[]`, `call_graph[]`, `traps[]`. Costs are objects
+/// `totals`, `functions[]`, `call_graph[]`, `traps[]`, and for an
+/// instrumented profile `instrumentation`. Costs are objects
 /// keyed by event name with every event of the profile
 /// (`{"instructions": 123, "cycles": 456}`); addresses are integers. A
 /// function also has `derived`, the ratios of [`Derived`] whose inputs the

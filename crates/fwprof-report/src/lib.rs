@@ -42,6 +42,7 @@ pub mod compare;
 mod cycles;
 mod events;
 mod flat;
+mod instrumented;
 mod json;
 mod options;
 
@@ -54,6 +55,7 @@ pub use compare::{
 pub use cycles::{find_cycles, Cycles};
 pub use events::{event_by_name, parse_columns, Column, Derived, EventError, STALL_EVENTS};
 pub use flat::write_flat;
+pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};
 
