@@ -670,9 +670,8 @@ impl<M: CostModel> InstrumentCollector<M> {
     /// A hook body is about to run: count it for the innermost activation.
     fn count_hook(&mut self) {
         self.hook_events += 1;
-        match self.frames.last() {
-            Some(f) => self.contexts[f.ctx as usize].hooks += 1,
-            None => {}
+        if let Some(f) = self.frames.last() {
+            self.contexts[f.ctx as usize].hooks += 1;
         }
     }
 
@@ -846,6 +845,46 @@ impl<M: CostModel> InstrumentCollector<M> {
         }
     }
 
+    /// The mean hook cost times the hook calls each context owns, rounded so
+    /// that the contexts of a function together get that function's total
+    /// rounded once (largest remainders get the extra unit): a function's
+    /// compensated self then rounds like its compensated total.
+    fn hook_shares(&self) -> Vec<Clock> {
+        let (hc, ht) = (u128::from(self.hook_calls), self.hook_total);
+        let mut shares = vec![[0u64; 2]; self.contexts.len()];
+        if hc == 0 {
+            return shares;
+        }
+        let mut by_fn: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (i, c) in self.contexts.iter().enumerate() {
+            by_fn.entry(c.func).or_default().push(i);
+        }
+        for ids in by_fn.values() {
+            for e in 0..INSTRUMENT_EVENTS {
+                let t = u128::from(ht[e]);
+                let n: u128 = ids
+                    .iter()
+                    .map(|&i| u128::from(self.contexts[i].hooks))
+                    .sum();
+                // round(n * t / hc), then the floors and the units left over.
+                let whole = (n * t * 2 + hc) / (hc * 2);
+                let mut rest = whole;
+                let mut by_remainder: Vec<(u128, usize)> = Vec::with_capacity(ids.len());
+                for &i in ids {
+                    let q = u128::from(self.contexts[i].hooks) * t;
+                    shares[i][e] = (q / hc) as u64;
+                    rest -= q / hc;
+                    by_remainder.push((q % hc, i));
+                }
+                by_remainder.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                for &(_, i) in by_remainder.iter().take(rest as usize) {
+                    shares[i][e] += 1;
+                }
+            }
+        }
+        shares
+    }
+
     /// End of run: close open activations at `executed` instructions (and
     /// the model's cycles), compensate, and return the data and the model.
     pub fn finish_with_model(mut self, executed: u64) -> (InstrumentData, M) {
@@ -894,15 +933,17 @@ impl<M: CostModel> InstrumentCollector<M> {
                 f
             })
             .collect();
+        let shares = self.hook_shares();
         let contexts: Vec<InstrumentedContext> = self
             .contexts
             .iter()
-            .map(|c| {
+            .zip(&shares)
+            .map(|(c, share)| {
                 let mut self_cost = [0; 2];
                 for (e, v) in self_cost.iter_mut().enumerate() {
                     *v = clamp(
                         i128::from(c.self_raw[e])
-                            - hooks(c.hooks, e)
+                            - i128::from(share[e])
                             - i128::from(c.child_boundary[e])
                             + i128::from(c.own_boundary[e]),
                     );
@@ -923,8 +964,8 @@ impl<M: CostModel> InstrumentCollector<M> {
             add(&mut totals, f.self_compensated);
         }
         for f in &mut functions {
-            for e in 0..INSTRUMENT_EVENTS {
-                f.inclusive[e] = f.inclusive[e].max(f.self_compensated[e]).min(totals[e]);
+            for ((incl, own), all) in f.inclusive.iter_mut().zip(f.self_compensated).zip(totals) {
+                *incl = (*incl).max(own).min(all);
             }
         }
         let arcs = self

@@ -18,7 +18,7 @@ fn ratio(a: u64, b: u64) -> f64 {
 }
 
 /// The records, sorted by compensated self time, then total, then name.
-fn sorted<'p>(profile: &'p Profile) -> Vec<&'p InstrumentRecord> {
+fn sorted(profile: &Profile) -> Vec<&InstrumentRecord> {
     let name = |r: &InstrumentRecord| profile.function(r.function).map_or("", |f| f.name.as_str());
     let mut rows: Vec<&InstrumentRecord> = profile.instrumented.iter().collect();
     rows.sort_by(|a, b| {
