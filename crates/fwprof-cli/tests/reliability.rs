@@ -24,7 +24,14 @@ use serde_json::Value;
 
 use common::{repo, require, run_fwprof as fwprof};
 
-const METHODS: [&str; 5] = ["sample", "jitter", "instrument", "compensated", "own-build"];
+const METHODS: [&str; 6] = [
+    "sample",
+    "jitter",
+    "instrument",
+    "compensated",
+    "own-build",
+    "icount",
+];
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -254,6 +261,9 @@ fn quick_suite_runs_every_method_and_writes_json_svg_and_text() {
         .iter()
         .map(|m| {
             assert!(m["description"].as_str().is_some_and(|d| !d.is_empty()));
+            assert!(m["reference"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("exact")));
             m["name"].as_str().unwrap()
         })
         .collect();
