@@ -1,14 +1,12 @@
 //! Arithmetic invariants of an exact profile.
 
-use crate::model::{Method, Profile};
+use crate::model::Profile;
 
 impl Profile {
     /// Checks the arithmetic that an exact profile satisfies, per event:
     ///
     /// * the self costs of all functions add up to `totals`, and the
-    ///   per-address costs of each function add up to its self cost (not
-    ///   for [`Method::Instrument`] profiles: hooks measure functions, not
-    ///   instructions, and their `costs` are empty);
+    ///   per-address costs of each function add up to its self cost;
     /// * `self <= inclusive <= total` for every function (so the root's
     ///   inclusive cost, the largest, does not exceed the total);
     /// * a function's `calls` equals the sum of `calls` over its incoming
@@ -36,7 +34,6 @@ impl Profile {
                 addr_sum[c.function.index()][e] += u128::from(v);
             }
         }
-        let per_address = self.meta.method != Method::Instrument;
         let mut incoming = vec![0u128; nf];
         for a in &self.arcs {
             incoming[a.callee.index()] += u128::from(a.calls);
@@ -58,7 +55,7 @@ impl Profile {
         for (i, f) in self.functions.iter().enumerate() {
             for e in 0..n {
                 self_sum[e] += u128::from(f.self_cost[e]);
-                if per_address && addr_sum[i][e] != u128::from(f.self_cost[e]) {
+                if addr_sum[i][e] != u128::from(f.self_cost[e]) {
                     problems.push(format!(
                         "{}: per-address {} add up to {}, self is {}",
                         f.name,
