@@ -820,9 +820,13 @@ impl<M: CostModel> InstrumentCollector<M> {
             let found = (0..depth.min(SEARCH_DEPTH))
                 .map(|k| depth - 1 - k)
                 .find(|&i| self.frames[i].ret == target && sp >= self.frames[i].sp);
-            if let Some(i) = found {
-                // Activations above with the same return address were
-                // tail-called: they end here too.
+            if let Some(mut i) = found {
+                // Activations with the same return address next to it were
+                // entered by tail calls (a call returns into its caller, not
+                // to where the caller returns): the chain ends here too.
+                while i > 0 && self.frames[i - 1].ret == target {
+                    i -= 1;
+                }
                 self.pop_to(i, now, |f| f.ret == target);
             }
         }
@@ -1308,6 +1312,55 @@ mod tests {
         assert_eq!(foo.self_compensated[0], 27);
         // main: 2 + call 1 (prologue), 3 calls, ret.
         assert_eq!(d.functions[0].self_compensated[0], 3 + 3 + 1);
+    }
+
+    #[test]
+    fn mcount_tail_call_chains_end_together() {
+        let ranges = [(0x100, 0x200), (0x200, 0x300), (0x300, 0x310)];
+        let starts: Vec<u64> = ranges.iter().map(|r| r.0).collect();
+        let map = FunctionMap::new(&ranges, &starts);
+        let mut c = InstrumentCollector::new(
+            map,
+            InstrumentConfig {
+                hooks: HookAddresses {
+                    enter: None,
+                    exit: None,
+                    mcount: vec![0x300],
+                },
+                starts,
+                excluded: vec![],
+                unit: 0,
+                rv64: true,
+            },
+        );
+        let mut r = Run {
+            c: &mut c,
+            t: 0,
+            exit: 0,
+        };
+        // f and g tail-call each other 50 times; every _mcount sees the
+        // same return address, 0x54.
+        r.call(0x50, 0x100, 0, 0, 0x1000);
+        for _ in 0..50 {
+            r.hook(0x108, 0x300, 0x54, 0, 0xff0, 1);
+            r.run(1);
+            r.t += 1;
+            r.c.on_jump(JumpKind::Jump, 0x110, 0x200, r.t, 0x1000);
+            r.hook(0x208, 0x300, 0x54, 0, 0xff0, 1);
+            r.run(1);
+            r.t += 1;
+            r.c.on_jump(JumpKind::Jump, 0x210, 0x100, r.t, 0x1000);
+        }
+        r.hook(0x108, 0x300, 0x54, 0, 0xff0, 1);
+        r.ret(0x54, 0x1000);
+        let t = r.t;
+        let d = c.finish(t);
+        assert_eq!((d.functions[0].calls, d.functions[1].calls), (51, 50));
+        assert_eq!((d.open_at_end, d.abandoned), (0, 0));
+        // Each activation's own code: the jump into it, the mcount call,
+        // one instruction and the jump out (or the final ret).
+        assert_eq!(d.functions[1].self_compensated[0], 50 * 3);
+        assert_eq!(d.functions[0].self_compensated[0], 50 * 3 + 2);
     }
 
     #[test]
