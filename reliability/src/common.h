@@ -23,7 +23,7 @@ uint64_t aux(void);
 /* Executed-instruction count (the `instret` CSR, readable in user mode). */
 static inline uint64_t rdinstret(void) {
     uint64_t v;
-    __asm__ volatile("rdinstret %0" : "=r"(v));
+    __asm__ volatile("rdinstret %0" : "=r"(v) : : "memory");
     return v;
 }
 

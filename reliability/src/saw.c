@@ -13,8 +13,9 @@
  * the loop starts, saw_pad burns instructions until the executed count is
  * such that multiples of P fall 35% into an iteration (samplers paced by
  * executed instructions count from the program's first instruction, as
- * instret does). About 16 M instructions run in the loop (16e6 / P
- * iterations). */
+ * instret does); the calibration itself runs just after a multiple of P.
+ * About 16 M instructions run in the loop (16e6 / P iterations); afterwards
+ * the loop's instruction count is checked against iterations x P. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,7 +39,9 @@ NOINLINE void saw_loop(long iters, long na, long nb) {
     }
 }
 
-static uint64_t measure(long iters, long na, long nb) {
+/* One function for every measurement, so the instructions around the two
+ * counter reads are the same in each and cancel in period_of. */
+NOINLINE static uint64_t measure(long iters, long na, long nb) {
     uint64_t t0 = rdinstret();
     saw_loop(iters, na, nb);
     return rdinstret() - t0;
@@ -47,7 +50,21 @@ static uint64_t measure(long iters, long na, long nb) {
 /* Instructions of one iteration of saw_loop with these counts. */
 static long period_of(long na, long nb) { return (long)(measure(2, na, nb) - measure(1, na, nb)); }
 
+/* Burn instructions until the executed count is about `phase` modulo p. */
+static void pad_to(uint64_t p, uint64_t phase) {
+    uint64_t burn = (phase + p - rdinstret() % p) % p;
+    saw_pad((long)(burn / 2) + 1);
+}
+
 uint64_t run_saw(long p) {
+    if (p < 200) {
+        fprintf(stderr, "saw: a period of %ld instructions is too short (minimum 200)\n", p);
+        exit(2);
+    }
+    /* Calibrate just after a multiple of P: its few hundred instructions then
+     * fall between two samples (for P above about 1000) and cannot put a
+     * sample into saw_rare at a phase that depends on the start-up code. */
+    pad_to((uint64_t)p, 0);
     long c = period_of(10, 10) - 2 * 10 - 3 * 10;
     long nb = p * 30 / 100 / 3;
     long rem = p - c - 3 * nb;
@@ -56,21 +73,19 @@ uint64_t run_saw(long p) {
         rem += 3;
     }
     long na = rem / 2;
-    if (p < 200 || na < 1 || nb < 1) {
-        fprintf(stderr, "saw: a period of %ld instructions is too short (minimum 200)\n", p);
+    if (na < 1 || nb < 1) {
+        fprintf(stderr, "saw: a period of %ld instructions is too short\n", p);
         exit(2);
     }
-    long got = period_of(na, nb);
-    if (got != p)
-        fprintf(stderr, "saw: warning: loop period is %ld instructions, not %ld (no exact instret?)\n",
-                got, p);
     long iters = 16000000 / p;
     if (iters < 1) iters = 1;
     /* Start the loop so that executed counts k*P fall 35% into an iteration. */
-    uint64_t now = rdinstret();
-    uint64_t off = (uint64_t)(p * 35 / 100);
-    long burn = (long)(((uint64_t)p - (now + off) % (uint64_t)p) % (uint64_t)p);
-    saw_pad(burn / 2 + 1);
+    pad_to((uint64_t)p, (uint64_t)(p - p * 35 / 100));
+    uint64_t t0 = rdinstret();
     saw_loop(iters, na, nb);
+    long extra = (long)(rdinstret() - t0) - iters * p;
+    if (extra < 0 || extra > 64)
+        fprintf(stderr, "saw: warning: the loop ran %ld instructions more than %ld x %ld (no exact instret?)\n",
+                extra, iters, p);
     return (uint64_t)na << 32 | (uint64_t)nb;
 }
