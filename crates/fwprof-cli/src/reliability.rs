@@ -409,9 +409,13 @@ struct Run {
 /// The embedded workload ELFs written to a private temporary directory
 /// (removed on drop), and where the recordings go.
 struct Suite {
+    /// This executable.
     exe: PathBuf,
+    /// The temporary directory.
     dir: PathBuf,
+    /// The plain build's file name in `dir`.
     plain: PathBuf,
+    /// The instrumented build's file name in `dir`.
     instrumented: PathBuf,
 }
 
@@ -421,26 +425,42 @@ impl Suite {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("fwprof-reliability-{}-{nanos}", std::process::id()));
+        // glibc's start-up copies the program's absolute path
+        // (/proc/self/exe): a directory name of fixed length in /tmp keeps
+        // its instruction count the same from run to run.
+        let base = if Path::new("/tmp").is_dir() {
+            PathBuf::from("/tmp")
+        } else {
+            std::env::temp_dir()
+        };
+        let dir = base.join(format!(
+            "fwprof-reliability-{:08x}{nanos:08x}",
+            std::process::id()
+        ));
         std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let suite = Suite {
             exe,
-            plain: dir.join("workloads.rv64-linux.elf"),
-            instrumented: dir.join("workloads-instrument.rv64-linux.elf"),
+            plain: PathBuf::from("workloads.rv64-linux.elf"),
+            instrumented: PathBuf::from("workloads-instrument.rv64-linux.elf"),
             dir,
         };
-        for (path, bytes) in [
+        for (name, bytes) in [
             (&suite.plain, PLAIN_ELF),
             (&suite.instrumented, INSTRUMENTED_ELF),
         ] {
-            std::fs::write(path, bytes)
+            let path = suite.dir.join(name);
+            std::fs::write(&path, bytes)
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         Ok(suite)
     }
 
-    /// `fwprof record -q [extra] -- ELF NAME PARAM` into `TAG.fwprof`; the
+    /// `fwprof record -q [extra] --clear-env -- ELF NAME PARAM` into
+    /// `TAG.fwprof`, run in the suite's directory with `elf` relative to it:
+    /// with no environment, a fixed `argv[0]` and a program path of fixed
+    /// length the guest's start-up code executes the same instructions in
+    /// every run, so the samples fall at the same points and the results
+    /// repeat. The
     /// profile, or the child's last line of stderr.
     fn record(
         &self,
@@ -459,6 +479,7 @@ impl Suite {
             .args(extra)
             .arg("--max-instructions")
             .arg(MAX_INSTRUCTIONS.to_string())
+            .arg("--clear-env")
             .arg("--")
             .arg(elf)
             .arg(w.name)
