@@ -13,6 +13,14 @@
 #   rv64gc      bare metal, lp64d, -mcmodel=medany                       (qemu-system-riscv64)
 #   rv64-linux  riscv64-linux-gnu-gcc -static (glibc), lp64d              (qemu-riscv64)
 #   rv64-linux-pg  as rv64-linux with -pg (writes gmon.out in the cwd on exit)
+# Stack-unwinding variants (sampling tests: unwound stacks against exact call tracking):
+#   rv32imac-fp     as rv32imac with -fno-omit-frame-pointer (CFI in .debug_frame)
+#   rv64-linux-fp   as rv64-linux with -fno-omit-frame-pointer (CFI in .eh_frame and .debug_frame)
+#   rv64gc-nocfi    as rv64gc with -fno-omit-frame-pointer -fno-asynchronous-unwind-tables
+#                   -fno-unwind-tables, and .debug_frame (which -g still emits) removed after
+#                   linking: no CFI at all, frame pointers in the program's own code only
+#   rv64-linux-nocfi  as rv64-linux with the same flags and .debug_frame removed: the program's
+#                   code has no CFI and keeps frame pointers; glibc keeps its .eh_frame
 # -misa-spec=2.2 keeps Zicsr/Zifencei inside I for the assembler (GCC 12 defaults to the
 # 20191213 spec where rv32imac lacks them) without breaking picolibc multilib selection.
 # Bare-metal images link at 0x80000000 (QEMU virt RAM, 128 MiB): code/rodata in the first
@@ -75,6 +83,10 @@ dhrystone   rv32im O3
 "
 # -pg builds (Linux, -O2) for the gprof call-graph comparison.
 PG_PROGRAMS="recursion qsort funcptr tailcalls"
+# Unwinding variants (-O2) for the sampling tests: call-heavy programs, bare metal and Linux
+# (recursion only on bare metal: its Linux build recurses 100,000 deep).
+UNWIND_BARE="recursion tailcalls funcptr qsort dhrystone"
+UNWIND_LINUX="tailcalls funcptr qsort dhrystone"
 
 expand_configs() {
   case "$1" in
@@ -96,6 +108,14 @@ list_jobs() {
     done
   done
   for name in $PG_PROGRAMS; do echo "$name rv64-linux-pg O2"; done
+  for name in $UNWIND_BARE; do
+    echo "$name rv32imac-fp O2"
+    echo "$name rv64gc-nocfi O2"
+  done
+  for name in $UNWIND_LINUX; do
+    echo "$name rv64-linux-fp O2"
+    echo "$name rv64-linux-nocfi O2"
+  done
 }
 
 # Builds one ELF (called through xargs).
@@ -113,18 +133,28 @@ build_one() {
     [ "$stale" = 0 ] && return 0
   fi
   local common=(-misa-spec=2.2 -g "-$opt" "-fdebug-prefix-map=$REPO=." -Wall -Wno-unused-function -I "$SRC")
-  local cmd
+  local cmd strip_cfi=0
+  local fp=(-fno-omit-frame-pointer)
+  local nocfi=(-fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables)
   case "$cfg" in
     rv32imac) cmd=("$BARE_CC" -march=rv32imac -mabi=ilp32 -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
     rv32im) cmd=("$BARE_CC" -march=rv32im -mabi=ilp32 -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
     rv32imafdc) cmd=("$BARE_CC" -march=rv32imafdc -mabi=ilp32d -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
     rv64gc) cmd=("$BARE_CC" -march=rv64gc -mabi=lp64d -mcmodel=medany -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
     rv64-linux) cmd=("$LINUX_CC" -static -march=rv64gc -mabi=lp64d -DCFG_LINUX "${common[@]}" "${srcs[@]}" -lm) ;;
+    rv32imac-fp) cmd=("$BARE_CC" -march=rv32imac -mabi=ilp32 -DCFG_BARE "${fp[@]}" "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
+    rv64gc-nocfi) strip_cfi=1; cmd=("$BARE_CC" -march=rv64gc -mabi=lp64d -mcmodel=medany -DCFG_BARE "${nocfi[@]}" "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
+    rv64-linux-fp) cmd=("$LINUX_CC" -static -march=rv64gc -mabi=lp64d -DCFG_LINUX "${fp[@]}" "${common[@]}" "${srcs[@]}" -lm) ;;
+    rv64-linux-nocfi) strip_cfi=1; cmd=("$LINUX_CC" -static -march=rv64gc -mabi=lp64d -DCFG_LINUX "${nocfi[@]}" "${common[@]}" "${srcs[@]}" -lm) ;;
     rv64-linux-pg) cmd=("$LINUX_CC" -static -pg -march=rv64gc -mabi=lp64d -DCFG_LINUX -DCFG_PG "${common[@]}" "${srcs[@]}" -lm) ;;
     *) echo "unknown config $cfg" >&2; return 1 ;;
   esac
   # Compile from the repo root so relative paths in DWARF are stable too.
   (cd "$REPO" && "${cmd[@]}" -o "$elf.tmp") || { echo "FAILED: $name.$cfg.$opt" >&2; rm -f "$elf.tmp"; return 1; }
+  if [ "$strip_cfi" = 1 ]; then
+    riscv64-unknown-elf-objcopy --remove-section=.debug_frame "$elf.tmp" ||
+      { echo "FAILED: objcopy $name.$cfg.$opt" >&2; rm -f "$elf.tmp"; return 1; }
+  fi
   mv "$elf.tmp" "$elf"
 }
 

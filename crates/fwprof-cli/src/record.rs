@@ -47,12 +47,16 @@ pub fn dispatch(cli: cli::Cli) -> Result<u8> {
 }
 
 /// Everything needed to start a simulation.
-struct Prepared {
-    cfg: RunConfig,
-    elf: Vec<u8>,
+pub(crate) struct Prepared {
+    /// The run configuration handed to `fwprof_os::load`.
+    pub(crate) cfg: RunConfig,
+    /// The ELF file's contents.
+    pub(crate) elf: Vec<u8>,
 }
 
-fn prepare(a: &ExecArgs) -> Result<Prepared> {
+/// Read the program and build the run configuration (`--ram`, sandbox,
+/// guest environment, target).
+pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
     let ram = cli::parse_ram(&a.ram).map_err(anyhow::Error::msg)?;
     let elf = std::fs::read(&a.program)
         .with_context(|| format!("cannot read {}", a.program.display()))?;
@@ -85,7 +89,7 @@ fn prepare(a: &ExecArgs) -> Result<Prepared> {
 }
 
 /// Ctrl-C sets this flag; the simulator polls it and stops cleanly.
-fn interrupt_flag() -> SyncArc<AtomicBool> {
+pub(crate) fn interrupt_flag() -> SyncArc<AtomicBool> {
     let flag = SyncArc::new(AtomicBool::new(false));
     let f = flag.clone();
     // A second handler registration fails only if one exists: then keep going without it.
@@ -165,7 +169,7 @@ impl<H> Outcome<H> {
 }
 
 /// Print the one-line diagnostic for a stop that is not a normal exit.
-fn report_stop(stop: &StopReason, rv64: bool) {
+pub(crate) fn report_stop(stop: &StopReason, rv64: bool) {
     match stop {
         StopReason::Exit(_) => {}
         StopReason::InstructionLimit => eprintln!("fwprof: instruction limit reached"),
@@ -241,42 +245,7 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
     let finished = progress.finish();
     report_stop(&out.stop, out.rv64);
 
-    let mut meta = Meta::new(a.program.display().to_string());
-    meta.sha256 = crate::report_cmd::hex(&program.sha256());
-    meta.build_id = program.build_id().map(crate::report_cmd::hex);
-    meta.xlen = if out.rv64 { 64 } else { 32 };
-    meta.isa = if out.rv64 { "rv64gc" } else { "rv32gc" }.to_string();
-    meta.target = match out.target {
-        Target::BareMetal => fwprof_profile::Target::Baremetal,
-        Target::Linux => fwprof_profile::Target::Linux,
-    };
-    meta.command = std::iter::once(a.program.display().to_string())
-        .chain(a.args.iter().cloned())
-        .collect();
-    meta.environment = p.cfg.env.clone();
-    meta.fwprof_version = env!("CARGO_PKG_VERSION").to_string();
-    meta.start_time = start_time;
-    meta.warnings = program.warnings();
-    match &out.stop {
-        StopReason::Exit(code) => meta.exit_status = Some(*code),
-        StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
-        StopReason::Interrupted => meta.partial = Some("interrupted".into()),
-        StopReason::Fault { cause, pc, .. } => {
-            meta.partial = Some(format!(
-                "guest fault: {} at {pc:#x}",
-                exit::cause_name(*cause)
-            ))
-        }
-        StopReason::Signal {
-            signo, cause, pc, ..
-        } => {
-            meta.partial = Some(format!(
-                "killed by signal {signo}: {} at {pc:#x}",
-                exit::cause_name(*cause)
-            ));
-            meta.exit_status = Some(128 + signo);
-        }
-    }
+    let mut meta = base_meta(a, &p, &program, &out.stop, out.rv64, out.target, start_time);
     meta.core = core_name;
     if data.contexts_folded {
         meta.warnings.push(format!(
@@ -300,6 +269,57 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
         eprintln!("{line}");
     }
     Ok(exit::status_for(&out.stop))
+}
+
+/// The metadata every recording method fills alike: program identity,
+/// ISA, target, command line, environment, version, start time, symbol
+/// warnings, and how the run ended (`partial`, `exit_status`).
+pub(crate) fn base_meta(
+    a: &ExecArgs,
+    p: &Prepared,
+    program: &fwprof_symbols::Program,
+    stop: &StopReason,
+    rv64: bool,
+    target: Target,
+    start_time: u64,
+) -> Meta {
+    let mut meta = Meta::new(a.program.display().to_string());
+    meta.sha256 = crate::report_cmd::hex(&program.sha256());
+    meta.build_id = program.build_id().map(crate::report_cmd::hex);
+    meta.xlen = if rv64 { 64 } else { 32 };
+    meta.isa = if rv64 { "rv64gc" } else { "rv32gc" }.to_string();
+    meta.target = match target {
+        Target::BareMetal => fwprof_profile::Target::Baremetal,
+        Target::Linux => fwprof_profile::Target::Linux,
+    };
+    meta.command = std::iter::once(a.program.display().to_string())
+        .chain(a.args.iter().cloned())
+        .collect();
+    meta.environment = p.cfg.env.clone();
+    meta.fwprof_version = env!("CARGO_PKG_VERSION").to_string();
+    meta.start_time = start_time;
+    meta.warnings = program.warnings();
+    match stop {
+        StopReason::Exit(code) => meta.exit_status = Some(*code),
+        StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
+        StopReason::Interrupted => meta.partial = Some("interrupted".into()),
+        StopReason::Fault { cause, pc, .. } => {
+            meta.partial = Some(format!(
+                "guest fault: {} at {pc:#x}",
+                exit::cause_name(*cause)
+            ))
+        }
+        StopReason::Signal {
+            signo, cause, pc, ..
+        } => {
+            meta.partial = Some(format!(
+                "killed by signal {signo}: {} at {pc:#x}",
+                exit::cause_name(*cause)
+            ));
+            meta.exit_status = Some(128 + signo);
+        }
+    }
+    meta
 }
 
 /// Assemble the profile from the collector's data (and the timing model's,

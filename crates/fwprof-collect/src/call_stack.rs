@@ -328,6 +328,14 @@ impl CallStack {
         self.frames.len()
     }
 
+    /// The activations, outermost first: `(function id, tail)`, where
+    /// `tail` marks an activation entered by a tail call or a jump into
+    /// another function (it replaced the one below it, which it ends with).
+    /// Read-only; e.g. to check a stack unwinder against exact tracking.
+    pub fn activations(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        self.frames.iter().map(|f| (f.func, f.tail))
+    }
+
     /// Enter the root activation (the program's entry function) at instruction count `now`.
     /// It is counted as one call from `<spontaneous>`.
     pub fn enter_root(&mut self, func: u32, sp: u64, now: u64) {

@@ -185,6 +185,12 @@ impl<M: CostModel> ExactCollector<M> {
         &self.model
     }
 
+    /// The shadow call stack as it stands (activations entered by the
+    /// instructions executed so far).
+    pub fn call_stack(&self) -> &CallStack {
+        &self.stack
+    }
+
     #[inline]
     fn start(&mut self) {
         if !self.started {

@@ -16,6 +16,10 @@ pub struct Layout {
     pub code: Vec<(u64, u64)>,
     /// Function ranges `[start, end)`, sorted by start and not overlapping.
     pub functions: Vec<(u64, u64)>,
+    /// The range of the function called `main`, if there is one: a stack
+    /// that cannot be unwound past `main`'s caller still counts as complete
+    /// ([`crate::StackEnd::MainCaller`]).
+    pub main: Option<(u64, u64)>,
 }
 
 /// Sections and layout read from an ELF file.
@@ -57,6 +61,10 @@ pub(crate) fn read(data: &[u8]) -> Result<ElfParts, Error> {
     code.sort_unstable();
     // Text symbols: sized ones span their size, unsized ones (assembly
     // labels) run to the next symbol or the end of their code range.
+    let main_start = file
+        .symbols()
+        .find(|s| s.kind() == SymbolKind::Text && s.name() == Ok("main"))
+        .map(|s| s.address());
     let mut syms: Vec<(u64, u64)> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.section_index().is_some())
@@ -90,12 +98,14 @@ pub(crate) fn read(data: &[u8]) -> Result<ElfParts, Error> {
         .and_then(|s| Some(s.uncompressed_data().ok()?.into_owned()))
         .filter(|d| !d.is_empty());
     let text = file.section_by_name(".text").map_or(0, |s| s.address());
+    let main = main_start.and_then(|m| functions.iter().copied().find(|f| f.0 == m));
     Ok(ElfParts {
         layout: Layout {
             address_size,
             entry: file.entry(),
             code,
             functions,
+            main,
         },
         eh_frame,
         debug_frame,

@@ -18,25 +18,42 @@
 //! 1. **Root by entry.** If the lookup address lies in the *entry function*
 //!    (the function containing the ELF entry point, e.g. `_start`), the
 //!    stack is complete: nothing called it.
-//! 2. **CFI.** If an FDE of `.eh_frame` (searched first) or `.debug_frame`
-//!    covers it, the row for the address gives the CFA rule (register +
-//!    offset, or a DWARF expression) and the rules of the registers saved
-//!    by the frame (DWARF Standard v5, §6.4.1). The caller's registers are
-//!    the recovered ones; registers without a rule keep their value
-//!    ("same value"), the stack pointer becomes the CFA, and the caller's pc
-//!    is the value of the CIE's return-address column (normally `ra`,
-//!    DWARF register 1). A return-address column the FDE or CIE declares
-//!    `DW_CFA_undefined` (glibc's `_start`) is a root.
-//! 3. **No FDE, frame 0.** A function without CFI that is executing may be a
+//! 2. **Epilogue execution** (frames whose registers are all known: frame
+//!    0, and frames reached by this rule). If the code from the frame's pc
+//!    to a return (`jalr x0, 0(ra)` or `jalr x0, 0(t0)`) only reloads
+//!    registers from the stack, frees the frame, does arithmetic and jumps
+//!    unconditionally, it is executed on a copy of the registers (stores
+//!    go to an overlay, memory is never written): the result is the
+//!    caller's state exactly, whatever the CFI says. This covers samples in
+//!    epilogues, at GCC's tail jump to `__riscv_restore_N` (where its CFI
+//!    already describes the frame as freed) and inside the
+//!    `__riscv_save_N`/`__riscv_restore_N` millicode of `-msave-restore`
+//!    code (which has no CFI); a return through `t0` (from a save routine)
+//!    lands in the function's prologue, whose row is then looked up at the
+//!    return address itself.
+//! 3. **CFI.** If an FDE of `.eh_frame` (searched first) or `.debug_frame`
+//!    covers the lookup address, the row for it gives the CFA rule
+//!    (register + offset, or a DWARF expression) and the rules of the
+//!    registers saved by the frame (DWARF Standard v5, §6.4.1). The
+//!    caller's registers are the recovered ones; registers without a rule
+//!    keep their value ("same value"), the stack pointer becomes the CFA,
+//!    and the caller's pc is the value of the CIE's return-address column
+//!    (normally `ra`, DWARF register 1). A return-address column the FDE or
+//!    CIE declares `DW_CFA_undefined` (glibc's `_start`) is a root.
+//! 4. **No FDE, frame 0.** A function without CFI that is executing may be a
 //!    leaf whose return address is still in `ra`, or may have set up a frame
 //!    pointer. If `s0` looks like a frame pointer of the GCC RISC-V layout
 //!    (`-fno-omit-frame-pointer`: `s0` = CFA, `ra` saved at `s0 - XLEN/8`,
 //!    the caller's `s0` at `s0 - 2*XLEN/8`) whose saved `ra` equals the `ra`
 //!    register, that frame is used. Otherwise, if `ra` holds a return
 //!    address (inside the program, right after a call instruction) into
-//!    another function, it is used with the CFA = `sp` (the link-register
-//!    rule). Otherwise the frame-pointer rule is tried alone.
-//! 4. **No FDE, frames above 0.** The frame-pointer rule: the frame pointer
+//!    another function and no instruction from the function's start to the
+//!    pc saves `ra` or changes `sp` other than by allocating (`addi sp, sp,
+//!    -N`), `ra` is used with CFA = `sp` + the bytes allocated, and saved
+//!    `s0`-`s11` are reloaded from where those instructions stored them
+//!    (the link-register rule). Otherwise the frame-pointer rule is tried
+//!    alone.
+//! 5. **No FDE, frames above 0.** The frame-pointer rule: the frame pointer
 //!    must be above `sp`, aligned, and the saved `ra` a return address.
 //!
 //! A step is accepted only if the new CFA is at least the frame's `sp` and
@@ -47,8 +64,12 @@
 //!
 //! Unwinding ends at a *root* ([`StackEnd::is_root`]) when the lookup
 //! address is in the entry function, the return address is 0 (the reset
-//! value of `ra`: bare-metal start code that was not called) or the CFI
-//! marks the return address undefined. It ends *truncated* when a rule
+//! value of `ra`: bare-metal start code that was not called; only from
+//! CFI, a frame pointer's saved 0 is not trusted), the CFI marks the
+//! return address undefined, or no rule applies at the frame of the
+//! function that called `main` (start-up code such as picolibc's
+//! `_cstart` or glibc's `__libc_start_call_main` is often built without
+//! unwind information or frame pointers). It ends *truncated* when a rule
 //! cannot be applied (no CFI and no usable frame pointer, a register the
 //! rule needs is unknown, a memory read fails, a return address outside
 //! the program's executable segments, a CFA that does not grow, or more
@@ -69,6 +90,7 @@
 //!     entry: 0x1000,
 //!     code: vec![(0x1000, 0x2000)],
 //!     functions: vec![(0x1000, 0x1010), (0x1010, 0x2000)],
+//!     main: None,
 //! };
 //! let mut u = Unwinder::new(layout, None, None).unwrap();
 //! let regs = Registers { x: [0; 32], pc: 0x1004 };
@@ -80,6 +102,7 @@
 
 mod cfi;
 mod elf;
+mod emulate;
 mod insn;
 mod unwind;
 
@@ -123,6 +146,10 @@ pub enum FrameSource {
     /// The callee (frame 0) had no CFI: the return address was the live
     /// `ra` register.
     LinkRegister,
+    /// The callee was stopped in its epilogue (or in `-msave-restore`
+    /// millicode): executing the remaining instructions up to its return
+    /// on a copy of the registers gave the caller's state exactly.
+    Epilogue,
 }
 
 /// One frame of an unwound stack.
@@ -152,6 +179,10 @@ pub enum StackEnd {
     ReturnAddressZero,
     /// Root: the CFI marks the return address undefined.
     UndefinedReturnAddress,
+    /// Root: unwinding could not continue past the frame of `main`'s
+    /// caller (start-up code often has no unwind information; nothing
+    /// above it belongs to the program proper).
+    MainCaller,
     /// Truncated: no CFI covers the frame and the frame-pointer (and, for
     /// frame 0, link-register) rule does not apply.
     NoUnwindInfo,
@@ -179,6 +210,7 @@ impl StackEnd {
             StackEnd::EntryFunction
                 | StackEnd::ReturnAddressZero
                 | StackEnd::UndefinedReturnAddress
+                | StackEnd::MainCaller
         )
     }
 }
@@ -198,13 +230,20 @@ impl Stack {
         !self.end.is_root()
     }
 
-    /// True if every frame above the first was found by CFI and the stack
-    /// ended at a root (no fallback rule was used).
-    pub fn cfi_only(&self) -> bool {
-        self.end.is_root()
-            && self.frames[1..]
-                .iter()
-                .all(|f| f.source == FrameSource::Cfi)
+    /// True if every frame above the first was found by an exact rule —
+    /// CFI, or executing an epilogue ([`FrameSource::Epilogue`]) — and the
+    /// stack ended at the entry function, a return address of 0 or one the
+    /// CFI declares undefined: no heuristic (link register, frame pointer)
+    /// was used and [`StackEnd::MainCaller`] was not needed.
+    pub fn exact_rules_only(&self) -> bool {
+        matches!(
+            self.end,
+            StackEnd::EntryFunction
+                | StackEnd::ReturnAddressZero
+                | StackEnd::UndefinedReturnAddress
+        ) && self.frames[1..]
+            .iter()
+            .all(|f| matches!(f.source, FrameSource::Cfi | FrameSource::Epilogue))
     }
 
     /// The frame addresses, innermost first (frame 0's pc, then call sites).

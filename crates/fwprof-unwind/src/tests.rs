@@ -16,6 +16,8 @@ const SP: Register = Register(2);
 const S0: Register = Register(8);
 /// `jal ra, 0`: a 4-byte call.
 const JAL_RA: u32 = 0x0000_00ef;
+/// `addi x0, x0, 0`.
+const NOP: u32 = 0x0000_0013;
 /// `c.jalr a5`.
 const C_JALR_A5: u16 = 0x9782;
 
@@ -64,11 +66,15 @@ fn layout(address_size: u8) -> Layout {
             (0x300, 0x400),
             (0x400, 0x500),
         ],
+        main: None,
     }
 }
 
-/// Call instructions at the call sites.
+/// Call instructions at the call sites; `g` starts with 16 `nop`s.
 fn code(mem: &mut Mem) {
+    for a in (0x400..0x440).step_by(4) {
+        mem.put(a, &NOP.to_le_bytes());
+    }
     mem.put(0x110, &JAL_RA.to_le_bytes());
     mem.put(0x220, &JAL_RA.to_le_bytes());
     mem.put(0x33e, &[0x01, 0x00]); // c.nop before the c.jalr
@@ -147,7 +153,7 @@ fn cfi_rv64_debug_frame() {
     let s = u.unwind(&regs, &mut mem);
     assert_eq!(s.addresses(), vec![0x410, 0x340, 0x220, 0x110]);
     assert_eq!(s.end, StackEnd::EntryFunction);
-    assert!(s.cfi_only() && !s.truncated());
+    assert!(s.exact_rules_only() && !s.truncated());
     assert_eq!(s.frames[1].return_address, Some(0x342));
     // CFAs: g's is its sp, f's is 32 above, main's is the top.
     let cfas: Vec<_> = s.frames.iter().map(|f| f.cfa).collect();
@@ -168,7 +174,7 @@ fn cfi_rv32_eh_frame() {
     regs.x[1] |= 0xffff_ffff_0000_0000;
     let s = u.unwind(&regs, &mut mem);
     assert_eq!(s.addresses(), vec![0x410, 0x340, 0x220, 0x110]);
-    assert!(s.cfi_only());
+    assert!(s.exact_rules_only());
 }
 
 #[test]
@@ -196,7 +202,7 @@ fn prologue_and_epilogue_rows() {
     x[2] = TOP;
     let s = u.unwind(&Registers { x, pc: 0x2fc }, &mut mem);
     assert_eq!(s.addresses(), vec![0x2fc, 0x110]);
-    assert!(s.cfi_only());
+    assert!(s.exact_rules_only());
 }
 
 #[test]
@@ -278,7 +284,7 @@ fn unreadable_memory_truncates() {
     let s = u.unwind(&regs, &mut mem);
     assert_eq!(s.addresses(), vec![0x410, 0x340]);
     assert_eq!(s.end, StackEnd::MemoryUnreadable(TOP - 16 - 8));
-    assert!(s.truncated() && !s.cfi_only());
+    assert!(s.truncated() && !s.exact_rules_only());
 }
 
 #[test]
@@ -358,7 +364,7 @@ fn frame_pointer_fallback_rv64_and_rv32() {
             ]
         );
         assert_eq!(s.end, StackEnd::EntryFunction);
-        assert!(!s.truncated() && !s.cfi_only());
+        assert!(!s.truncated() && !s.exact_rules_only());
 
         // Stopped in f itself (its frame set up, ra stale after the call
         // to g returned): the frame pointer is used, not the stale ra.
@@ -376,6 +382,10 @@ fn leaf_with_frame_pointer_only_frame() {
     // s0 is its CFA; the caller's s0 is recovered from there.
     let w = 8u8;
     let (mut mem, mut regs) = frame_pointer_stack(w);
+    // addi sp,sp,-16; sd s0,8(sp); addi s0,sp,16
+    mem.put(0x400, &0xff01_0113u32.to_le_bytes());
+    mem.put(0x404, &0x0081_3423u32.to_le_bytes());
+    mem.put(0x408, &0x0101_0413u32.to_le_bytes());
     regs.x[2] = TOP - 64;
     regs.x[8] = TOP - 48;
     mem.word(TOP - 48 - 8, TOP - 16, w);
@@ -438,4 +448,148 @@ fn real_elf() {
     assert!(eh + debug > 10, "{eh} + {debug} FDEs");
     assert!(u.layout().functions.len() > 10);
     assert!(Unwinder::from_elf(b"not an elf").is_err());
+}
+
+#[test]
+fn main_caller_without_unwind_info_is_a_root() {
+    // No entry function here; `main` is [0x200, 0x300). The frame of
+    // main's caller (0x110) has neither CFI nor a frame pointer (s0 = 0).
+    let mut l = layout(8);
+    l.entry = 0x900;
+    l.main = Some((0x200, 0x300));
+    let mut u = Unwinder::new(l.clone(), None, None).unwrap();
+    let (mut mem, regs) = frame_pointer_stack(8);
+    let s = u.unwind(&regs, &mut mem);
+    assert_eq!(s.addresses(), vec![0x410, 0x340, 0x220, 0x110]);
+    assert_eq!(s.end, StackEnd::MainCaller);
+    assert!(!s.truncated());
+    // Without `main` known, the same stack is truncated.
+    l.main = None;
+    let mut u = Unwinder::new(l, None, None).unwrap();
+    let s = u.unwind(&regs, &mut mem);
+    assert_eq!(s.end, StackEnd::NoUnwindInfo);
+    assert!(s.truncated());
+}
+
+/// `jal rd, off` (J-type encoding).
+fn jal(rd: u32, off: i32) -> u32 {
+    let o = off as u32;
+    ((o >> 20 & 1) << 31)
+        | ((o >> 1 & 0x3ff) << 21)
+        | ((o >> 11 & 1) << 20)
+        | ((o >> 12 & 0xff) << 12)
+        | (rd << 7)
+        | 0x6f
+}
+
+const RET: u32 = 0x0000_8067;
+
+#[test]
+fn epilogue_is_executed_even_against_the_cfi() {
+    // f's CFI (frame_table) has no epilogue rows: at its `ret` it still
+    // claims CFA = sp + 32. The code after the pc is just `ret`: executing
+    // it gives the caller exactly.
+    let mut u = Unwinder::new(layout(8), None, Some(debug_frame(&frame_table(8, 1)))).unwrap();
+    let (mut mem, _) = stopped_in_g(8);
+    mem.put(0x3fc, &RET.to_le_bytes());
+    let mut x = [0u64; 32];
+    x[1] = 0x224;
+    x[2] = TOP - 16;
+    let s = u.unwind(&Registers { x, pc: 0x3fc }, &mut mem);
+    assert_eq!(s.addresses(), vec![0x3fc, 0x220, 0x110]);
+    assert_eq!(s.frames[1].source, FrameSource::Epilogue);
+    assert_eq!(s.frames[2].source, FrameSource::Cfi);
+    assert!(s.exact_rules_only());
+
+    // Without any CFI: `ld ra, 24(sp); ld s0, 16(sp); addi sp, sp, 32; ret`.
+    let mut u = Unwinder::new(layout(8), None, None).unwrap();
+    for (i, w) in [0x0181_3083u32, 0x0101_3403, 0x0201_0113, RET]
+        .iter()
+        .enumerate()
+    {
+        mem.put(0x380 + 4 * i as u64, &w.to_le_bytes());
+    }
+    x[1] = 0x342; // stale
+    x[2] = TOP - 48;
+    let s = u.unwind(&Registers { x, pc: 0x380 }, &mut mem);
+    assert_eq!(s.addresses()[..2], [0x380, 0x220]);
+    assert_eq!(s.frames[0].cfa, Some(TOP - 16));
+}
+
+#[test]
+fn save_restore_millicode() {
+    // f's prologue is `jal t0, __riscv_save_0` (at 0x500); its epilogue
+    // `j __riscv_restore_0` (at 0x600). CFI as GCC emits it for f: from
+    // the instruction after the save call, CFA = sp + 16, ra at CFA - 8,
+    // s0 at CFA - 16. The millicode has none.
+    let mut l = layout(8);
+    l.functions.push((0x500, 0x600));
+    l.functions.push((0x600, 0x700));
+    let enc = Encoding {
+        format: Format::Dwarf32,
+        version: 1,
+        address_size: 8,
+    };
+    let mut table = FrameTable::default();
+    let mut cie = CommonInformationEntry::new(enc, 2, -8, RA);
+    cie.add_instruction(I::Cfa(SP, 0));
+    let cie = table.add_cie(cie);
+    let mut main = FrameDescriptionEntry::new(Address::Constant(0x200), 0x100);
+    main.add_instruction(4, I::CfaOffset(16));
+    main.add_instruction(8, I::Offset(RA, -8));
+    table.add_fde(cie, main);
+    let mut f = FrameDescriptionEntry::new(Address::Constant(0x300), 0x100);
+    f.add_instruction(4, I::CfaOffset(16));
+    f.add_instruction(4, I::Offset(RA, -8));
+    f.add_instruction(4, I::Offset(S0, -16));
+    table.add_fde(cie, f);
+    let mut u = Unwinder::new(l, None, Some(debug_frame(&table))).unwrap();
+
+    let mut mem = Mem::default();
+    code(&mut mem);
+    mem.put(0x300, &jal(5, 0x200).to_le_bytes());
+    // __riscv_save_0: addi sp,sp,-16; sd s0,0(sp); sd ra,8(sp); jr t0
+    for (i, w) in [0xff01_0113u32, 0x0081_3023, 0x0011_3423, 0x0002_8067]
+        .iter()
+        .enumerate()
+    {
+        mem.put(0x500 + 4 * i as u64, &w.to_le_bytes());
+    }
+    // __riscv_restore_0: ld ra,8(sp); ld s0,0(sp); addi sp,sp,16; ret
+    for (i, w) in [0x0081_3083u32, 0x0001_3403, 0x0101_0113, RET]
+        .iter()
+        .enumerate()
+    {
+        mem.put(0x600 + 4 * i as u64, &w.to_le_bytes());
+    }
+    mem.put(0x3f0, &jal(0, 0x600 - 0x3f0).to_le_bytes());
+    // main's frame holds its return address into _start.
+    mem.word(TOP - 8, 0x114, 8);
+    let f_cfa = TOP - 16;
+
+    // Stopped inside the save routine, after it stored s0, before ra.
+    mem.word(f_cfa - 16, 0x7777, 8);
+    let mut x = [0u64; 32];
+    x[1] = 0x224;
+    x[5] = 0x304;
+    x[2] = f_cfa - 16;
+    x[8] = 0x7777;
+    let s = u.unwind(&Registers { x, pc: 0x508 }, &mut mem);
+    assert_eq!(s.addresses(), vec![0x508, 0x300, 0x220, 0x110]);
+    assert_eq!(s.frames[1].source, FrameSource::Epilogue);
+    assert!(s.exact_rules_only());
+
+    // At f's tail jump to the restore routine, and inside it.
+    mem.word(f_cfa - 8, 0x224, 8);
+    x[1] = 0x9999; // clobbered
+    for pc in [0x3f0, 0x600, 0x604, 0x60c] {
+        let mut x = x;
+        x[2] = if pc == 0x60c { f_cfa } else { f_cfa - 16 };
+        if pc >= 0x604 {
+            x[1] = 0x224;
+        }
+        let s = u.unwind(&Registers { x, pc }, &mut mem);
+        assert_eq!(s.addresses()[1..], [0x220, 0x110], "pc {pc:#x}");
+        assert_eq!(s.frames[1].source, FrameSource::Epilogue);
+    }
 }

@@ -7,6 +7,7 @@ use gimli::{DebugFrame, EhFrame, EvaluationResult, Expression, UnwindContext, Va
 
 use crate::cfi::{Cfa, Row, Rule, Table, R};
 use crate::elf::Layout;
+use crate::emulate::{run_to_return, scan_leaf, Overlay, Regs, WithOverlay};
 use crate::insn::call_site;
 use crate::{Error, Frame, FrameSource, Registers, Stack, StackEnd, UnwindMemory};
 
@@ -19,6 +20,10 @@ const FP: usize = 8;
 /// Largest frame the frame-pointer rule accepts (`s0 - sp`), bytes: a
 /// frame pointer further away is taken for garbage.
 const MAX_FP_FRAME: u64 = 64 << 20;
+
+/// Longest stretch from a function's start to the pc that the
+/// link-register rule scans for a frame being set up, bytes.
+const MAX_LEAF_SCAN: u64 = 4096;
 
 /// Default of [`Unwinder::max_frames`].
 pub const DEFAULT_MAX_FRAMES: usize = 4096;
@@ -33,9 +38,6 @@ enum Cached {
     /// The row.
     Row(Arc<Row>),
 }
-
-/// Register values of one frame; `None` where unknown.
-type Regs = [Option<u64>; 32];
 
 /// A stack unwinder for one program. Build it once (it indexes every FDE)
 /// and call [`Unwinder::unwind`] for each stop. Rows are cached per lookup
@@ -199,7 +201,8 @@ impl Unwinder {
     /// through `mem` (read-only). Never fails: a stack that cannot be
     /// unwound to a root is returned as far as it went, with the reason.
     pub fn unwind(&mut self, regs: &Registers, mem: &mut dyn UnwindMemory) -> Stack {
-        let mask = if self.rv64() { u64::MAX } else { 0xffff_ffff };
+        let rv64 = self.rv64();
+        let mask = if rv64 { u64::MAX } else { 0xffff_ffff };
         let mut x: Regs = regs.x.map(|v| Some(v & mask));
         x[0] = Some(0);
         let pc = regs.pc & mask;
@@ -210,10 +213,17 @@ impl Unwinder {
             source: FrameSource::Pc,
         }];
         let mut prev_cfa: Option<u64> = None;
+        // Stores made by executed code (millicode saves).
+        let mut overlay = Overlay::default();
+        // Where the current frame resumes, where its CFI row is looked up,
+        // and whether all its registers are known exactly (frame 0, and
+        // frames reached by executing code).
+        let mut cur_pc = pc;
+        let mut lookup = pc;
+        let mut exact = true;
         loop {
             let k = frames.len() - 1;
-            let lookup = frames[k].address;
-            if self.in_entry_function(lookup) {
+            if self.in_entry_function(frames[k].address) {
                 return Stack {
                     frames,
                     end: StackEnd::EntryFunction,
@@ -225,15 +235,59 @@ impl Unwinder {
                     end: StackEnd::TooDeep,
                 };
             }
+            let mut m = WithOverlay {
+                mem: &mut *mem,
+                overlay: &overlay,
+            };
+            let sp = x[SP].unwrap_or(0);
+            if exact {
+                if let Some(r) = run_to_return(&x, cur_pc, &mut m, &overlay, rv64) {
+                    let target = r.target & mask;
+                    let millicode = r.via == 5;
+                    let cfa = r.regs[SP].unwrap_or(0);
+                    if !millicode {
+                        if target == 0 {
+                            return Stack {
+                                frames,
+                                end: StackEnd::ReturnAddressZero,
+                            };
+                        }
+                        if cfa < sp || prev_cfa.is_some_and(|p| cfa <= p) {
+                            return self.ended(frames, StackEnd::CfaNotGrowing);
+                        }
+                        frames[k].cfa = Some(cfa);
+                    }
+                    if !self.layout.in_code(target) {
+                        return self.ended(frames, StackEnd::OutsideProgram(target));
+                    }
+                    let site = call_site(&mut m, target, rv64).unwrap_or(target.wrapping_sub(2));
+                    frames.push(Frame {
+                        address: site,
+                        return_address: Some(target),
+                        cfa: None,
+                        source: FrameSource::Epilogue,
+                    });
+                    x = r.regs;
+                    overlay = r.overlay;
+                    cur_pc = target;
+                    // After a millicode save routine's `jr t0` the function
+                    // is mid-prologue: its row is the one at the return.
+                    lookup = if millicode { target } else { site };
+                    if !millicode {
+                        prev_cfa = Some(cfa);
+                    }
+                    continue;
+                }
+            }
             let step = match self.lookup(lookup) {
-                Cached::Row(row) => self.step_cfi(&row, &x, mem),
-                Cached::NoFde if k == 0 => self.step_no_cfi_leaf(pc, &x, mem),
-                Cached::NoFde => self.step_frame_pointer(&x, mem),
+                Cached::Row(row) => self.step_cfi(&row, &x, &mut m),
+                Cached::NoFde if exact => self.step_no_cfi_leaf(cur_pc, &x, &mut m),
+                Cached::NoFde => self.step_frame_pointer(&x, &mut m),
                 Cached::Bad => Err(StackEnd::BadCfi),
             };
             let (caller, ra, cfa, source) = match step {
                 Ok(s) => s,
-                Err(end) => return Stack { frames, end },
+                Err(end) => return self.ended(frames, end),
             };
             let ra = match ra {
                 None => {
@@ -244,12 +298,8 @@ impl Unwinder {
                 }
                 Some(v) => v & mask,
             };
-            let sp = x[SP].unwrap_or(0);
             if cfa < sp || prev_cfa.is_some_and(|p| cfa <= p) {
-                return Stack {
-                    frames,
-                    end: StackEnd::CfaNotGrowing,
-                };
+                return self.ended(frames, StackEnd::CfaNotGrowing);
             }
             frames[k].cfa = Some(cfa);
             if ra == 0 {
@@ -259,12 +309,9 @@ impl Unwinder {
                 };
             }
             if !self.layout.in_code(ra) {
-                return Stack {
-                    frames,
-                    end: StackEnd::OutsideProgram(ra),
-                };
+                return self.ended(frames, StackEnd::OutsideProgram(ra));
             }
-            let site = call_site(mem, ra, self.rv64()).unwrap_or(ra.wrapping_sub(2));
+            let site = call_site(&mut m, ra, rv64).unwrap_or(ra.wrapping_sub(2));
             frames.push(Frame {
                 address: site,
                 return_address: Some(ra),
@@ -273,7 +320,28 @@ impl Unwinder {
             });
             x = caller;
             prev_cfa = Some(cfa);
+            cur_pc = ra;
+            lookup = site;
+            exact = false;
         }
+    }
+
+    /// The stack as far as it went, ending with `end`, unless the frame
+    /// that could not be unwound is `main`'s caller (the frame below it is
+    /// in `main`): that is a root ([`StackEnd::MainCaller`]).
+    fn ended(&self, frames: Vec<Frame>, end: StackEnd) -> Stack {
+        let k = frames.len();
+        let below_in_main = k >= 2
+            && self
+                .layout
+                .main
+                .is_some_and(|(lo, hi)| (lo..hi).contains(&frames[k - 2].address));
+        let end = if below_in_main && !end.is_root() {
+            StackEnd::MainCaller
+        } else {
+            end
+        };
+        Stack { frames, end }
     }
 
     /// Apply a CFI row: the caller's registers, return address (`None` if
@@ -334,8 +402,11 @@ impl Unwinder {
         Ok((caller, ra, cfa, FrameSource::Cfi))
     }
 
-    /// Frame 0 without CFI: frame pointer if it agrees with `ra`, else the
-    /// live `ra` of a leaf, else the frame pointer alone.
+    /// Frame 0 without CFI: the frame pointer if its saved `ra` equals
+    /// the `ra` register; else, if `ra` is live (a return address into
+    /// another function, and the function has not saved `ra` before the
+    /// pc), `ra` with the CFA found by scanning the function's start for
+    /// stack allocations and register saves; else the frame pointer alone.
     #[allow(clippy::type_complexity)]
     fn step_no_cfi_leaf(
         &self,
@@ -344,8 +415,8 @@ impl Unwinder {
         mem: &mut dyn UnwindMemory,
     ) -> Result<(Regs, Option<u64>, u64, FrameSource), StackEnd> {
         let fp_step = self.step_frame_pointer(x, mem);
+        let own = self.layout.function_of(pc);
         let live_ra = x[RA].filter(|&ra| {
-            let own = self.layout.function_of(pc);
             let other_function = own.is_none() || own != self.layout.function_of(ra);
             other_function && self.is_return_address(mem, ra)
         });
@@ -356,25 +427,25 @@ impl Unwinder {
         }
         if let Some(ra) = live_ra {
             let sp = x[SP].ok_or(StackEnd::RegisterUnknown)?;
-            let mut caller = *x;
-            let mut cfa = sp;
-            // A leaf that saved only `s0` (GCC's leaf frame with a frame
-            // pointer: the caller's s0 at s0 - XLEN/8) has s0 = its CFA and
-            // the caller's frame pointer there; before that (or without a
-            // frame) s0 is still the caller's.
-            if let Some(fp) = x[FP] {
-                let w = self.word();
-                if fp > sp && fp - sp <= MAX_FP_FRAME && fp % w == 0 {
-                    if let Ok(saved) = self.read_word(mem, fp.wrapping_sub(w)) {
-                        if saved > fp && saved - fp <= MAX_FP_FRAME && saved % w == 0 {
-                            caller[FP] = Some(saved);
-                            caller[SP] = Some(fp);
-                            cfa = fp;
-                        }
+            // Outside any known function (a linker stub): nothing set up.
+            let frame = match own {
+                None => Some(Default::default()),
+                Some((start, _)) => scan_leaf(mem, start, pc, self.rv64(), MAX_LEAF_SCAN),
+            };
+            if let Some(frame) = frame {
+                let cfa = sp.wrapping_add(frame.size);
+                let mut caller = *x;
+                caller[SP] = Some(cfa);
+                for (reg, off) in frame.saved {
+                    let slot = usize::from(reg);
+                    // Callee-saved registers (s0-s11) come back from their
+                    // slots; the others are dead across the call anyway.
+                    if matches!(slot, 8 | 9 | 18..=27) {
+                        caller[slot] = Some(self.read_word(mem, cfa.wrapping_add(off as u64))?);
                     }
                 }
+                return Ok((caller, Some(ra), cfa, FrameSource::LinkRegister));
             }
-            return Ok((caller, Some(ra), cfa, FrameSource::LinkRegister));
         }
         fp_step
     }
@@ -401,7 +472,9 @@ impl Unwinder {
         let caller_fp = self
             .read_word(mem, fp - 2 * w)
             .map_err(|_| StackEnd::NoUnwindInfo)?;
-        if ra != 0 && !self.is_return_address(mem, ra) {
+        // A saved 0 is not taken for a root here: memory that is not a
+        // frame is often zero.
+        if !self.is_return_address(mem, ra) {
             return Err(StackEnd::NoUnwindInfo);
         }
         let mut caller: Regs = [None; 32];
