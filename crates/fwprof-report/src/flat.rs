@@ -62,6 +62,13 @@ pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> i
             w,
             "Costs from the instrumentation hooks, compensated for their overhead (not sampled)."
         )?;
+    } else if let (Method::Sample, Some(s)) = (profile.meta.method, &profile.meta.sampling) {
+        writeln!(w, "{}", crate::sampling_header(s))?;
+        writeln!(
+            w,
+            "Each sample counts as the {} since the previous one: costs are estimates.",
+            s.unit
+        )?;
     } else {
         writeln!(
             w,

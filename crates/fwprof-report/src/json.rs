@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use fwprof_profile::Profile;
+use fwprof_profile::{Method, Profile};
 use serde_json::{json, Map, Value};
 
 use crate::events::Derived;
@@ -146,6 +146,16 @@ pub fn report_value(profile: &Profile) -> Value {
     });
     if let Some(v) = crate::instrumented::json_value(profile) {
         doc["instrumentation"] = v;
+    }
+    if let (Method::Sample, Some(s)) = (m.method, &m.sampling) {
+        doc["sampling"] = json!({
+            "samples": s.samples,
+            "period": s.period,
+            "unit": s.unit,
+            "jitter": s.jitter,
+            "seed": s.seed,
+            "truncated_stacks": s.unwind_failures,
+        });
     }
     doc
 }

@@ -59,6 +59,24 @@ pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};
 
+/// The line that says a profile is sampled, as the text reports print it:
+/// `sampled profile: 1234 samples, period 10007 instructions (jittered,
+/// seed 1), 3 stacks truncated` (the jitter and truncation parts only when
+/// they apply).
+pub fn sampling_header(s: &fwprof_profile::SamplingInfo) -> String {
+    let mut line = format!(
+        "sampled profile: {} samples, period {} {}",
+        s.samples, s.period, s.unit
+    );
+    if s.jitter {
+        line.push_str(&format!(" (jittered, seed {})", s.seed));
+    }
+    if s.unwind_failures > 0 {
+        line.push_str(&format!(", {} stacks truncated", s.unwind_failures));
+    }
+    line
+}
+
 /// Short unit name of an event for column headers: `instrs` for
 /// `instructions`, the event name itself otherwise.
 pub(crate) fn unit(event: &str) -> &str {
