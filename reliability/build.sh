@@ -6,6 +6,8 @@
 #       linked with fwprof's hook runtime runtime/fwprof_instrument.c when it exists,
 #       otherwise with the empty hooks of reliability/hooks.c
 # Run: reliability/workloads.rv64-linux.elf NAME PARAM (see reliability/README.md).
+# OUT=DIR writes the two ELFs into DIR instead (the tests check that a fresh build is
+# byte-identical to the committed ELFs).
 # Sources are named relative to the repository root and -fdebug-prefix-map strips the
 # checkout's path, so DWARF names repo-relative files. Rebuild after changing a source;
 # `fwprof reliability` runs the committed ELFs.
@@ -17,8 +19,10 @@ cd "$REPO"
 CC=riscv64-linux-gnu-gcc
 FLAGS=(-static -march=rv64gc -mabi=lp64d -O2 -g "-fdebug-prefix-map=$REPO=." -Wall -Wextra -Werror)
 SRCS=(reliability/src/*.c)
+OUT="${OUT:-reliability}"
+mkdir -p "$OUT"
 
-"$CC" "${FLAGS[@]}" "${SRCS[@]}" -o reliability/workloads.rv64-linux.elf
+"$CC" "${FLAGS[@]}" "${SRCS[@]}" -o "$OUT/workloads.rv64-linux.elf"
 
 if [ -f runtime/fwprof_instrument.c ]; then
   HOOKS=runtime/fwprof_instrument.c
@@ -26,8 +30,9 @@ else
   HOOKS=reliability/hooks.c
 fi
 # The hook runtime itself is compiled without instrumentation.
-"$CC" "${FLAGS[@]}" -c "$HOOKS" -o /tmp/fwprof-reliability-hooks.$$.o
-"$CC" "${FLAGS[@]}" -finstrument-functions "${SRCS[@]}" /tmp/fwprof-reliability-hooks.$$.o \
-  -o reliability/workloads-instrument.rv64-linux.elf
-rm -f /tmp/fwprof-reliability-hooks.$$.o
-echo "built reliability/workloads.rv64-linux.elf reliability/workloads-instrument.rv64-linux.elf (hooks: $HOOKS)"
+HOOKS_O="${TMPDIR:-/tmp}/fwprof-reliability-hooks.$$.o"
+"$CC" "${FLAGS[@]}" -c "$HOOKS" -o "$HOOKS_O"
+"$CC" "${FLAGS[@]}" -finstrument-functions "${SRCS[@]}" "$HOOKS_O" \
+  -o "$OUT/workloads-instrument.rv64-linux.elf"
+rm -f "$HOOKS_O"
+echo "built $OUT/workloads.rv64-linux.elf $OUT/workloads-instrument.rv64-linux.elf (hooks: $HOOKS)"

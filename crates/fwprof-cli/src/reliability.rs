@@ -1027,9 +1027,10 @@ fn nice_ceiling(x: f64) -> f64 {
 
 /// `16384` → `16384`, `1000000` → `1M`, `10000` → `10k`.
 fn short_param(v: u64) -> String {
-    if v >= 1_000_000 && v % 1_000_000 == 0 {
+    // `u64::is_multiple_of` is newer than the MSRV (1.85).
+    if v >= 1_000_000 && (v / 1_000_000) * 1_000_000 == v {
         format!("{}M", v / 1_000_000)
-    } else if v >= 10_000 && v % 1_000 == 0 {
+    } else if v >= 10_000 && (v / 1_000) * 1_000 == v {
         format!("{}k", v / 1_000)
     } else {
         v.to_string()

@@ -11,7 +11,8 @@
 //!   `fwprof-reliability/1` document with the documented fields, jittered
 //!   intervals covering ≥ 90% of the exact shares ≥ 1%, an SVG chart with
 //!   one panel per workload and one line per method, and the text table.
-//! * The workloads compute the same under qemu-riscv64 as under fwprof.
+//! * The workloads compute the same under qemu-riscv64 as under fwprof, and
+//!   the committed ELFs are a fresh build of their sources.
 
 mod common;
 
@@ -519,4 +520,29 @@ fn workloads_compute_the_same_under_qemu() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("unknown workload 'nosuch'"));
+}
+
+#[test]
+fn committed_workloads_are_a_fresh_build_of_their_sources() {
+    if !require(&["riscv64-linux-gnu-gcc"]) {
+        return;
+    }
+    let out = tempfile::tempdir().unwrap();
+    let st = Command::new(repo().join("reliability/build.sh"))
+        .env("OUT", out.path())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "reliability/build.sh failed");
+    for name in [
+        "workloads.rv64-linux.elf",
+        "workloads-instrument.rv64-linux.elf",
+    ] {
+        let fresh = std::fs::read(out.path().join(name)).unwrap();
+        let committed = std::fs::read(repo().join("reliability").join(name)).unwrap();
+        assert!(
+            fresh == committed,
+            "reliability/{name} is not the build of reliability/src: run reliability/build.sh"
+        );
+    }
 }
