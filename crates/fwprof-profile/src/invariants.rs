@@ -98,14 +98,12 @@ impl Profile {
                 }
             }
             for (f, sums) in self.functions.iter().zip(&ctx_sum) {
-                for e in 0..n {
-                    if sums[e] != u128::from(f.self_cost[e]) {
+                for (e, (&sum, &own)) in sums.iter().zip(&f.self_cost).enumerate() {
+                    if sum != u128::from(own) {
                         problems.push(format!(
-                            "{}: self {} is {} but its contexts carry {}",
+                            "{}: self {} is {own} but its contexts carry {sum}",
                             f.name,
                             event(e),
-                            f.self_cost[e],
-                            sums[e]
                         ));
                     }
                 }
