@@ -271,7 +271,7 @@ pub struct Ranking {
     /// N asked for (`--top`).
     pub requested: usize,
     /// N used: `requested`, or fewer if the reference has fewer
-    /// functions with a non-zero share.
+    /// functions with at least [`SIGNIFICANT_PERCENT`] of its total.
     pub n: usize,
     /// Kendall's tau-b between the reference and OTHER shares of the
     /// reference's top `n`; `None` when undefined (n < 2, or all shares
@@ -647,12 +647,14 @@ fn sample_counts(p: &Profile) -> (Option<u64>, SampleCounts) {
     (Some(p.samples.len() as u64), SampleCounts::Records(counts))
 }
 
-/// Rank agreement over the reference's top `top` functions (`functions`
-/// is sorted by reference share).
+/// Rank agreement over the reference's top `top` functions among those
+/// with at least [`SIGNIFICANT_PERCENT`] of the reference (`functions` is
+/// sorted by reference share): below that, ranks are decided by a handful
+/// of samples or instructions and say nothing about the method.
 fn rank(functions: &[FunctionComparison], top: usize) -> Ranking {
     let ref_top: Vec<&FunctionComparison> = functions
         .iter()
-        .filter(|f| f.reference_self > 0)
+        .filter(|f| f.reference_self > 0 && f.reference_share >= SIGNIFICANT_PERCENT)
         .take(top)
         .collect();
     let n = ref_top.len();
