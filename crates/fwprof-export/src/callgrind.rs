@@ -156,7 +156,8 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
         profile.meta.command.join(" ")
     };
     let _ = writeln!(s, "cmd: {}", one_line(&cmd));
-    let mut desc = format!("Profile: fwprof, exact counts, {}", profile.meta.isa);
+    let how = crate::method_note(profile).unwrap_or_else(|| "exact counts".to_string());
+    let mut desc = format!("Profile: fwprof, {how}, {}", profile.meta.isa);
     if let Some(core) = &profile.meta.core {
         let _ = write!(desc, ", core model {core}");
     }

@@ -88,13 +88,16 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     }
 
     let mut s = String::new();
-    let title = format!(
+    let mut title = format!(
         "{} — {} {} in total; functions below {}% inclusive left out",
         file_name(&profile.meta.program),
         group(total),
         unit,
         opts.threshold
     );
+    if let Some(note) = crate::method_note(profile) {
+        title = format!("{title}\n{note}");
+    }
     s.push_str("digraph \"fwprof\" {\n");
     let _ = writeln!(
         s,

@@ -35,11 +35,17 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     let text: Vec<String> = lines.iter().map(|(s, v)| format!("{s} {v}")).collect();
     let mut options = Options::default();
     options.title = title(profile, event);
-    options.subtitle = profile
-        .meta
-        .partial
-        .as_ref()
-        .map(|why| format!("partial profile: {why}"));
+    let notes: Vec<String> = crate::method_note(profile)
+        .into_iter()
+        .chain(
+            profile
+                .meta
+                .partial
+                .as_ref()
+                .map(|why| format!("partial profile: {why}")),
+        )
+        .collect();
+    options.subtitle = (!notes.is_empty()).then(|| notes.join("; "));
     options.count_name = event.clone();
     options.name_type = "Function:".into();
     options.hash = true;

@@ -275,6 +275,8 @@ struct PageMeta<'a> {
     format_version: u32,
     annotation_program: Option<String>,
     annotation_note: Option<String>,
+    /// How the costs were gathered, if not exactly ([`crate::method_note`]).
+    method: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -537,6 +539,7 @@ fn build_page<'a>(profile: &'a Profile, choice: &ProgramChoice, opts: &ExportOpt
                 .and_then(|p| p.path())
                 .map(|p| p.display().to_string()),
             annotation_note: note,
+            method: crate::method_note(profile),
         },
         events: &profile.events,
         event: opts.event.min(n.saturating_sub(1)),

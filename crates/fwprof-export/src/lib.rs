@@ -24,6 +24,55 @@ pub mod merge;
 pub mod pprof;
 pub mod speedscope;
 
+/// How the profile's costs were gathered, for titles and summaries:
+/// `None` for an exact profile; for a sampled one e.g. `sampled: 1799
+/// samples, one every 10007 instructions (values are estimates)`; for an
+/// instrumented one e.g. `instrumented: -finstrument-functions hooks,
+/// instructions, compensated for 2000004 hook calls`.
+pub fn method_note(profile: &Profile) -> Option<String> {
+    use fwprof_profile::Method;
+    let m = &profile.meta;
+    match m.method {
+        Method::Exact => None,
+        Method::Sample => Some(match &m.sampling {
+            Some(s) => {
+                let every = if s.jitter {
+                    format!(
+                        "every {} {} on average (jittered, seed {})",
+                        s.period, s.unit, s.seed
+                    )
+                } else {
+                    format!("one every {} {}", s.period, s.unit)
+                };
+                let failed = if s.unwind_failures > 0 {
+                    format!(", {} stacks not unwound to a root", s.unwind_failures)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "sampled: {} samples, {every}{failed} (values are estimates)",
+                    s.samples
+                )
+            }
+            None => "sampled (values are estimates)".to_string(),
+        }),
+        Method::Instrument => Some(match &m.instrumentation {
+            Some(i) => {
+                let hooks = if i.hooks == "mcount" {
+                    "-pg (mcount)"
+                } else {
+                    "-finstrument-functions"
+                };
+                format!(
+                    "instrumented: {hooks} hooks, {}, compensated for {} hook calls",
+                    i.unit, i.hook_calls
+                )
+            }
+            None => "instrumented".to_string(),
+        }),
+    }
+}
+
 /// What every exporter may use besides the profile.
 #[derive(Clone, Debug)]
 pub struct ExportOptions {

@@ -110,6 +110,7 @@
     row('Build ID', m.build_id ? el('code', { text: m.build_id }) : null);
     row('Target', (m.target === 'linux' ? 'Linux user mode' : 'bare metal (semihosting)') + ', ' + m.isa + ' (' + m.xlen + '-bit)');
     row('Core model', m.core ? m.core : 'none: instructions only (record --core adds cycles and stalls)');
+    row('Method', m.method ? m.method : 'exact: every instruction counted');
     row('Command line', el('code', { text: m.command.join(' ') }));
     if (m.environment.length) {
       const det = el('details', null, [el('summary', { text: m.environment.length + ' variables' })]);
