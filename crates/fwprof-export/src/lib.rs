@@ -117,3 +117,42 @@ pub enum Error {
     #[error("{0}")]
     Mismatch(String),
 }
+
+#[cfg(test)]
+mod tests {
+    use fwprof_profile::{InstrumentInfo, Meta, Method, SamplingInfo};
+
+    use super::*;
+
+    #[test]
+    fn method_note_says_how_the_profile_was_taken() {
+        let mut p = Profile::new(Meta::new("p.elf"), vec!["instructions".into()]);
+        assert_eq!(method_note(&p), None);
+        p.meta.method = Method::Sample;
+        p.meta.sampling = Some(SamplingInfo {
+            period: 997,
+            unit: "instructions".into(),
+            jitter: false,
+            seed: 1,
+            samples: 1234,
+            unwind_failures: 3,
+        });
+        assert_eq!(
+            method_note(&p).unwrap(),
+            "sampled: 1234 samples, one every 997 instructions, 3 stacks not unwound \
+             to a root (values are estimates)"
+        );
+        p.meta.method = Method::Instrument;
+        p.meta.instrumentation = Some(InstrumentInfo {
+            hooks: "mcount".into(),
+            unit: "cycles".into(),
+            hook_calls: 42,
+            hook_total: 840,
+            excluded: vec![],
+        });
+        assert_eq!(
+            method_note(&p).unwrap(),
+            "instrumented: -pg (mcount) hooks, cycles, compensated for 42 hook calls"
+        );
+    }
+}
