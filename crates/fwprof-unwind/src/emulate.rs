@@ -92,7 +92,7 @@ fn load(mem: &mut WithOverlay<'_>, addr: u64, size: u8) -> Option<u64> {
 /// or `jalr x0, 0(t0)`), following unconditional jumps (`jal x0`), and
 /// accepting only: loads (from `sp`-relative addresses; other loads make
 /// their destination unknown), stores to `sp`-relative addresses, integer
-/// arithmetic (`addi`, `add` and `sub` of known values are computed, any
+/// arithmetic (`addi`, `add`, `sub` and `slli` of known values are computed, any
 /// other result is unknown, and `sp` must stay known), and floating-point
 /// loads and stores. Anything else — a conditional branch, a call, a
 /// store elsewhere, a system instruction, an indirect jump through another
@@ -212,6 +212,7 @@ pub(crate) fn run_to_return(
                     Op::Addi => r(inst.rs1).map(|b| b.wrapping_add(inst.imm as i64 as u64)),
                     Op::Add => r(inst.rs1).zip(r(inst.rs2)).map(|(a, b)| a.wrapping_add(b)),
                     Op::Sub => r(inst.rs1).zip(r(inst.rs2)).map(|(a, b)| a.wrapping_sub(b)),
+                    Op::Slli => r(inst.rs1).map(|a| a.wrapping_shl(inst.imm as u32)),
                     _ => None,
                 };
                 if rd == 2 && v.is_none() {
@@ -271,21 +272,7 @@ pub(crate) fn scan_leaf(
                     frame.saved.push((inst.rs2, off));
                 }
             }
-            InstClass::Store
-            | InstClass::FpStore
-            | InstClass::Branch
-            | InstClass::FpLoad
-            | InstClass::FpAdd
-            | InstClass::FpMul
-            | InstClass::FpFma
-            | InstClass::FpDiv
-            | InstClass::FpSqrt
-            | InstClass::FpMove
-            | InstClass::FpCmp
-            | InstClass::FpCvt => {
-                // FP destinations are f registers (except a few converts
-                // and moves, which no prologue uses on sp).
-            }
+            _ if !writes_x(&inst) => {}
             _ if inst.rd == 2 => {
                 if inst.op == Op::Addi && inst.rs1 == 2 && inst.imm < 0 {
                     frame.size += u64::from(inst.imm.unsigned_abs());
@@ -298,4 +285,70 @@ pub(crate) fn scan_leaf(
         a = a.wrapping_add(u64::from(inst.len));
     }
     Some(frame)
+}
+
+/// True if the instruction writes integer register `rd` (not an `f`
+/// register, a store or a branch, whose `rd` field is not an `x` register).
+pub(crate) fn writes_x(inst: &fwprof_isa::Inst) -> bool {
+    use InstClass as C;
+    match inst.op.class() {
+        C::Store | C::FpStore | C::Branch | C::Fence | C::FpLoad => false,
+        C::FpAdd | C::FpMul | C::FpFma | C::FpDiv | C::FpSqrt | C::FpMove | C::FpCmp | C::FpCvt => {
+            matches!(
+                inst.op,
+                Op::FcvtWS
+                    | Op::FcvtWuS
+                    | Op::FcvtLS
+                    | Op::FcvtLuS
+                    | Op::FmvXW
+                    | Op::FeqS
+                    | Op::FltS
+                    | Op::FleS
+                    | Op::FclassS
+                    | Op::FcvtWD
+                    | Op::FcvtWuD
+                    | Op::FcvtLD
+                    | Op::FcvtLuD
+                    | Op::FmvXD
+                    | Op::FeqD
+                    | Op::FltD
+                    | Op::FleD
+                    | Op::FclassD
+            )
+        }
+        _ => inst.rd != 0,
+    }
+}
+
+/// True if an instruction in `[start, pc)` (decoded in sequence) sets `s0`
+/// from `sp` (`addi s0, sp, N`: GCC's frame-pointer set-up), so that `s0`
+/// may be this function's frame pointer at `pc`. False if the range cannot
+/// be read or exceeds `max_bytes`.
+pub(crate) fn sets_frame_pointer(
+    mem: &mut dyn UnwindMemory,
+    start: u64,
+    pc: u64,
+    rv64: bool,
+    max_bytes: u64,
+) -> bool {
+    if pc < start || pc - start > max_bytes {
+        return false;
+    }
+    let xlen = if rv64 { Xlen::Rv64 } else { Xlen::Rv32 };
+    let mut a = start;
+    while a < pc {
+        let raw = match mem.read_u32(a) {
+            Some(w) => w,
+            None => match mem.read_u32(a.wrapping_sub(2)) {
+                Some(w) => w >> 16,
+                None => return false,
+            },
+        };
+        let inst = decode(raw, xlen);
+        if inst.op == Op::Addi && inst.rd == 8 && inst.rs1 == 2 {
+            return true;
+        }
+        a = a.wrapping_add(u64::from(inst.len));
+    }
+    false
 }

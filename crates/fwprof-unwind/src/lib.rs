@@ -40,21 +40,33 @@
 //!    and the caller's pc is the value of the CIE's return-address column
 //!    (normally `ra`, DWARF register 1). A return-address column the FDE or
 //!    CIE declares `DW_CFA_undefined` (glibc's `_start`) is a root.
-//! 4. **No FDE, frame 0.** A function without CFI that is executing may be a
-//!    leaf whose return address is still in `ra`, or may have set up a frame
-//!    pointer. If `s0` looks like a frame pointer of the GCC RISC-V layout
-//!    (`-fno-omit-frame-pointer`: `s0` = CFA, `ra` saved at `s0 - XLEN/8`,
-//!    the caller's `s0` at `s0 - 2*XLEN/8`) whose saved `ra` equals the `ra`
-//!    register, that frame is used. Otherwise, if `ra` holds a return
-//!    address (inside the program, right after a call instruction) into
-//!    another function and no instruction from the function's start to the
-//!    pc saves `ra` or changes `sp` other than by allocating (`addi sp, sp,
-//!    -N`), `ra` is used with CFA = `sp` + the bytes allocated, and saved
-//!    `s0`-`s11` are reloaded from where those instructions stored them
-//!    (the link-register rule). Otherwise the frame-pointer rule is tried
-//!    alone.
-//! 5. **No FDE, frames above 0.** The frame-pointer rule: the frame pointer
-//!    must be above `sp`, aligned, and the saved `ra` a return address.
+//! 4. **No FDE: code analysis.** A stack-height analysis of the function's
+//!    code (its control-flow graph from the symbol's start, as objtool
+//!    derives ORC unwind tables) gives, at the lookup address, the CFA
+//!    (`sp` + height, or from a frame pointer in `s0`) and where `ra` and
+//!    `s0`-`s11` are saved. Used when the analysis knows the state there and
+//!    the return address it yields follows a call (above frame 0, `ra` must
+//!    have been saved). Can be switched off
+//!    ([`Unwinder::set_code_analysis`]).
+//! 5. **No FDE, frame 0, otherwise.** If `s0` looks like a frame pointer of
+//!    the GCC RISC-V layout (`-fno-omit-frame-pointer`: `s0` = CFA, `ra`
+//!    saved at `s0 - XLEN/8`, the caller's `s0` at `s0 - 2*XLEN/8`) whose
+//!    saved `ra` equals the `ra` register, that frame is used. Otherwise, if
+//!    `ra` holds a return address (inside the program, right after a call
+//!    instruction) into another function and no instruction from the
+//!    function's start to the pc saves `ra` or changes `sp` other than by
+//!    allocating (`addi sp, sp, -N`), `ra` is used with CFA = `sp` + the
+//!    bytes allocated, and saved `s0`-`s11` are reloaded from where those
+//!    instructions stored them (the link-register rule). Otherwise the
+//!    frame-pointer rule is tried alone.
+//! 6. **No FDE, frames above 0, otherwise.** The frame-pointer rule: the
+//!    frame pointer must be above `sp`, aligned, and the saved `ra` a
+//!    return address.
+//!
+//! The frame-pointer rule (5, 6) applies only to a function whose code
+//! sets `s0` from `sp` (`addi s0, sp, N`) before the lookup address: in
+//! other code `s0` is still the caller's frame pointer (using it would
+//! skip the caller) or an ordinary register.
 //!
 //! A step is accepted only if the new CFA is at least the frame's `sp` and
 //! above the previous frame's CFA (the stack grows down, so callers'
@@ -100,6 +112,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod analysis;
 mod cfi;
 mod elf;
 mod emulate;
@@ -150,6 +163,9 @@ pub enum FrameSource {
     /// millicode): executing the remaining instructions up to its return
     /// on a copy of the registers gave the caller's state exactly.
     Epilogue,
+    /// The callee had no CFI: a stack-height analysis of its code gave the
+    /// CFA and where its return address was saved.
+    CodeAnalysis,
 }
 
 /// One frame of an unwound stack.

@@ -70,10 +70,25 @@ fn layout(address_size: u8) -> Layout {
     }
 }
 
-/// Call instructions at the call sites; `g` starts with 16 `nop`s.
+/// Call instructions at the call sites; `main` and `f` begin with GCC's
+/// frame-pointer prologue (16 and 32 bytes); `g` starts with 16 `nop`s.
 fn code(mem: &mut Mem) {
     for a in (0x400..0x440).step_by(4) {
         mem.put(a, &NOP.to_le_bytes());
+    }
+    // addi sp,sp,-16; sd ra,8(sp); sd s0,0(sp); addi s0,sp,16
+    for (i, w) in [0xff01_0113u32, 0x0011_3423, 0x0081_3023, 0x0101_0413]
+        .iter()
+        .enumerate()
+    {
+        mem.put(0x200 + 4 * i as u64, &w.to_le_bytes());
+    }
+    // addi sp,sp,-32; sd ra,24(sp); sd s0,16(sp); addi s0,sp,32
+    for (i, w) in [0xfe01_0113u32, 0x0011_3c23, 0x0081_3823, 0x0201_0413]
+        .iter()
+        .enumerate()
+    {
+        mem.put(0x300 + 4 * i as u64, &w.to_le_bytes());
     }
     mem.put(0x110, &JAL_RA.to_le_bytes());
     mem.put(0x220, &JAL_RA.to_le_bytes());
@@ -592,4 +607,93 @@ fn save_restore_millicode() {
         assert_eq!(s.addresses()[1..], [0x220, 0x110], "pc {pc:#x}");
         assert_eq!(s.frames[1].source, FrameSource::Epilogue);
     }
+}
+
+/// B-type encoding of a conditional branch.
+fn branch(funct3: u32, rs1: u32, rs2: u32, off: i32) -> u32 {
+    let o = off as u32;
+    ((o >> 12 & 1) << 31)
+        | ((o >> 5 & 0x3f) << 25)
+        | (rs2 << 20)
+        | (rs1 << 15)
+        | (funct3 << 12)
+        | ((o >> 1 & 0xf) << 8)
+        | ((o >> 11 & 1) << 7)
+        | 0x63
+}
+
+#[test]
+fn code_analysis_without_cfi_handles_shrink_wrapping() {
+    // f [0x300, 0x400), no CFI, shrink-wrapped as GCC -O2 does: the leaf
+    // path at 0x324 runs before any frame is set up (a linear scan would
+    // see the `sd ra` at 0x30c first); the recursive path saves ra and s0.
+    let f_code: [(u64, u32); 11] = [
+        (0x300, branch(0, 10, 0, 0x24)), // beqz a0, 0x324
+        (0x304, 0xfe01_0113),            // addi sp,sp,-32
+        (0x308, 0x0081_3823),            // sd s0,16(sp)
+        (0x30c, 0x0011_3c23),            // sd ra,24(sp)
+        (0x310, jal(1, -0x10)),          // jal ra, f
+        (0x314, 0x0181_3083),            // ld ra,24(sp)
+        (0x318, 0x0101_3403),            // ld s0,16(sp)
+        (0x31c, 0x0201_0113),            // addi sp,sp,32
+        (0x320, RET),
+        (0x324, branch(0, 11, 0, 4)), // beqz a1, 0x328
+        (0x328, RET),
+    ];
+    let mut mem = Mem::default();
+    code(&mut mem);
+    for (a, w) in f_code {
+        mem.put(a, &w.to_le_bytes());
+    }
+    let mut l = layout(8);
+    l.functions[2] = (0x300, 0x32c);
+    let mut u = Unwinder::new(l, None, None).unwrap();
+    // main's frame-pointer frame [TOP-16, TOP); f's CFA is TOP - 16.
+    mem.word(TOP - 8, 0x114, 8);
+    mem.word(TOP - 16, 0, 8);
+    let f_cfa = TOP - 16;
+
+    // (a) In the leaf path, called from main: ra live, no frame.
+    let mut x = [0u64; 32];
+    x[1] = 0x224;
+    x[2] = f_cfa;
+    x[8] = TOP;
+    let s = u.unwind(&Registers { x, pc: 0x324 }, &mut mem);
+    assert_eq!(s.addresses(), vec![0x324, 0x220, 0x110]);
+    assert_eq!(s.frames[1].source, FrameSource::CodeAnalysis);
+
+    // (b) In the leaf path of an inner activation called from 0x310.
+    mem.word(f_cfa - 8, 0x224, 8);
+    mem.word(f_cfa - 16, TOP, 8);
+    x[1] = 0x314;
+    x[2] = f_cfa - 32;
+    x[8] = 0x5555; // f's own use of s0
+    let s = u.unwind(&Registers { x, pc: 0x324 }, &mut mem);
+    assert_eq!(s.addresses(), vec![0x324, 0x310, 0x220, 0x110]);
+    let src: Vec<_> = s.frames.iter().map(|f| f.source).collect();
+    assert_eq!(
+        src,
+        vec![
+            FrameSource::Pc,
+            FrameSource::CodeAnalysis,
+            FrameSource::CodeAnalysis,
+            FrameSource::FramePointer
+        ]
+    );
+    assert!(!s.truncated());
+}
+
+#[test]
+fn frame_pointer_rule_needs_a_frame_pointer_set_up() {
+    // g has no CFI, saved ra (so ra is stale) and never sets s0 from sp:
+    // s0 is still f's frame pointer, and using it would skip f.
+    let (mut mem, mut regs) = frame_pointer_stack(8);
+    mem.put(0x404, &0x0011_3423u32.to_le_bytes()); // sd ra,8(sp)
+    regs.x[1] = 0x224; // stale, into main
+    regs.x[2] = TOP - 64;
+    regs.pc = 0x420;
+    let mut u = Unwinder::new(layout(8), None, None).unwrap();
+    let s = u.unwind(&regs, &mut mem);
+    assert_eq!(s.addresses(), vec![0x420]);
+    assert_eq!(s.end, StackEnd::NoUnwindInfo);
 }

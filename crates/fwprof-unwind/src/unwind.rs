@@ -5,9 +5,10 @@ use std::sync::Arc;
 
 use gimli::{DebugFrame, EhFrame, EvaluationResult, Expression, UnwindContext, Value};
 
+use crate::analysis::{analyse, Analysis};
 use crate::cfi::{Cfa, Row, Rule, Table, R};
 use crate::elf::Layout;
-use crate::emulate::{run_to_return, scan_leaf, Overlay, Regs, WithOverlay};
+use crate::emulate::{run_to_return, scan_leaf, sets_frame_pointer, Overlay, Regs, WithOverlay};
 use crate::insn::call_site;
 use crate::{Error, Frame, FrameSource, Registers, Stack, StackEnd, UnwindMemory};
 
@@ -48,8 +49,11 @@ pub struct Unwinder {
     debug: Option<Table<DebugFrame<R>>>,
     ctx: Box<UnwindContext<usize>>,
     rows: HashMap<u64, Cached>,
+    /// Code analyses of functions without CFI, by start address.
+    analyses: HashMap<u64, Option<Arc<Analysis>>>,
     entry_function: Option<(u64, u64)>,
     max_frames: usize,
+    code_analysis: bool,
 }
 
 impl std::fmt::Debug for Unwinder {
@@ -116,8 +120,10 @@ impl Unwinder {
             debug,
             ctx: Box::new(UnwindContext::new()),
             rows: HashMap::new(),
+            analyses: HashMap::new(),
             entry_function,
             max_frames: DEFAULT_MAX_FRAMES,
+            code_analysis: true,
         })
     }
 
@@ -135,6 +141,13 @@ impl Unwinder {
     /// Set [`Unwinder::max_frames`] (at least 1).
     pub fn set_max_frames(&mut self, n: usize) {
         self.max_frames = n.max(1);
+    }
+
+    /// Use the code analysis for frames without CFI (default true); off,
+    /// only the frame-pointer and link-register rules remain, as in
+    /// unwinders that do not read code.
+    pub fn set_code_analysis(&mut self, on: bool) {
+        self.code_analysis = on;
     }
 
     /// Number of FDEs indexed from `.eh_frame` and from `.debug_frame`.
@@ -241,7 +254,13 @@ impl Unwinder {
             };
             let sp = x[SP].unwrap_or(0);
             if exact {
-                if let Some(r) = run_to_return(&x, cur_pc, &mut m, &overlay, rv64) {
+                // A return must land after a call (`jr t0` in hand-written
+                // code may be a computed jump, not a millicode return).
+                let returned = run_to_return(&x, cur_pc, &mut m, &overlay, rv64).filter(|r| {
+                    let t = r.target & mask;
+                    (t == 0 && r.via == 1) || self.is_return_address(&mut m, t)
+                });
+                if let Some(r) = returned {
                     let target = r.target & mask;
                     let millicode = r.via == 5;
                     let cfa = r.regs[SP].unwrap_or(0);
@@ -281,8 +300,14 @@ impl Unwinder {
             }
             let step = match self.lookup(lookup) {
                 Cached::Row(row) => self.step_cfi(&row, &x, &mut m),
-                Cached::NoFde if exact => self.step_no_cfi_leaf(cur_pc, &x, &mut m),
-                Cached::NoFde => self.step_frame_pointer(&x, &mut m),
+                Cached::NoFde => match self.step_analysis(lookup, k == 0, &x, &mut m) {
+                    Some(s) => Ok(s),
+                    None if exact => self.step_no_cfi_leaf(cur_pc, &x, &mut m),
+                    None if self.uses_frame_pointer(lookup, &mut m) => {
+                        self.step_frame_pointer(&x, &mut m)
+                    }
+                    None => Err(StackEnd::NoUnwindInfo),
+                },
                 Cached::Bad => Err(StackEnd::BadCfi),
             };
             let (caller, ra, cfa, source) = match step {
@@ -402,6 +427,53 @@ impl Unwinder {
         Ok((caller, ra, cfa, FrameSource::Cfi))
     }
 
+    /// A frame without CFI, by the code analysis of its function at `addr`
+    /// (the pc, or the call site above frame 0): `None` if the function is
+    /// unknown, its state there is unknown, a value cannot be read, or the
+    /// return address found is not one (inside the program, after a call).
+    /// Above frame 0 the return address must have been saved (a function
+    /// that made a call saved `ra`).
+    #[allow(clippy::type_complexity)]
+    fn step_analysis(
+        &mut self,
+        addr: u64,
+        leaf: bool,
+        x: &Regs,
+        mem: &mut dyn UnwindMemory,
+    ) -> Option<(Regs, Option<u64>, u64, FrameSource)> {
+        if !self.code_analysis {
+            return None;
+        }
+        let (start, end) = self.layout.function_of(addr)?;
+        let rv64 = self.rv64();
+        let analysis = self
+            .analyses
+            .entry(start)
+            .or_insert_with(|| analyse(mem, start, end, rv64).map(Arc::new))
+            .clone()?;
+        let st = analysis.at(addr)?;
+        let cfa = match (st.height, st.fp) {
+            (Some(h), _) if x[SP].is_some() => x[SP]?.wrapping_add(h as u64),
+            (_, Some(f)) => x[FP]?.wrapping_sub(f as u64),
+            _ => return None,
+        };
+        if !leaf && st.saved[RA].is_none() {
+            return None;
+        }
+        let mut caller = *x;
+        for (r, off) in st.saved.iter().enumerate() {
+            if let Some(off) = off {
+                caller[r] = Some(self.read_word(mem, cfa.wrapping_add(*off as u64)).ok()?);
+            }
+        }
+        caller[SP] = Some(cfa);
+        let ra = caller[RA]?;
+        if ra != 0 && !self.is_return_address(mem, ra) {
+            return None;
+        }
+        Some((caller, Some(ra), cfa, FrameSource::CodeAnalysis))
+    }
+
     /// Frame 0 without CFI: the frame pointer if its saved `ra` equals
     /// the `ra` register; else, if `ra` is live (a return address into
     /// another function, and the function has not saved `ra` before the
@@ -414,7 +486,11 @@ impl Unwinder {
         x: &Regs,
         mem: &mut dyn UnwindMemory,
     ) -> Result<(Regs, Option<u64>, u64, FrameSource), StackEnd> {
-        let fp_step = self.step_frame_pointer(x, mem);
+        let fp_step = if self.uses_frame_pointer(pc, mem) {
+            self.step_frame_pointer(x, mem)
+        } else {
+            Err(StackEnd::NoUnwindInfo)
+        };
         let own = self.layout.function_of(pc);
         let live_ra = x[RA].filter(|&ra| {
             let other_function = own.is_none() || own != self.layout.function_of(ra);
@@ -448,6 +524,16 @@ impl Unwinder {
             }
         }
         fp_step
+    }
+
+    /// True if the function containing `addr` sets `s0` from `sp` before
+    /// `addr` (so `s0` may be its frame pointer there): the frame-pointer
+    /// rule is not applied to code that never sets one up, where `s0` is
+    /// still the caller's frame pointer or an ordinary register.
+    fn uses_frame_pointer(&self, addr: u64, mem: &mut dyn UnwindMemory) -> bool {
+        self.layout.function_of(addr).is_some_and(|(start, _)| {
+            sets_frame_pointer(mem, start, addr, self.rv64(), MAX_LEAF_SCAN)
+        })
     }
 
     /// The frame-pointer rule (GCC's RISC-V layout with
