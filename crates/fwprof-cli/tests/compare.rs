@@ -12,16 +12,26 @@ use fwprof_profile::{FunctionRecord, Method, Profile, SamplingInfo};
 use serde_json::Value;
 
 /// Record `elf ARGS` exactly into `dir/name`.
+///
+/// The run is made independent of the machine: the ELF is copied into
+/// `dir` and run by its file name (the guest's `argv[0]`) with an empty
+/// environment, so its start-up code, and every count, is the same in
+/// every checkout and CI job.
 fn record(dir: &Path, name: &str, elf: &str, args: &[&str]) -> PathBuf {
     let out = dir.join(name);
-    let elf = repo().join(elf);
+    let src = repo().join(elf);
+    let file = src.file_name().unwrap().to_str().unwrap().to_string();
+    if !dir.join(&file).exists() {
+        std::fs::copy(&src, dir.join(&file)).unwrap();
+    }
     let mut a = vec![
         "record",
         "-q",
+        "--clear-env",
         "-o",
         out.to_str().unwrap(),
         "--",
-        elf.to_str().unwrap(),
+        &file,
     ];
     a.extend_from_slice(args);
     let o = run_fwprof(dir, &a);
@@ -298,8 +308,11 @@ fn synthetic_sampled_profiles() {
     assert!(sig >= 9, "{sig}");
     assert_eq!(v["summary"]["intervals"], sig);
     eprintln!("ideal sampler: {}", v["verdict"]["text"]);
-    let coverage = v["summary"]["coverage"].as_f64().unwrap();
-    assert!(coverage >= 0.9, "coverage {coverage}");
+    // One draw: each 95% interval misses with probability 5%, so of 9+
+    // intervals one or two may miss (P(>= 3 misses) < 1%); the calibration
+    // over 60 seeds below checks the 95% itself.
+    let covered = v["summary"]["covered"].as_u64().unwrap();
+    assert!(covered + 2 >= sig, "{covered} of {sig} cover");
     for f in v["functions"].as_array().unwrap() {
         let k = f["other"]["samples"].as_f64().unwrap();
         let [lo, hi] = [0, 1].map(|i| f["interval"][i].as_f64().unwrap() / 100.0);
