@@ -36,6 +36,7 @@ const T_TRAP: u64 = 7;
 const T_MRET: u64 = 8;
 const T_TRANSLATED: u64 = 9;
 const T_BRANCH_FRONT: u64 = 10;
+const T_CALL_ARGS: u64 = 11;
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
@@ -113,7 +114,14 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
     ///
     /// # Panics
     /// If the operating system cannot start a thread.
+    ///
+    /// A collector that stops the run ([`Hooks::STOPS`]) cannot work
+    /// behind a `Pipelined`: its answer would be needed after every block.
     pub fn with_front(hooks: H, front: F) -> Pipelined<H, F> {
+        assert!(
+            !H::STOPS,
+            "a collector that stops the run cannot be pipelined"
+        );
         let (to_worker, requests) = mpsc::sync_channel::<Request>(IN_FLIGHT);
         let (give_back, spare) = mpsc::sync_channel::<Batch>(IN_FLIGHT + 1);
         let (answer, answers) = mpsc::sync_channel::<u64>(1);
@@ -301,6 +309,10 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 hooks.on_branch_front(BlockId(arg as u32), w[i + 1]);
                 i += 2;
             }
+            T_CALL_ARGS => {
+                hooks.on_call_args(w[i + 1], w[i + 2], w[i + 3]);
+                i += 4;
+            }
             T_TRANSLATED => {
                 if let Some((id, pcs, insts)) = translated.next() {
                     hooks.on_block_translated(*id, pcs, insts);
@@ -318,6 +330,11 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     const WANTS_BRANCHES: bool = H::WANTS_BRANCHES;
     const WANTS_OPERANDS: bool = H::WANTS_OPERANDS;
     const MODELS_CYCLES: bool = H::MODELS_CYCLES;
+    const WANTS_CALL_ARGS: bool = H::WANTS_CALL_ARGS;
+
+    fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {
+        self.put([T_CALL_ARGS, target, a0, a1]);
+    }
 
     fn split_block(&mut self, pcs: &[u64]) -> usize {
         let pcs = pcs.to_vec();
@@ -414,6 +431,10 @@ mod tests {
         const WANTS_BRANCHES: bool = true;
         const WANTS_OPERANDS: bool = true;
         const MODELS_CYCLES: bool = true;
+        const WANTS_CALL_ARGS: bool = true;
+        fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {
+            self.0.push(format!("args {target:x} {a0} {a1}"));
+        }
         fn split_block(&mut self, pcs: &[u64]) -> usize {
             self.0.push(format!("split {pcs:x?}"));
             2
