@@ -58,6 +58,13 @@ pub enum EnvOutcome {
     /// The guest asked to stop with this process exit status (0..=255 for
     /// Linux `exit_group`; QEMU's mapping for semihosting exits).
     Exit(i32),
+    /// Resume at the next instruction after the program slept for `ns`
+    /// nanoseconds of guest time (`nanosleep`, `clock_nanosleep`), during
+    /// which it executes nothing. The result is already in `a0`.
+    Sleep {
+        /// Guest nanoseconds asleep (0 for a deadline already past).
+        ns: u64,
+    },
 }
 
 /// An error of the environment itself (not a guest-visible failure, which is

@@ -269,8 +269,9 @@ impl Environment {
     }
 
     /// Serve a semihosting call: `op` is `a0`, `param` is `a1`; the result
-    /// goes in `regs[10]` (a0). `instret` (instructions retired so far)
-    /// drives the deterministic clock (10 MHz of instructions).
+    /// goes in `regs[10]` (a0). `instret` is the guest's clock in 100 ns
+    /// ticks: instructions retired so far plus ticks the hart spent asleep
+    /// (the simulator's `time` CSR), so the clock is deterministic.
     /// See [`semihost`] for the operations and QEMU 7.2 behaviour followed.
     ///
     /// # Errors

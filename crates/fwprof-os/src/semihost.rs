@@ -6,7 +6,8 @@
 //! The operation number is in `a0`, the parameter (usually the address of
 //! a block of XLEN-sized words) in `a1`; the result goes to `a0`.
 //! Differences from QEMU, on purpose: time is derived from the executed
-//! instruction count (one instruction = 100 ns, i.e. 10 MHz: `SYS_CLOCK` =
+//! instruction count (one instruction = 100 ns, i.e. 10 MHz) plus the time
+//! the hart slept in `wfi` (the simulator's `time` CSR; `SYS_CLOCK` =
 //! instret / 100 000 centiseconds; `SYS_ELAPSED` = instret × 100 in
 //! nanoseconds, with `SYS_TICKFREQ` 1 000 000 000 as QEMU reports it) so runs
 //! are deterministic; `SYS_SYSTEM` is refused (returns -1, errno `EACCES`);

@@ -7,9 +7,11 @@
 //!   `mstatus.FS` is Off (as QEMU 7.2); writes set FS to Dirty.
 //! * `cycle` 0xC00, `time` 0xC01, `instret` 0xC02 (+ `cycleh`/`timeh`/
 //!   `instreth` 0xC80..0xC82 on RV32), `mcycle` 0xB00, `minstret` 0xB02
-//!   (+ `mcycleh`/`minstreth` 0xB80/0xB82 on RV32). There is no core model,
-//!   so one instruction takes one cycle of 100 ns: `cycle` = `instret`, and
-//!   `time` ticks at 10 MHz, i.e. `time` = `instret` as well. A read returns
+//!   (+ `mcycleh`/`minstreth` 0xB80/0xB82 on RV32). Without a core model
+//!   one instruction takes one cycle of 100 ns: `cycle` = `instret`, and
+//!   `time` ticks at 10 MHz (as QEMU 7.2 `virt`'s CLINT), i.e. `time` =
+//!   `instret` plus the ticks the hart slept (`wfi`, `nanosleep`; see
+//!   `Hart::idle_ticks`) plus what writes to the CLINT's `mtime` added. A read returns
 //!   the count of instructions retired *before* the reading instruction;
 //!   instructions that trap do not retire (Privileged ISA §3.3.1).
 //!   `mcycle`/`minstret` are writable (§3.1.11); `time` is read-only.
@@ -35,8 +37,10 @@
 //!   QEMU 7.2 does; `mret` clears bit 0 of the target.
 //! * `mcause` 0x342, `mtval` 0x343, `mscratch` 0x340: plain registers.
 //! * `mie` 0x304 (writable 0x3eee), `mip` 0x344 (writable 0x2666, §3.1.9):
-//!   storage only. No interrupt source is modelled, so no interrupt is ever
-//!   taken, and `mip.MTIP` reads 0 (QEMU shows it set: `mtimecmp` = 0).
+//!   storage, except that `mip.MTIP` (bit 7) reads 1 while `time` >=
+//!   the CLINT's `mtimecmp` (so it is set from reset, `mtimecmp` = 0, as on
+//!   QEMU) and `mip.MSIP` (bit 3) mirrors the CLINT's `msip`. Interrupts
+//!   are never taken: the machine timer only ends a `wfi` (see `sim.rs`).
 //! * `medeleg` 0x302 (0xf0bfff), `mideleg` 0x303 (0x3666), `mcounteren`
 //!   0x306, `mcountinhibit` 0x320, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15`
 //!   0x3B0..: storage only (no S mode, no delegation, no PMP checking).
@@ -52,6 +56,9 @@ use crate::hart::{Hart, Privilege};
 pub struct CsrIllegal;
 
 const MSTATUS_MIE: u64 = 1 << 3;
+/// `mip.MSIP`, `mip.MTIP` (Privileged ISA 20211203, §3.1.9).
+pub(crate) const MIP_MSIP: u64 = 1 << 3;
+pub(crate) const MIP_MTIP: u64 = 1 << 7;
 const MSTATUS_MPIE: u64 = 1 << 7;
 const MSTATUS_MPP_SHIFT: u32 = 11;
 const MSTATUS_FS_SHIFT: u32 = 13;
@@ -100,6 +107,19 @@ impl Hart {
         self.csr_point - self.not_retired
     }
 
+    /// `mip` as read with `retired` instructions retired: the stored bits,
+    /// MTIP while `time` >= `mtimecmp`, MSIP from the CLINT's `msip`.
+    pub(crate) fn mip_now(&self, retired: u64) -> u64 {
+        let mut v = self.mip;
+        if self.time_at(retired) >= self.mtimecmp {
+            v |= MIP_MTIP;
+        }
+        if self.msip {
+            v |= MIP_MSIP;
+        }
+        v
+    }
+
     /// What `cycle` counts from: modelled cycles before the current
     /// instruction when a timing model supplies them, else retired
     /// instructions (one instruction = one cycle).
@@ -125,7 +145,7 @@ impl Hart {
         let rv32 = !self.rv64;
         let cycle = self.cycle_base().wrapping_add(self.cycle_offset);
         let instret = self.retired_before().wrapping_add(self.instret_offset);
-        let time = self.retired_before();
+        let time = self.time_at(self.retired_before());
         let v = match csr {
             0x001 => self.fflags as u64,
             0x002 => self.frm as u64,
@@ -152,7 +172,7 @@ impl Hart {
             0x341 => self.mepc,
             0x342 => self.mcause,
             0x343 => self.mtval,
-            0x344 => self.mip,
+            0x344 => self.mip_now(self.retired_before()),
             0x3A0..=0x3A3 => {
                 let i = (csr - 0x3A0) as usize;
                 if self.rv64 && i % 2 == 1 {
@@ -357,7 +377,8 @@ mod tests {
         assert_eq!(h32.csr_read(0x300), Ok(0x807e_7faa));
         for (csr, v) in [
             (0x304, 0x3eee),
-            (0x344, 0x2666),
+            // The writable bits, and MTIP: time (0) >= mtimecmp (0).
+            (0x344, 0x2666 | MIP_MTIP),
             (0x302, 0xf0_bfff),
             (0x303, 0x3666),
         ] {

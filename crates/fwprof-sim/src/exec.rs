@@ -12,7 +12,7 @@ use crate::hart::{Hart, Privilege};
 use crate::memory::Memory;
 use crate::trap::{
     Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_LOAD_ACCESS,
-    CAUSE_STORE_ACCESS,
+    CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
 use fwprof_isa::{Inst, Op};
 
@@ -99,7 +99,11 @@ pub(crate) fn step<const RV64: bool>(
             if i.op == Op::Mret {
                 return Ok(h.mret());
             }
-            return Ok(next);
+            // The simulator decides how long the hart sleeps (`sim.rs`).
+            return Err(Exc {
+                cause: CAUSE_WFI,
+                tval: 0,
+            });
         }
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
             csr_op::<RV64>(h, i)?;

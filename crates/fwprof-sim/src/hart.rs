@@ -86,6 +86,16 @@ pub struct Hart {
     pub(crate) cycle_offset: u64,
     pub(crate) instret_offset: u64,
 
+    /// Guest time spent asleep, in 100 ns ticks of `time`/`mtime`: `wfi`
+    /// waiting for the machine timer, Linux `nanosleep`.
+    pub(crate) idle_ticks: u64,
+    /// Added to the guest clock by writes to the CLINT's `mtime`.
+    pub(crate) time_offset: u64,
+    /// The CLINT's `mtimecmp` for this hart (0 at reset, as QEMU 7.2 `virt`).
+    pub(crate) mtimecmp: u64,
+    /// The CLINT's `msip` bit for this hart (mirrored in `mip.MSIP`).
+    pub(crate) msip: bool,
+
     /// LR/SC reservation: address (`u64::MAX` = none) and the value loaded
     /// (QEMU 7.2 `load_res`/`load_val`).
     pub(crate) res_addr: u64,
@@ -129,6 +139,10 @@ impl Hart {
             model_cycles: None,
             cycle_offset: 0,
             instret_offset: 0,
+            idle_ticks: 0,
+            time_offset: 0,
+            mtimecmp: 0,
+            msip: false,
             res_addr: u64::MAX,
             res_val: 0,
         }
@@ -245,6 +259,22 @@ impl Hart {
     /// Instructions retired so far (executed minus those that trapped).
     pub fn retired(&self) -> u64 {
         self.executed - self.not_retired
+    }
+
+    /// Guest time the hart spent asleep so far, in 100 ns ticks (the unit of
+    /// `time`/`mtime`, 10 MHz): `wfi` until the machine timer fired, Linux
+    /// `nanosleep`/`clock_nanosleep`. No instruction executes meanwhile.
+    pub fn idle_ticks(&self) -> u64 {
+        self.idle_ticks
+    }
+
+    /// The guest clock (`time` CSR, CLINT `mtime`) after `retired`
+    /// retired instructions, in 100 ns ticks: one tick per retired
+    /// instruction, plus the ticks asleep, plus what writes to `mtime` added.
+    pub(crate) fn time_at(&self, retired: u64) -> u64 {
+        retired
+            .wrapping_add(self.idle_ticks)
+            .wrapping_add(self.time_offset)
     }
 
     /// Instructions that started executing (the profile's count; equals one

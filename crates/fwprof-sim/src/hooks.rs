@@ -186,6 +186,17 @@ pub trait Hooks {
     fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
         let _ = (pc, target, instret, sp);
     }
+
+    /// The hart slept `ticks` of guest time (100 ns each, the unit of the
+    /// `time` CSR) without executing anything: a `wfi` waiting for the
+    /// machine timer, or a Linux `nanosleep`/`clock_nanosleep`. Called
+    /// after the instruction that slept (the `wfi` or `ecall`) completed;
+    /// `executed` counts it. A sampler paced by time sees these ticks pass
+    /// with no program code running.
+    #[inline]
+    fn on_idle(&mut self, ticks: u64, executed: u64) {
+        let _ = (ticks, executed);
+    }
 }
 
 impl Hooks for () {}
@@ -294,5 +305,10 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
         self.0.on_mret(pc, target, instret, sp);
         self.1.on_mret(pc, target, instret, sp);
+    }
+    #[inline]
+    fn on_idle(&mut self, ticks: u64, executed: u64) {
+        self.0.on_idle(ticks, executed);
+        self.1.on_idle(ticks, executed);
     }
 }

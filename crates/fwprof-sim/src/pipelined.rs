@@ -37,6 +37,7 @@ const T_MRET: u64 = 8;
 const T_TRANSLATED: u64 = 9;
 const T_BRANCH_FRONT: u64 = 10;
 const T_CALL_ARGS: u64 = 11;
+const T_IDLE: u64 = 12;
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
@@ -313,6 +314,10 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 hooks.on_call_args(w[i + 1], w[i + 2], w[i + 3]);
                 i += 4;
             }
+            T_IDLE => {
+                hooks.on_idle(w[i + 1], w[i + 2]);
+                i += 3;
+            }
             T_TRANSLATED => {
                 if let Some((id, pcs, insts)) = translated.next() {
                     hooks.on_block_translated(*id, pcs, insts);
@@ -408,6 +413,10 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
         self.put([T_MRET, pc, target, instret, sp]);
+    }
+
+    fn on_idle(&mut self, ticks: u64, executed: u64) {
+        self.put([T_IDLE, ticks, executed]);
     }
 }
 

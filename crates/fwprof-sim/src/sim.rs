@@ -8,7 +8,7 @@ use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::memory::Memory;
 use crate::trap::{
     signal_for, Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M,
-    CAUSE_ECALL_U,
+    CAUSE_ECALL_U, CAUSE_LOAD_ACCESS, CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
 use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
 use fwprof_isa::{Inst, Xlen};
@@ -427,6 +427,13 @@ impl<H: Hooks> Simulator<H> {
             CAUSE_BREAKPOINT if self.target == Target::BareMetal && self.is_semihost(pc, &inst) => {
                 return self.env_call(pc, next, true);
             }
+            CAUSE_WFI => return self.wfi(pc, next),
+            CAUSE_LOAD_ACCESS | CAUSE_STORE_ACCESS
+                if self.target == Target::BareMetal && self.clint_access(&inst, exc.tval) =>
+            {
+                self.hart.pc = next;
+                return Ok(None);
+            }
             _ => {}
         }
         // The instruction trapped: it does not retire (Privileged ISA §3.3.1).
@@ -508,6 +515,112 @@ impl<H: Hooks> Simulator<H> {
         word(pre) == Some(SEMIHOST_PRE) && word(post) == Some(SEMIHOST_POST)
     }
 
+    /// The hart sleeps `ticks` (100 ns each) without executing anything.
+    fn sleep(&mut self, ticks: u64) {
+        if ticks > 0 {
+            self.hart.idle_ticks = self.hart.idle_ticks.wrapping_add(ticks);
+            self.hooks.on_idle(ticks, self.hart.executed);
+        }
+    }
+
+    /// `wfi` at `pc` in M-mode (Privileged ISA 20211203, §3.3.3): the hart
+    /// stalls until an interrupt enabled in `mie` is pending, whatever
+    /// `mstatus.MIE` says. The only interrupt source modelled is the
+    /// CLINT's machine timer (MTIP, pending while `time` >= `mtimecmp`) and
+    /// `msip`, so the hart sleeps until `time` reaches `mtimecmp` and
+    /// resumes after the `wfi` (which retires, as on QEMU 7.2).
+    ///
+    /// # Errors
+    /// [`SimError::Wfi`] if nothing enabled can end the wait (QEMU would
+    /// wait forever) or if ending it would take an interrupt trap
+    /// (`mstatus.MIE` set), which is not modelled.
+    fn wfi(&mut self, pc: u64, next: u64) -> Result<Option<StopReason>, SimError> {
+        use crate::csr::MIP_MTIP;
+        let retired = self.retired_before_last();
+        let pending = self.hart.mip_now(retired) & self.hart.mie;
+        if pending == 0 && self.hart.mie & MIP_MTIP == 0 {
+            self.hart.pc = pc;
+            return Err(SimError::Wfi {
+                pc,
+                reason: "no interrupt enabled in mie can end the wait (only the machine timer, \
+                         mie.MTIE, is modelled): the hart would sleep forever",
+            });
+        }
+        if self.hart.mstatus_mie {
+            self.hart.pc = pc;
+            return Err(SimError::Wfi {
+                pc,
+                reason: "the wait would end in an interrupt trap (mstatus.MIE is set), \
+                         and interrupt delivery is not modelled",
+            });
+        }
+        if pending == 0 {
+            let now = self.hart.time_at(retired);
+            self.sleep(self.hart.mtimecmp.wrapping_sub(now));
+        }
+        self.hart.pc = next;
+        Ok(None)
+    }
+
+    /// A load or store by `inst` at `addr` that no memory answered: if it
+    /// is an aligned 4- or 8-byte access to the CLINT (QEMU 7.2 `virt`:
+    /// `msip` at 0x0200_0000, `mtimecmp` at 0x0200_4000, `mtime` at
+    /// 0x0200_BFF8, hart 0), perform it and return true. Reads elsewhere in
+    /// the CLINT's 64 KiB are 0 and writes are ignored, as on QEMU.
+    fn clint_access(&mut self, inst: &Inst, addr: u64) -> bool {
+        use fwprof_isa::Op;
+        const BASE: u64 = 0x0200_0000;
+        const MTIMECMP: u64 = 0x4000;
+        const MTIME: u64 = 0xBFF8;
+        let (size, store) = match inst.op {
+            Op::Lw | Op::Lwu => (4, false),
+            Op::Ld if self.hart.rv64 => (8, false),
+            Op::Sw => (4, true),
+            Op::Sd if self.hart.rv64 => (8, true),
+            _ => return false,
+        };
+        let off = addr.wrapping_sub(BASE);
+        if off >= 0x1_0000 || off % size != 0 {
+            return false;
+        }
+        // The access is the instruction that raised the exception: it
+        // retires, so the clock counts the instructions before it.
+        let now = self.hart.time_at(self.retired_before_last());
+        let reg = off & !7;
+        let shift = (off & 4) * 8;
+        let mask = if size == 8 { u64::MAX } else { 0xffff_ffff } << shift;
+        let current = match reg {
+            0 => u64::from(self.hart.msip),
+            MTIMECMP => self.hart.mtimecmp,
+            MTIME => now,
+            _ => 0,
+        };
+        if store {
+            let v = self.hart.x[usize::from(inst.rs2)] << shift;
+            let new = (current & !mask) | (v & mask);
+            match reg {
+                0 if off == 0 => self.hart.msip = new & 1 != 0,
+                MTIMECMP => self.hart.mtimecmp = new,
+                MTIME => {
+                    self.hart.time_offset =
+                        self.hart.time_offset.wrapping_add(new.wrapping_sub(now));
+                }
+                _ => {}
+            }
+        } else {
+            let v = (current & mask) >> shift;
+            let v = match inst.op {
+                Op::Lw => v as u32 as i32 as i64 as u64,
+                _ => v,
+            };
+            if inst.rd != 0 {
+                self.hart.x[usize::from(inst.rd)] = v;
+            }
+            self.hart.normalize_x();
+        }
+        true
+    }
+
     /// Hand a system call / semihosting call to the environment.
     fn env_call(
         &mut self,
@@ -515,7 +628,8 @@ impl<H: Hooks> Simulator<H> {
         next: u64,
         semihost: bool,
     ) -> Result<Option<StopReason>, SimError> {
-        let instret = self.retired_before_last();
+        let retired = self.retired_before_last();
+        let time = self.hart.time_at(retired);
         let Some(env) = self.env.as_mut() else {
             let call = if semihost {
                 "semihosting call"
@@ -526,9 +640,9 @@ impl<H: Hooks> Simulator<H> {
             return Err(SimError::NoEnvironment { call, pc });
         };
         let out = if semihost {
-            env.semihost(self.hart.xs_mut(), &mut self.mem, instret)
+            env.semihost(self.hart.xs_mut(), &mut self.mem, time)
         } else {
-            env.ecall(self.hart.xs_mut(), &mut self.mem, instret)
+            env.ecall(self.hart.xs_mut(), &mut self.mem, retired)
         };
         self.hart.normalize_x();
         self.hart.pc = next;
@@ -538,6 +652,11 @@ impl<H: Hooks> Simulator<H> {
         }
         match out {
             Ok(EnvOutcome::Continue) => Ok(None),
+            Ok(EnvOutcome::Sleep { ns }) => {
+                // Rounded up to whole ticks of the guest clock.
+                self.sleep(ns.div_ceil(100));
+                Ok(None)
+            }
             Ok(EnvOutcome::Exit(code)) => Ok(Some(StopReason::Exit(code))),
             Err(source) => Err(SimError::Environment { pc, source }),
         }

@@ -85,6 +85,7 @@ pub const EBREAK: u32 = 0x0010_0073;
 pub const MRET: u32 = 0x3020_0073;
 pub const FENCE_I: u32 = 0x0000_100f;
 pub const NOP: u32 = 0x0000_0013;
+pub const WFI: u32 = 0x1050_0073;
 
 /// Load a 32-bit constant into `rd` (lui + addi).
 pub fn li(rd: u32, v: i32) -> [u32; 2] {
@@ -104,6 +105,8 @@ pub struct Rec {
     pub traps: Vec<TrapInfo>,
     pub mrets: Vec<(u64, u64)>,
     pub jumps: Vec<(JumpKind, u64, u64, u64)>,
+    /// `on_idle` calls: (ticks, executed).
+    pub idles: Vec<(u64, u64)>,
 }
 
 impl Hooks for Rec {
@@ -128,6 +131,9 @@ impl Hooks for Rec {
     }
     fn on_mret(&mut self, pc: u64, target: u64, _instret: u64, _sp: u64) {
         self.mrets.push((pc, target));
+    }
+    fn on_idle(&mut self, ticks: u64, executed: u64) {
+        self.idles.push((ticks, executed));
     }
 }
 

@@ -589,3 +589,169 @@ fn timing_hooks_see_accesses_branches_operands_and_supply_cycles() {
     assert_eq!(h.cycle_queries[0].1, 0);
     assert_eq!(sm.hart().x(12), 1000);
 }
+
+/// `lui rd, 0x2004` etc.: the CLINT registers (QEMU 7.2 `virt`).
+const MTIMECMP_HI20: u32 = 0x2004;
+const MSIP_HI20: u32 = 0x2000;
+const MTIME_HI20: u32 = 0x200c; // 0x0200_C000 - 8 = mtime
+
+#[test]
+fn wfi_sleeps_until_the_machine_timer() {
+    let prog = [
+        lui(5, MTIMECMP_HI20), // 0: t0 = &mtimecmp
+        addi(6, 0, 1000),      // 1: t1 = 1000
+        sd(5, 6, 0),           // 2: mtimecmp = 1000
+        addi(7, 0, 0x80),      // 3
+        csr(2, 0, 7, 0x304),   // 4: csrs mie, MTIE
+        csr(2, 13, 0, 0x344),  // 5: a3 = mip (not pending yet)
+        WFI,                   // 6: sleeps 1000 - 6 ticks
+        csr(2, 10, 0, 0xC01),  // 7: a0 = time
+        lui(28, MTIME_HI20),   // 8
+        ld(11, 28, -8),        // 9: a1 = mtime
+        csr(2, 12, 0, 0x344),  // 10: a2 = mip
+        csr(2, 14, 0, 0xC02),  // 11: a4 = instret
+        ld(15, 5, 0),          // 12: a5 = mtimecmp
+        WFI,                   // 13: MTIP pending: no sleep
+        ECALL,
+    ];
+    let sm = run_ok(true, &prog);
+    let h = sm.hart();
+    assert_eq!(sm.hooks().idles, vec![(994, 7)]);
+    assert_eq!(h.idle_ticks(), 994);
+    assert_eq!(h.x(13) & 0x80, 0, "MTIP clear before mtimecmp");
+    assert_eq!(h.x(10), 1001, "time = 7 retired + 994 asleep");
+    assert_eq!(h.x(11), 1003);
+    assert_eq!(h.x(12) & 0x80, 0x80, "MTIP pending after the wait");
+    assert_eq!(h.x(14), 11, "instret does not count the sleep");
+    assert_eq!(h.x(15), 1000);
+}
+
+#[test]
+fn clint_words_on_rv32_and_msip() {
+    let prog = [
+        lui(5, MTIMECMP_HI20), // 0
+        addi(6, 0, 500),       // 1
+        sw(5, 6, 0),           // 2: mtimecmp low = 500
+        sw(5, 0, 4),           // 3: mtimecmp high = 0
+        addi(7, 0, 0x80),      // 4
+        csr(2, 0, 7, 0x304),   // 5: csrs mie, MTIE
+        WFI,                   // 6: sleeps 494
+        lui(28, MTIME_HI20),   // 7
+        lw(10, 28, -8),        // 8: a0 = mtime low = 8 + 494
+        lw(11, 28, -4),        // 9: a1 = mtime high
+        lui(29, MSIP_HI20),    // 10
+        addi(6, 0, 1),         // 11
+        sw(29, 6, 0),          // 12: msip = 1
+        csr(2, 12, 0, 0x344),  // 13: a2 = mip
+        lw(13, 29, 0),         // 14: a3 = msip
+        lw(14, 29, 0x100),     // 15: a4 = 0 (unused CLINT word)
+        addi(6, 0, -1),        // 16
+        sw(28, 6, -8),         // 17: mtime low = 0xffff_ffff
+        csr(2, 15, 0, 0xC01),  // 18: a5 = time (low word)
+        csr(2, 16, 0, 0xC81),  // 19: a6 = timeh
+        ECALL,
+    ];
+    let sm = run_ok(false, &prog);
+    let h = sm.hart();
+    assert_eq!(sm.hooks().idles, vec![(494, 7)]);
+    assert_eq!((h.x(10), h.x(11)), (502, 0));
+    assert_eq!(h.x(12) & 0x88, 0x88, "MSIP and MTIP pending");
+    assert_eq!((h.x(13), h.x(14)), (1, 0));
+    // mtime written to 0xffff_ffff one instruction before the read.
+    assert_eq!(h.x(15) as u32, 0);
+    assert_eq!(h.x(16), 1);
+}
+
+#[test]
+fn wfi_that_cannot_end_or_would_trap_is_an_error() {
+    // Nothing enabled in mie: QEMU would wait forever.
+    let mut sm = sim(true, &[NOP, WFI, ECALL]);
+    let err = sm.run(1000, &AtomicBool::new(false)).unwrap_err();
+    assert!(
+        matches!(err, SimError::Wfi { pc, .. } if pc == BASE + 4),
+        "{err}"
+    );
+    assert!(err.to_string().contains("sleep forever"), "{err}");
+    // mstatus.MIE set: the timer would interrupt; not modelled.
+    let prog = [
+        lui(5, MTIMECMP_HI20),
+        addi(6, 0, 100),
+        sd(5, 6, 0),
+        addi(7, 0, 0x80),
+        csr(2, 0, 7, 0x304), // csrs mie, MTIE
+        csr(6, 0, 8, 0x300), // csrsi mstatus, MIE
+        WFI,
+        ECALL,
+    ];
+    let mut sm = sim(true, &prog);
+    let err = sm.run(1000, &AtomicBool::new(false)).unwrap_err();
+    assert!(err.to_string().contains("interrupt delivery"), "{err}");
+    assert!(sm.hooks().idles.is_empty());
+    // Other widths, or outside the CLINT, still fault.
+    let (_, stop) = run(
+        true,
+        &[lui(5, MTIMECMP_HI20), r(0x03, 1, 0, 10, 5, 0), ECALL],
+    );
+    assert!(
+        matches!(
+            stop,
+            StopReason::Fault {
+                cause: 5,
+                tval: 0x0200_4000,
+                ..
+            }
+        ),
+        "{stop:?}"
+    );
+    let (_, stop) = run(true, &[lui(5, 0x2010), ld(10, 5, 0), ECALL]);
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 5, .. }),
+        "{stop:?}"
+    );
+}
+
+#[test]
+fn linux_nanosleep_sleeps_in_guest_time() {
+    // The timespecs live at BASE + 0x100: {0, 1_000_050} (1 ms + 50 ns),
+    // {0, 1_000_000_000} (invalid), then clock_nanosleep(CLOCK_MONOTONIC,
+    // 0, {2, 0}); an unreadable request at address 8.
+    let mut words = vec![
+        auipc(10, 0),        // 0
+        addi(10, 10, 0x100), // 1: a0 = BASE + 0x100
+        addi(11, 0, 0),
+        addi(17, 0, 101), // nanosleep
+        ECALL,            // 4: sleeps 10_001 ticks
+        addi(18, 10, 0),  // s2 = result
+        auipc(10, 0),     // 6: BASE + 24
+        addi(10, 10, 0x110 - 24),
+        addi(17, 0, 101),
+        ECALL, // 9: EINVAL
+        addi(19, 10, 0),
+        addi(10, 0, 8),
+        ECALL, // 12: EFAULT
+        addi(20, 10, 0),
+        addi(10, 0, 1), // CLOCK_MONOTONIC
+        addi(11, 0, 0),
+        auipc(12, 0), // 16: BASE + 64
+        addi(12, 12, 0x120 - 64),
+        addi(17, 0, 115), // clock_nanosleep
+        ECALL,            // 19: sleeps 2 s
+        addi(21, 10, 0),
+        addi(10, 0, 0),
+        addi(17, 0, 94),
+        ECALL,
+    ];
+    words.resize(0x40, NOP);
+    words.extend([0, 0, 1_000_050, 0]);
+    words.extend([0, 0, 1_000_000_000, 0]);
+    words.extend([2, 0, 0, 0]);
+    let mut sm = linux_sim(&words);
+    assert_eq!(go(&mut sm, 1000), StopReason::Exit(0));
+    let h = sm.hart();
+    assert_eq!(h.x(18), 0);
+    assert_eq!(h.x(19) as i64, -22, "EINVAL");
+    assert_eq!(h.x(20) as i64, -14, "EFAULT");
+    assert_eq!(h.x(21), 0);
+    assert_eq!(sm.hooks().idles, vec![(10_001, 5), (20_000_000, 20)]);
+    assert_eq!(h.idle_ticks(), 20_010_001);
+}

@@ -33,6 +33,11 @@ pub const CAUSE_ECALL_M: u64 = 11;
 /// invalidated the affected blocks. Never visible to the guest.
 pub(crate) const CAUSE_CODE_WRITTEN: u64 = 1 << 62;
 
+/// Internal pseudo-cause: `wfi` executed in M-mode; the simulator decides
+/// how long the hart sleeps (the machine timer) and resumes after it.
+/// Never visible to the guest.
+pub(crate) const CAUSE_WFI: u64 = 1 << 61;
+
 /// An exception raised by one instruction (or the code-write pseudo-cause).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Exc {
@@ -118,6 +123,16 @@ pub enum SimError {
         call: &'static str,
         /// PC of the call.
         pc: u64,
+    },
+    /// A `wfi` that no modelled interrupt can end (the hart would sleep
+    /// forever), or that the machine timer would end with an interrupt
+    /// trap, which is not modelled.
+    #[error("wfi at pc {pc:#x}: {reason}")]
+    Wfi {
+        /// PC of the `wfi`.
+        pc: u64,
+        /// Why the simulator cannot continue.
+        reason: &'static str,
     },
 }
 

@@ -286,8 +286,8 @@ static void system_insns(void) {
     asm volatile("c.ebreak" ::: "t0", "t1", "memory");
     asm volatile("csrw mtvec, %0" : : "r"(old));
     /* wfi: with mstatus.MIE off but mie.MTIE on, QEMU's wfi returns at once
-     * (its machine timer is pending from reset) without taking a trap; in
-     * fwprof wfi is a no-op, as the privileged spec allows. mie is restored. */
+     * (its machine timer is pending from reset) without taking a trap; so
+     * does fwprof's (MTIP: time >= mtimecmp = 0). mie is restored. */
     {
         U mie_old;
         asm volatile("csrrci zero, mstatus, 8\n\t"

@@ -250,6 +250,78 @@ pub(crate) fn sys_clock_gettime(number: u64, a: Args, mem: &mut dyn GuestMemory)
     write_or_fault(mem, a.u(1), &timespec_bytes(ts.tv_sec, ts.tv_nsec))
 }
 
+/// Nanoseconds in a second (`struct timespec`'s `tv_nsec` bound).
+const NS_PER_S: u64 = 1_000_000_000;
+
+/// `TIMER_ABSTIME`: `clock_nanosleep`'s request is a deadline on the clock.
+const TIMER_ABSTIME: i32 = 1;
+
+/// Read a guest `struct timespec` (two 64-bit fields) and check it as
+/// `timespec64_valid` does: `tv_sec` >= 0 and 0 <= `tv_nsec` < 10^9.
+/// Errors are `errno` values: `EFAULT` (unreadable), `EINVAL` (invalid).
+fn read_timespec(mem: &mut dyn GuestMemory, addr: u64) -> Result<(i64, i64), i32> {
+    let sec = read_u64(mem, addr).map_err(|_| libc::EFAULT)? as i64;
+    let nsec = read_u64(mem, addr.wrapping_add(8)).map_err(|_| libc::EFAULT)? as i64;
+    if sec < 0 || !(0..NS_PER_S as i64).contains(&nsec) {
+        return Err(libc::EINVAL);
+    }
+    Ok((sec, nsec))
+}
+
+/// Whole nanoseconds of a valid timespec (saturating).
+fn timespec_ns(sec: i64, nsec: i64) -> u64 {
+    (sec as u64)
+        .saturating_mul(NS_PER_S)
+        .saturating_add(nsec as u64)
+}
+
+/// `nanosleep(req, rem)`: the program sleeps `req` of guest time
+/// ([`crate::EnvOutcome::Sleep`]); it is never interrupted, so `rem` is not
+/// written. `EFAULT` for an unreadable `req`, `EINVAL` for an invalid one
+/// (nanosleep(2)); nothing sleeps then.
+pub(crate) fn sys_nanosleep(a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    match read_timespec(mem, a.u(0)) {
+        Ok((sec, nsec)) => Sys::Sleep(0, timespec_ns(sec, nsec)),
+        Err(e) => err(e),
+    }
+}
+
+/// `clock_nanosleep(clockid, flags, req, rem)` (and `clock_nanosleep_time64`
+/// on riscv32): like [`sys_nanosleep`] on `CLOCK_REALTIME`, `CLOCK_MONOTONIC`,
+/// `CLOCK_BOOTTIME` or `CLOCK_TAI`; with `TIMER_ABSTIME`, `req` is a deadline
+/// on that clock, which the guest reads from the host (as `clock_gettime`
+/// does), so the sleep is the time left until it (none if it has passed).
+/// The CPU-time clocks and unknown clocks give `EINVAL`, as do invalid
+/// requests; an unreadable `req` gives `EFAULT` (clock_nanosleep(2); the
+/// system call returns `-errno`, which the C library turns into its result).
+pub(crate) fn sys_clock_nanosleep(a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    let clock = a.int(0);
+    if !matches!(
+        clock,
+        libc::CLOCK_REALTIME | libc::CLOCK_MONOTONIC | libc::CLOCK_BOOTTIME | libc::CLOCK_TAI
+    ) {
+        return err(libc::EINVAL);
+    }
+    let (sec, nsec) = match read_timespec(mem, a.u(2)) {
+        Ok(t) => t,
+        Err(e) => return err(e),
+    };
+    let req = timespec_ns(sec, nsec);
+    if a.int(1) & TIMER_ABSTIME == 0 {
+        return Sys::Sleep(0, req);
+    }
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid timespec out-pointer; the clock id was checked above.
+    if unsafe { libc::clock_gettime(clock, &mut now) } < 0 {
+        return err(libc::EINVAL);
+    }
+    let now = timespec_ns(now.tv_sec.max(0), now.tv_nsec.max(0));
+    Sys::Sleep(0, req.saturating_sub(now))
+}
+
 /// `gettimeofday(tv, tz)` (riscv64): `struct timeval` = two 64-bit fields;
 /// the timezone, if asked, is zero.
 pub(crate) fn sys_gettimeofday(a: Args, mem: &mut dyn GuestMemory) -> Sys {

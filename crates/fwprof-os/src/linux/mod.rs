@@ -144,6 +144,8 @@ pub(crate) enum Sys {
     Ret(i64),
     /// Terminate with this status.
     Exit(i32),
+    /// Put this value in `a0`, then sleep this many nanoseconds.
+    Sleep(i64, u64),
 }
 
 /// `-errno` helper.
@@ -200,7 +202,8 @@ pub(crate) fn ecall(
             misc::sys_clock_gettime(number, args, mem)
         }
         nr::GETTIMEOFDAY if rv64 => misc::sys_gettimeofday(args, mem),
-        nr::NANOSLEEP | nr::CLOCK_NANOSLEEP | nr::CLOCK_NANOSLEEP_TIME64 => Sys::Ret(0),
+        nr::NANOSLEEP => misc::sys_nanosleep(args, mem),
+        nr::CLOCK_NANOSLEEP | nr::CLOCK_NANOSLEEP_TIME64 => misc::sys_clock_nanosleep(args, mem),
         nr::GETPPID => Sys::Ret(misc::host_ids()[4]),
         nr::GETUID => Sys::Ret(misc::host_ids()[0]),
         nr::GETEUID => Sys::Ret(misc::host_ids()[1]),
@@ -219,14 +222,21 @@ pub(crate) fn ecall(
             err(libc::ENOSYS)
         }
     };
+    let set = |regs: &mut [u64; 32], v: i64| {
+        regs[10] = if rv64 {
+            v as u64
+        } else {
+            i64::from(v as i32) as u64
+        };
+    };
     match r {
         Sys::Ret(v) => {
-            regs[10] = if rv64 {
-                v as u64
-            } else {
-                i64::from(v as i32) as u64
-            };
+            set(regs, v);
             Ok(EnvOutcome::Continue)
+        }
+        Sys::Sleep(v, ns) => {
+            set(regs, v);
+            Ok(EnvOutcome::Sleep { ns })
         }
         Sys::Exit(code) => Ok(EnvOutcome::Exit(code)),
     }
