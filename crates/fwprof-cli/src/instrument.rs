@@ -123,6 +123,7 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
     );
     meta.method = Method::Instrument;
     meta.core = core_name;
+    meta.sleep_ns = run.sleep_ns;
     meta.instrumentation = Some(InstrumentInfo {
         hooks: kind.as_str().to_string(),
         unit: ["instructions", "cycles"][unit].to_string(),
@@ -251,6 +252,8 @@ fn data_warnings(d: &InstrumentData) -> Vec<String> {
 struct Run {
     stop: StopReason,
     executed: u64,
+    /// Guest time asleep, in nanoseconds.
+    sleep_ns: u64,
     target: Target,
     rv64: bool,
     /// The collector had a timing model (cycles are measured).
@@ -284,10 +287,12 @@ fn run_collector<M: CostModel>(
         }
     };
     let executed = sim.executed();
+    let sleep_ns = crate::record::sleep_ns(sim.hart());
     let (data, _) = sim.into_hooks().finish_with_model(executed);
     Ok(Run {
         stop,
         executed,
+        sleep_ns,
         target: prog.target,
         rv64: prog.rv64,
         with_cycles: M::EXTRA > 0,

@@ -102,6 +102,8 @@ struct Outcome<H> {
     stop: StopReason,
     hooks: H,
     executed: u64,
+    /// Guest time asleep, in nanoseconds (`Meta::sleep_ns`).
+    sleep_ns: u64,
     target: Target,
     rv64: bool,
 }
@@ -139,6 +141,7 @@ fn simulate<H: Hooks>(
     Ok(Outcome {
         stop,
         executed,
+        sleep_ns: sleep_ns(sim.hart()),
         hooks: sim.into_hooks(),
         target: prog.target,
         rv64: prog.rv64,
@@ -149,6 +152,7 @@ fn simulate<H: Hooks>(
 struct Ended {
     stop: StopReason,
     executed: u64,
+    sleep_ns: u64,
     target: Target,
     rv64: bool,
 }
@@ -160,12 +164,19 @@ impl<H> Outcome<H> {
             Ended {
                 stop: self.stop,
                 executed: self.executed,
+                sleep_ns: self.sleep_ns,
                 target: self.target,
                 rv64: self.rv64,
             },
             self.hooks,
         )
     }
+}
+
+/// Guest time the hart slept, in nanoseconds (`Meta::sleep_ns`): its idle
+/// ticks of 100 ns.
+pub(crate) fn sleep_ns(h: &fwprof_sim::Hart) -> u64 {
+    h.idle_ticks().saturating_mul(100)
 }
 
 /// Print the one-line diagnostic for a stop that is not a normal exit.
@@ -247,6 +258,7 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
 
     let mut meta = base_meta(a, &p, &program, &out.stop, out.rv64, out.target, start_time);
     meta.core = core_name;
+    meta.sleep_ns = out.sleep_ns;
     if data.contexts_folded {
         meta.warnings.push(format!(
             "the calling-context tree reached {} contexts: deeper recursion is folded into its outer activation",

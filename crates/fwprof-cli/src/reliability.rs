@@ -212,21 +212,26 @@ pub enum MethodId {
     /// Exact instruction shares against the exact cycle shares of
     /// `--core generic`.
     Icount,
+    /// Sampling paced by time (`--unit cycles` of `--core generic`, fixed
+    /// period), against the exact cycle shares: its clock keeps running
+    /// while the program sleeps, and those points see no program code.
+    Time,
 }
 
 /// The methods, in the order of the table's columns.
-pub const METHODS: [MethodId; 6] = [
+pub const METHODS: [MethodId; 7] = [
     MethodId::Sample,
     MethodId::Jitter,
     MethodId::Instrument,
     MethodId::Compensated,
     MethodId::OwnBuild,
     MethodId::Icount,
+    MethodId::Time,
 ];
 
 impl MethodId {
     /// The column and JSON key: `sample`, `jitter`, `instrument`,
-    /// `compensated`, `own-build`, `icount`.
+    /// `compensated`, `own-build`, `icount`, `time`.
     pub fn name(self) -> &'static str {
         match self {
             MethodId::Sample => "sample",
@@ -235,6 +240,7 @@ impl MethodId {
             MethodId::Compensated => "compensated",
             MethodId::OwnBuild => "own-build",
             MethodId::Icount => "icount",
+            MethodId::Time => "time",
         }
     }
 
@@ -259,6 +265,9 @@ impl MethodId {
             MethodId::Icount => format!(
                 "exact instruction counts read as time, against the cycles of record --core {CORE}"
             ),
+            MethodId::Time => format!(
+                "record --method sample --unit cycles --core {CORE} --period {PERIOD} (paced by time: its clock runs on while the program sleeps)"
+            ),
         }
     }
 
@@ -269,7 +278,9 @@ impl MethodId {
                 "exact profile of the instrumented build without the hooks, instructions"
                     .to_string()
             }
-            MethodId::Icount => format!("exact profile with --core {CORE}, cycles"),
+            MethodId::Icount | MethodId::Time => {
+                format!("exact profile with --core {CORE}, cycles")
+            }
             _ => "exact profile of the plain build, instructions".to_string(),
         }
     }
@@ -304,6 +315,8 @@ struct Metrics {
     invented_share: f64,
     coverage: Option<f64>,
     samples: Option<u64>,
+    /// Sampling points that fell while the program slept (sampled only).
+    idle_samples: Option<u64>,
     grade: &'static str,
     verdict: String,
     functions: Vec<FunctionRow>,
@@ -344,10 +357,18 @@ impl Metrics {
             invented_share: s.invented_share,
             coverage: s.coverage,
             samples: c.other.sampling.as_ref().map(|x| x.samples),
+            idle_samples: c.other.sampling.as_ref().map(|x| x.idle_samples),
             grade: c.verdict.grade.as_str(),
             verdict: c.verdict.text.clone(),
             functions,
         }
+    }
+
+    /// The share of sampling points that fell while the program slept, in
+    /// percent (sampled only).
+    fn lost_percent(&self) -> Option<f64> {
+        let (n, idle) = (self.samples?, self.idle_samples?);
+        Some(percent(idle, n + idle))
     }
 
     fn json(&self) -> Value {
@@ -381,6 +402,8 @@ impl Metrics {
             "invented_share": self.invented_share,
             "coverage": self.coverage,
             "samples": self.samples,
+            "idle_samples": self.idle_samples,
+            "lost_percent": self.lost_percent(),
             "verdict": self.grade,
             "verdict_text": self.verdict,
             "functions": functions,
@@ -578,21 +601,29 @@ impl Suite {
                 cells.push(Err(e));
             }
         }
-        cells.push(
-            self.record(
-                &format!("{tag}-core"),
-                &self.plain,
-                &["--core", CORE],
-                w,
-                param,
-            )
-            .and_then(|p| {
-                let counted = instructions_as_cycles(&p)?;
-                fwprof_report::compare(&p, &counted, EVENT_CYCLES, TOP)
-                    .map(|c| Metrics::of(&c))
-                    .map_err(|e| format!("compare: {e}"))
-            }),
+        let core = self.record(
+            &format!("{tag}-core"),
+            &self.plain,
+            &["--core", CORE],
+            w,
+            param,
         );
+        let judge_cycles = |reference: &Profile, p: &Profile| -> Result<Metrics, String> {
+            fwprof_report::compare(reference, p, EVENT_CYCLES, TOP)
+                .map(|c| Metrics::of(&c))
+                .map_err(|e| format!("compare: {e}"))
+        };
+        cells.push(core.clone().and_then(|p| {
+            let counted = instructions_as_cycles(&p)?;
+            judge_cycles(&p, &counted)
+        }));
+        let time = [
+            "--method", "sample", "--unit", "cycles", "--core", CORE, "--period", &period,
+        ];
+        cells.push(core.and_then(|reference| {
+            let p = self.record(&format!("{tag}-time"), &self.plain, &time, w, param)?;
+            judge_cycles(&reference, &p)
+        }));
         Run {
             workload: w,
             param,
@@ -835,9 +866,13 @@ fn short_count(n: u64) -> String {
 
 /// A table cell: the largest error in points, and the missed functions.
 fn cell_text(c: &Result<Metrics, String>) -> String {
+    let lost = |m: &Metrics| match m.lost_percent() {
+        Some(l) if l > 0.0 => format!(" lost {l:.0}%"),
+        _ => String::new(),
+    };
     match c {
-        Ok(m) if m.missed.is_empty() => format!("{:.1}", m.max_abs_error),
-        Ok(m) => format!("{:.1} miss {}", m.max_abs_error, m.missed.len()),
+        Ok(m) if m.missed.is_empty() => format!("{:.1}{}", m.max_abs_error, lost(m)),
+        Ok(m) => format!("{:.1} miss {}{}", m.max_abs_error, m.missed.len(), lost(m)),
         Err(_) => "failed".to_string(),
     }
 }
@@ -853,11 +888,11 @@ fn write_text(runs: &[Run], w: &mut impl Write) -> std::io::Result<()> {
     }
     writeln!(
         w,
-        "References: exact instructions of the plain build; own-build: of the instrumented build without its hooks; icount: cycles of --core {CORE}."
+        "References: exact instructions of the plain build; own-build: of the instrumented build without its hooks; icount and time: cycles of --core {CORE}."
     )?;
     writeln!(
         w,
-        "Cells: the largest error of any function's share, in percentage points; \"miss N\": N functions with ≥ 1% of the exact profile got nothing."
+        "Cells: the largest error of any function's share, in percentage points; \"miss N\": N functions with ≥ 1% of the exact profile got nothing; \"lost N%\": sampling points that fell while the program slept."
     )?;
     writeln!(w)?;
     let mut header = format!("{:<10} {:>9} {:>7}", "workload", "parameter", "instr");
@@ -1009,6 +1044,7 @@ fn color(m: MethodId) -> &'static str {
         MethodId::Compensated => "#2ca02c",
         MethodId::OwnBuild => "#9467bd",
         MethodId::Icount => "#7f7f7f",
+        MethodId::Time => "#8c564b",
     }
 }
 

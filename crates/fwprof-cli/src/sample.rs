@@ -87,11 +87,24 @@ impl Periods {
 struct Timed<const PACED: bool> {
     model: TimingModel,
     threshold: u64,
+    /// Cycles the hart slept so far (one per 100 ns tick of guest time:
+    /// the nominal 10 MHz clock of `time`).
+    idle: u64,
+    /// Sleeps not yet seen by the sampling loop: `[start, end)` in the
+    /// sampler's clock ([`Timed::cycles`]).
+    sleeps: Vec<(u64, u64)>,
 }
 
 impl<const PACED: bool> Timed<PACED> {
-    /// Modelled cycles up to the end of the last block that ran.
+    /// The sampler's clock: modelled cycles up to the end of the last block
+    /// that ran, plus the cycles slept. A sampler paced by time keeps
+    /// counting while the program sleeps.
     fn cycles(&mut self) -> u64 {
+        self.busy() + self.idle
+    }
+
+    /// Modelled cycles of executed code only (the profile's `cycles`).
+    fn busy(&mut self) -> u64 {
         self.model.clock(true)[0]
     }
 }
@@ -143,29 +156,51 @@ impl<const PACED: bool> Hooks for Timed<PACED> {
     fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
         self.model.on_mret(pc, target, instret, sp);
     }
+    fn on_idle(&mut self, ticks: u64, _executed: u64) {
+        let start = self.cycles();
+        self.idle += ticks;
+        self.sleeps.push((start, start + ticks));
+    }
 }
 
 /// What the sampling loop needs from its hooks.
 trait SampleHooks: Hooks {
-    /// Modelled cycles so far (`None` without a core model).
+    /// The sampler's clock in cycles, sleeps included (`None` without a
+    /// core model).
     fn cycles_now(&mut self) -> Option<u64>;
+    /// Modelled cycles of executed code (`None` without a core model).
+    fn busy_cycles(&mut self) -> Option<u64>;
     /// The cycle count at which the next sample is due.
     fn set_threshold(&mut self, t: u64);
+    /// The sleeps since the last call, `[start, end)` in the sampler's clock.
+    fn take_sleeps(&mut self) -> Vec<(u64, u64)>;
 }
 
 impl SampleHooks for () {
     fn cycles_now(&mut self) -> Option<u64> {
         None
     }
+    fn busy_cycles(&mut self) -> Option<u64> {
+        None
+    }
     fn set_threshold(&mut self, _: u64) {}
+    fn take_sleeps(&mut self) -> Vec<(u64, u64)> {
+        Vec::new()
+    }
 }
 
 impl<const PACED: bool> SampleHooks for Timed<PACED> {
     fn cycles_now(&mut self) -> Option<u64> {
         Some(self.cycles())
     }
+    fn busy_cycles(&mut self) -> Option<u64> {
+        Some(self.busy())
+    }
     fn set_threshold(&mut self, t: u64) {
         self.threshold = t;
+    }
+    fn take_sleeps(&mut self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut self.sleeps)
     }
 }
 
@@ -380,14 +415,17 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         limit,
         cycles_unit,
         counter: progress.counter(),
+        idle_samples: 0,
     };
     let core_name = core.as_ref().map(|c| c.name.clone());
-    let (stop, executed) = match core {
+    let (stop, executed, sleep_ns) = match core {
         None => run.go(Simulator::new(mem, &prog, env, ()))?,
         Some(core) if cycles_unit => {
             let hooks = Timed::<true> {
                 model: TimingModel::new(core, prog.rv64),
                 threshold: u64::MAX,
+                idle: 0,
+                sleeps: Vec::new(),
             };
             run.go(Simulator::new(mem, &prog, env, hooks))?
         }
@@ -395,10 +433,13 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
             let hooks = Timed::<false> {
                 model: TimingModel::new(core, prog.rv64),
                 threshold: u64::MAX,
+                idle: 0,
+                sleeps: Vec::new(),
             };
             run.go(Simulator::new(mem, &prog, env, hooks))?
         }
     };
+    let run_idle = run.idle_samples;
     let finished = progress.finish();
     record::report_stop(&stop, prog.rv64);
 
@@ -413,6 +454,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     );
     meta.core = core_name;
     meta.method = Method::Sample;
+    meta.sleep_ns = sleep_ns;
     meta.sampling = Some(SamplingInfo {
         period: a.period,
         unit: if cycles_unit {
@@ -425,6 +467,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         seed: a.seed,
         samples: agg.samples.len() as u64,
         unwind_failures: agg.truncated,
+        idle_samples: run_idle,
     });
     if unwinder.fde_counts() == (0, 0) {
         meta.warnings.push(
@@ -476,12 +519,20 @@ struct Run<'a> {
     limit: u64,
     cycles_unit: bool,
     counter: &'a std::sync::atomic::AtomicU64,
+    /// Sampling points that fell while the program slept.
+    idle_samples: u64,
 }
 
 impl Run<'_> {
-    /// Run `sim` to the end, sampling; returns how it stopped and the
-    /// executed-instruction count.
-    fn go<H: SampleHooks>(&mut self, mut sim: Simulator<H>) -> Result<(StopReason, u64)> {
+    /// Run `sim` to the end, sampling; returns how it stopped, the
+    /// executed-instruction count and the guest nanoseconds asleep.
+    ///
+    /// Paced by cycles, the sampler's clock keeps running while the
+    /// program sleeps: a sampling point inside a sleep sees no program
+    /// code and is counted in `idle_samples` only (as a timer interrupt on
+    /// hardware lands in the idle task). Paced by instructions, a sleep
+    /// executes none, so no point falls inside it.
+    fn go<H: SampleHooks>(&mut self, mut sim: Simulator<H>) -> Result<(StopReason, u64, u64)> {
         let flag = record::interrupt_flag();
         // The next sample is due when the unit's count reaches `next`.
         let mut next = self.periods.next_period();
@@ -500,6 +551,21 @@ impl Run<'_> {
             let stop = sim.run(slice_end, &flag).context("simulation failed")?;
             let now = sim.executed();
             self.counter.store(now, Ordering::Relaxed);
+            // Points inside the sleeps since the last stop; a point due
+            // before a sleep started (the skid of the block that went to
+            // sleep) is still sampled below, at the current state.
+            let mut due_before_sleep = false;
+            let sleeps = sim.hooks_mut().take_sleeps();
+            for (start, end) in sleeps.into_iter().filter(|_| self.cycles_unit) {
+                while next < end {
+                    if next >= start {
+                        self.idle_samples += 1;
+                    } else {
+                        due_before_sleep = true;
+                    }
+                    next = next.saturating_add(self.periods.next_period());
+                }
+            }
             if !matches!(stop, StopReason::InstructionLimit) {
                 break stop;
             }
@@ -509,9 +575,9 @@ impl Run<'_> {
             } else {
                 now
             };
-            if count >= next {
+            if due_before_sleep || count >= next {
                 let mut interval = vec![now - last_instret, 1];
-                if let Some(c) = cycles {
+                if let Some(c) = sim.hooks_mut().busy_cycles() {
                     interval.push(c - last_cycles);
                     last_cycles = c;
                 }
@@ -529,15 +595,16 @@ impl Run<'_> {
                 while next <= count {
                     next = next.saturating_add(self.periods.next_period());
                 }
-                if self.cycles_unit {
-                    sim.hooks_mut().set_threshold(next);
-                }
+            }
+            if self.cycles_unit {
+                sim.hooks_mut().set_threshold(next);
             }
             if now >= self.limit {
                 break StopReason::InstructionLimit;
             }
         };
-        Ok((stop, sim.executed()))
+        let sleep_ns = record::sleep_ns(sim.hart());
+        Ok((stop, sim.executed(), sleep_ns))
     }
 }
 

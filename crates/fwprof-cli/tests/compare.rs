@@ -270,6 +270,7 @@ fn synthetic_sampled(exact: &Profile, n: u64, seed: u64, blind: Option<&str>) ->
         seed,
         samples: n,
         unwind_failures: 0,
+        idle_samples: 0,
     });
     let mut p = Profile::new(meta, vec!["instructions".into(), "samples".into()]);
     for (f, &k) in exact.functions.iter().zip(&counts) {

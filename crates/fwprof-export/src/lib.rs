@@ -49,8 +49,16 @@ pub fn method_note(profile: &Profile) -> Option<String> {
                 } else {
                     String::new()
                 };
+                let idle = if s.idle_samples > 0 {
+                    format!(
+                        ", {} more while the program slept (no program code)",
+                        s.idle_samples
+                    )
+                } else {
+                    String::new()
+                };
                 format!(
-                    "sampled: {} samples, {every}{failed} (values are estimates)",
+                    "sampled: {} samples, {every}{failed}{idle} (values are estimates)",
                     s.samples
                 )
             }
@@ -136,6 +144,7 @@ mod tests {
             seed: 1,
             samples: 1234,
             unwind_failures: 3,
+            idle_samples: 0,
         });
         assert_eq!(
             method_note(&p).unwrap(),

@@ -92,6 +92,12 @@ pub struct Meta {
     /// Instrumentation parameters, for [`Method::Instrument`].
     #[serde(default)]
     pub instrumentation: Option<InstrumentInfo>,
+    /// Guest time the program spent asleep, in nanoseconds: Linux
+    /// `nanosleep`/`clock_nanosleep`, or a bare-metal `wfi` waiting for the
+    /// machine timer. No instruction executed meanwhile, so this time is in
+    /// no function's cost. 0 in files written before it existed.
+    #[serde(default)]
+    pub sleep_ns: u64,
 }
 
 /// How a profile's costs were gathered.
@@ -136,6 +142,12 @@ pub struct SamplingInfo {
     /// Samples whose stack could not be unwound to a root (their stack is
     /// kept as far as it went and marked).
     pub unwind_failures: u64,
+    /// Sampling points that fell while the program slept (a sampler paced
+    /// by cycles keeps counting them; see [`Meta::sleep_ns`]): they saw no
+    /// program code, so they are not in `samples` nor in any cost. 0 for
+    /// instruction-paced sampling and in files written before it existed.
+    #[serde(default)]
+    pub idle_samples: u64,
 }
 
 /// How an instrumented profile was taken (`record --method instrument`).
@@ -218,6 +230,7 @@ impl Meta {
             method: Method::Exact,
             sampling: None,
             instrumentation: None,
+            sleep_ns: 0,
         }
     }
 }

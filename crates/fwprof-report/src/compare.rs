@@ -1206,6 +1206,7 @@ mod tests {
             seed: 1,
             samples: k.iter().sum(),
             unwind_failures: 0,
+            idle_samples: 0,
         });
         p
     }

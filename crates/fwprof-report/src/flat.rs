@@ -76,6 +76,9 @@ pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> i
             one_of(event)
         )?;
     }
+    if let Some(line) = crate::sleep_note(&profile.meta) {
+        writeln!(w, "{line}.")?;
+    }
     if total == 0 {
         writeln!(w, " no {event} accumulated")?;
         writeln!(w)?;

@@ -137,6 +137,7 @@ pub fn report_value(profile: &Profile) -> Value {
             "exit_status": m.exit_status,
             "warnings": m.warnings,
             "format_version": m.format_version,
+            "sleep_ns": m.sleep_ns,
         },
         "events": profile.events,
         "totals": by_event(profile, &profile.totals),
@@ -155,6 +156,7 @@ pub fn report_value(profile: &Profile) -> Value {
             "jitter": s.jitter,
             "seed": s.seed,
             "truncated_stacks": s.unwind_failures,
+            "idle_samples": s.idle_samples,
         });
     }
     doc

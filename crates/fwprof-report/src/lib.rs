@@ -61,8 +61,9 @@ pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};
 
 /// The line that says a profile is sampled, as the text reports print it:
 /// `sampled profile: 1234 samples, period 10007 instructions (jittered,
-/// seed 1), 3 stacks truncated` (the jitter and truncation parts only when
-/// they apply).
+/// seed 1), 3 stacks truncated; 40 more sampling points (3.1% of 1274) fell
+/// while the program slept and saw no program code` (the jitter,
+/// truncation and sleep parts only when they apply).
 pub fn sampling_header(s: &fwprof_profile::SamplingInfo) -> String {
     let mut line = format!(
         "sampled profile: {} samples, period {} {}",
@@ -74,7 +75,27 @@ pub fn sampling_header(s: &fwprof_profile::SamplingInfo) -> String {
     if s.unwind_failures > 0 {
         line.push_str(&format!(", {} stacks truncated", s.unwind_failures));
     }
+    if s.idle_samples > 0 {
+        let all = s.samples + s.idle_samples;
+        line.push_str(&format!(
+            "; {} more sampling points ({:.1}% of {all}) fell while the program slept and saw no program code",
+            s.idle_samples,
+            percent(s.idle_samples, all)
+        ));
+    }
     line
+}
+
+/// The line that says a profile's program slept, for the text reports:
+/// `the program slept 16.000 ms (guest time); no instruction ran then, so
+/// that time is in no function's cost`. `None` if it never slept.
+pub fn sleep_note(m: &fwprof_profile::Meta) -> Option<String> {
+    (m.sleep_ns > 0).then(|| {
+        format!(
+            "the program slept {:.3} ms (guest time): no instruction ran then, so that time is in no function's cost",
+            m.sleep_ns as f64 / 1e6
+        )
+    })
 }
 
 /// Short unit name of an event for column headers: `instrs` for
