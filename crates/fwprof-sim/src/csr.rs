@@ -8,10 +8,12 @@
 //! * `cycle` 0xC00, `time` 0xC01, `instret` 0xC02 (+ `cycleh`/`timeh`/
 //!   `instreth` 0xC80..0xC82 on RV32), `mcycle` 0xB00, `minstret` 0xB02
 //!   (+ `mcycleh`/`minstreth` 0xB80/0xB82 on RV32). Without a core model
-//!   one instruction takes one cycle of 100 ns: `cycle` = `instret`, and
-//!   `time` ticks at 10 MHz (as QEMU 7.2 `virt`'s CLINT), i.e. `time` =
-//!   `instret` plus the ticks the hart slept (`wfi`, `nanosleep`; see
-//!   `Hart::idle_ticks`) plus what writes to the CLINT's `mtime` added. A read returns
+//!   one instruction takes one cycle of 100 ns: `cycle` = `instret`; with
+//!   one (`Hooks::MODELS_CYCLES`), `cycle` is the modelled cycle count.
+//!   `time` ticks at 10 MHz (as QEMU 7.2 `virt`'s CLINT), one tick per
+//!   cycle: `time` = `cycle` (before any `mcycle` write) plus the ticks the
+//!   hart slept (`wfi`, `nanosleep`; see `Hart::idle_ticks`) plus what
+//!   writes to the CLINT's `mtime` added. A read returns
 //!   the count of instructions retired *before* the reading instruction;
 //!   instructions that trap do not retire (Privileged ISA §3.3.1).
 //!   `mcycle`/`minstret` are writable (§3.1.11); `time` is read-only.
@@ -107,11 +109,12 @@ impl Hart {
         self.csr_point - self.not_retired
     }
 
-    /// `mip` as read with `retired` instructions retired: the stored bits,
-    /// MTIP while `time` >= `mtimecmp`, MSIP from the CLINT's `msip`.
-    pub(crate) fn mip_now(&self, retired: u64) -> u64 {
+    /// `mip` as read at clock base `base` (see `Hart::time_at`): the
+    /// stored bits, MTIP while `time` >= `mtimecmp`, MSIP from the CLINT's
+    /// `msip`.
+    pub(crate) fn mip_now(&self, base: u64) -> u64 {
         let mut v = self.mip;
-        if self.time_at(retired) >= self.mtimecmp {
+        if self.time_at(base) >= self.mtimecmp {
             v |= MIP_MTIP;
         }
         if self.msip {
@@ -145,7 +148,7 @@ impl Hart {
         let rv32 = !self.rv64;
         let cycle = self.cycle_base().wrapping_add(self.cycle_offset);
         let instret = self.retired_before().wrapping_add(self.instret_offset);
-        let time = self.time_at(self.retired_before());
+        let time = self.time_at(self.cycle_base());
         let v = match csr {
             0x001 => self.fflags as u64,
             0x002 => self.frm as u64,
@@ -172,7 +175,7 @@ impl Hart {
             0x341 => self.mepc,
             0x342 => self.mcause,
             0x343 => self.mtval,
-            0x344 => self.mip_now(self.retired_before()),
+            0x344 => self.mip_now(self.cycle_base()),
             0x3A0..=0x3A3 => {
                 let i = (csr - 0x3A0) as usize;
                 if self.rv64 && i % 2 == 1 {

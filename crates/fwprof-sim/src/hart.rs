@@ -262,18 +262,20 @@ impl Hart {
     }
 
     /// Guest time the hart spent asleep so far, in 100 ns ticks (the unit of
-    /// `time`/`mtime`, 10 MHz): `wfi` until the machine timer fired, Linux
+    /// `time`/`mtime`, 10 MHz; one tick is one cycle of the hart's clock):
+    /// `wfi` until the machine timer fired, Linux
     /// `nanosleep`/`clock_nanosleep`. No instruction executes meanwhile.
     pub fn idle_ticks(&self) -> u64 {
         self.idle_ticks
     }
 
-    /// The guest clock (`time` CSR, CLINT `mtime`) after `retired`
-    /// retired instructions, in 100 ns ticks: one tick per retired
-    /// instruction, plus the ticks asleep, plus what writes to `mtime` added.
-    pub(crate) fn time_at(&self, retired: u64) -> u64 {
-        retired
-            .wrapping_add(self.idle_ticks)
+    /// The guest clock (`time` CSR, CLINT `mtime`), in 100 ns ticks, at
+    /// clock base `base`: the cycles executed so far (retired instructions
+    /// without a core model, modelled cycles with one), plus the ticks
+    /// asleep, plus what writes to `mtime` added. The hart's clock runs at
+    /// 10 MHz: one cycle is one tick.
+    pub(crate) fn time_at(&self, base: u64) -> u64 {
+        base.wrapping_add(self.idle_ticks)
             .wrapping_add(self.time_offset)
     }
 

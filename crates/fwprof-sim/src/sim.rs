@@ -351,7 +351,7 @@ impl<H: Hooks> Simulator<H> {
             return Ok(None);
         }
         let inst = self.cache.insts[first + ran - 1];
-        self.exception(exc, pc, inst)
+        self.exception(exc, pc, inst, (id, ran as u32 - 1))
     }
 
     /// The block at `pc`, translated if needed, chained from `chain_from`.
@@ -415,21 +415,41 @@ impl<H: Hooks> Simulator<H> {
         self.hart.executed - 1 - self.hart.not_retired
     }
 
+    /// The clock base (see `Hart::time_at`) before instruction `at.1` of
+    /// block `at.0`, which just executed (`after`: once it completed, as
+    /// one instruction or cycle more): retired instructions, or the timing
+    /// model's cycles when it supplies them.
+    fn clock_base(&mut self, at: (u32, u32), after: bool) -> u64 {
+        if H::MODELS_CYCLES {
+            let index = if after { at.1 + 1 } else { at.1 };
+            self.hooks.cycles_before(BlockId(at.0), index)
+        } else {
+            self.retired_before_last() + u64::from(after)
+        }
+    }
+
     /// Resolve an exception raised by `inst` at `pc` (already counted as
     /// executed): environment calls, semihosting, trap delivery or a stop.
     #[cold]
-    fn exception(&mut self, exc: Exc, pc: u64, inst: Inst) -> Result<Option<StopReason>, SimError> {
+    /// `at` is the instruction's block id and index in it.
+    fn exception(
+        &mut self,
+        exc: Exc,
+        pc: u64,
+        inst: Inst,
+        at: (u32, u32),
+    ) -> Result<Option<StopReason>, SimError> {
         let next = pc.wrapping_add(inst.len as u64);
         match exc.cause {
             CAUSE_ECALL_U | CAUSE_ECALL_M if self.target == Target::Linux => {
-                return self.env_call(pc, next, false);
+                return self.env_call(pc, next, false, at);
             }
             CAUSE_BREAKPOINT if self.target == Target::BareMetal && self.is_semihost(pc, &inst) => {
-                return self.env_call(pc, next, true);
+                return self.env_call(pc, next, true, at);
             }
-            CAUSE_WFI => return self.wfi(pc, next),
+            CAUSE_WFI => return self.wfi(pc, next, at),
             CAUSE_LOAD_ACCESS | CAUSE_STORE_ACCESS
-                if self.target == Target::BareMetal && self.clint_access(&inst, exc.tval) =>
+                if self.target == Target::BareMetal && self.clint_access(&inst, exc.tval, at) =>
             {
                 self.hart.pc = next;
                 return Ok(None);
@@ -534,10 +554,12 @@ impl<H: Hooks> Simulator<H> {
     /// [`SimError::Wfi`] if nothing enabled can end the wait (QEMU would
     /// wait forever) or if ending it would take an interrupt trap
     /// (`mstatus.MIE` set), which is not modelled.
-    fn wfi(&mut self, pc: u64, next: u64) -> Result<Option<StopReason>, SimError> {
+    fn wfi(&mut self, pc: u64, next: u64, at: (u32, u32)) -> Result<Option<StopReason>, SimError> {
         use crate::csr::MIP_MTIP;
-        let retired = self.retired_before_last();
-        let pending = self.hart.mip_now(retired) & self.hart.mie;
+        // The clock once the `wfi` itself has run: the hart wakes exactly
+        // when `time` reaches `mtimecmp`.
+        let base = self.clock_base(at, true);
+        let pending = self.hart.mip_now(base) & self.hart.mie;
         if pending == 0 && self.hart.mie & MIP_MTIP == 0 {
             self.hart.pc = pc;
             return Err(SimError::Wfi {
@@ -555,7 +577,7 @@ impl<H: Hooks> Simulator<H> {
             });
         }
         if pending == 0 {
-            let now = self.hart.time_at(retired);
+            let now = self.hart.time_at(base);
             self.sleep(self.hart.mtimecmp.wrapping_sub(now));
         }
         self.hart.pc = next;
@@ -567,7 +589,7 @@ impl<H: Hooks> Simulator<H> {
     /// `msip` at 0x0200_0000, `mtimecmp` at 0x0200_4000, `mtime` at
     /// 0x0200_BFF8, hart 0), perform it and return true. Reads elsewhere in
     /// the CLINT's 64 KiB are 0 and writes are ignored, as on QEMU.
-    fn clint_access(&mut self, inst: &Inst, addr: u64) -> bool {
+    fn clint_access(&mut self, inst: &Inst, addr: u64, at: (u32, u32)) -> bool {
         use fwprof_isa::Op;
         const BASE: u64 = 0x0200_0000;
         const MTIMECMP: u64 = 0x4000;
@@ -584,8 +606,9 @@ impl<H: Hooks> Simulator<H> {
             return false;
         }
         // The access is the instruction that raised the exception: it
-        // retires, so the clock counts the instructions before it.
-        let now = self.hart.time_at(self.retired_before_last());
+        // retires, and it sees the clock before it (as a CSR read does).
+        let base = self.clock_base(at, false);
+        let now = self.hart.time_at(base);
         let reg = off & !7;
         let shift = (off & 4) * 8;
         let mask = if size == 8 { u64::MAX } else { 0xffff_ffff } << shift;
@@ -627,9 +650,15 @@ impl<H: Hooks> Simulator<H> {
         pc: u64,
         next: u64,
         semihost: bool,
+        at: (u32, u32),
     ) -> Result<Option<StopReason>, SimError> {
         let retired = self.retired_before_last();
-        let time = self.hart.time_at(retired);
+        let time = if semihost {
+            let base = self.clock_base(at, false);
+            self.hart.time_at(base)
+        } else {
+            0
+        };
         let Some(env) = self.env.as_mut() else {
             let call = if semihost {
                 "semihosting call"

@@ -604,7 +604,7 @@ fn wfi_sleeps_until_the_machine_timer() {
         addi(7, 0, 0x80),      // 3
         csr(2, 0, 7, 0x304),   // 4: csrs mie, MTIE
         csr(2, 13, 0, 0x344),  // 5: a3 = mip (not pending yet)
-        WFI,                   // 6: sleeps 1000 - 6 ticks
+        WFI,                   // 6: sleeps until time = 1000
         csr(2, 10, 0, 0xC01),  // 7: a0 = time
         lui(28, MTIME_HI20),   // 8
         ld(11, 28, -8),        // 9: a1 = mtime
@@ -616,11 +616,12 @@ fn wfi_sleeps_until_the_machine_timer() {
     ];
     let sm = run_ok(true, &prog);
     let h = sm.hart();
-    assert_eq!(sm.hooks().idles, vec![(994, 7)]);
-    assert_eq!(h.idle_ticks(), 994);
+    // After the wfi, 7 instructions have run: 993 ticks to go.
+    assert_eq!(sm.hooks().idles, vec![(993, 7)]);
+    assert_eq!(h.idle_ticks(), 993);
     assert_eq!(h.x(13) & 0x80, 0, "MTIP clear before mtimecmp");
-    assert_eq!(h.x(10), 1001, "time = 7 retired + 994 asleep");
-    assert_eq!(h.x(11), 1003);
+    assert_eq!(h.x(10), 1000, "time = 7 retired + 993 asleep");
+    assert_eq!(h.x(11), 1002);
     assert_eq!(h.x(12) & 0x80, 0x80, "MTIP pending after the wait");
     assert_eq!(h.x(14), 11, "instret does not count the sleep");
     assert_eq!(h.x(15), 1000);
@@ -635,9 +636,9 @@ fn clint_words_on_rv32_and_msip() {
         sw(5, 0, 4),           // 3: mtimecmp high = 0
         addi(7, 0, 0x80),      // 4
         csr(2, 0, 7, 0x304),   // 5: csrs mie, MTIE
-        WFI,                   // 6: sleeps 494
+        WFI,                   // 6: sleeps 493
         lui(28, MTIME_HI20),   // 7
-        lw(10, 28, -8),        // 8: a0 = mtime low = 8 + 494
+        lw(10, 28, -8),        // 8: a0 = mtime low = 8 + 493
         lw(11, 28, -4),        // 9: a1 = mtime high
         lui(29, MSIP_HI20),    // 10
         addi(6, 0, 1),         // 11
@@ -653,8 +654,8 @@ fn clint_words_on_rv32_and_msip() {
     ];
     let sm = run_ok(false, &prog);
     let h = sm.hart();
-    assert_eq!(sm.hooks().idles, vec![(494, 7)]);
-    assert_eq!((h.x(10), h.x(11)), (502, 0));
+    assert_eq!(sm.hooks().idles, vec![(493, 7)]);
+    assert_eq!((h.x(10), h.x(11)), (501, 0));
     assert_eq!(h.x(12) & 0x88, 0x88, "MSIP and MTIP pending");
     assert_eq!((h.x(13), h.x(14)), (1, 0));
     // mtime written to 0xffff_ffff one instruction before the read.
@@ -754,4 +755,52 @@ fn linux_nanosleep_sleeps_in_guest_time() {
     assert_eq!(h.x(21), 0);
     assert_eq!(sm.hooks().idles, vec![(10_001, 5), (20_000_000, 20)]);
     assert_eq!(h.idle_ticks(), 20_010_001);
+}
+
+/// A timing model of three cycles per instruction.
+#[derive(Default)]
+struct ThreeCpi {
+    block_start: u64,
+    idles: Vec<u64>,
+}
+
+impl crate::Hooks for ThreeCpi {
+    const MODELS_CYCLES: bool = true;
+    fn on_block_exec(&mut self, _id: crate::BlockId, executed: u64) {
+        self.block_start = executed;
+    }
+    fn cycles_before(&mut self, _id: crate::BlockId, index: u32) -> u64 {
+        3 * (self.block_start + u64::from(index))
+    }
+    fn on_idle(&mut self, ticks: u64, _executed: u64) {
+        self.idles.push(ticks);
+    }
+}
+
+#[test]
+fn with_a_core_model_time_counts_modelled_cycles() {
+    let prog = [
+        lui(5, MTIMECMP_HI20),
+        addi(6, 0, 300),
+        sd(5, 6, 0), // mtimecmp = 300
+        addi(7, 0, 0x80),
+        csr(2, 0, 7, 0x304),  // 4: csrs mie, MTIE (ends a block)
+        WFI,                  // 5: after it, 6 instructions = 18 cycles
+        csr(2, 10, 0, 0xC01), // 6: a0 = time
+        csr(2, 11, 0, 0xC00), // 7: a1 = cycle (no sleep in it)
+        lui(28, MTIME_HI20),
+        ld(12, 28, -8), // 9: a2 = mtime
+        ECALL,
+    ];
+    let mut sm = crate::Simulator::bare(memory_with(&prog), true, BASE, ThreeCpi::default());
+    let stop = sm.run(1000, &AtomicBool::new(false)).unwrap();
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
+    assert_eq!(sm.hooks().idles, vec![282]);
+    let h = sm.hart();
+    assert_eq!(h.x(10), 300, "the hart wakes when time reaches mtimecmp");
+    assert_eq!(h.x(11), 21);
+    assert_eq!(h.x(12), 3 * 9 + 282);
 }
