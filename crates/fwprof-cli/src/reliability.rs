@@ -67,10 +67,16 @@ static PLAIN_ELF: &[u8] = include_bytes!("../../../reliability/workloads.rv64-li
 /// The `-finstrument-functions` build of the same sources.
 static INSTRUMENTED_ELF: &[u8] =
     include_bytes!("../../../reliability/workloads-instrument.rv64-linux.elf");
+/// The bare-metal forced-context-loss program (`reliability/baremetal/ctxloss.c`).
+static BARE_ELF: &[u8] = include_bytes!("../../../reliability/ctxloss.rv32imac.elf");
 
 /// Sampling period of both sampled methods, in instructions (`record`'s
 /// default; a prime, so ordinary loops rarely divide it).
 pub const PERIOD: u64 = 10007;
+/// Sampling period of the time-paced methods, in cycles: 1 ms of the
+/// hart's nominal 10 MHz clock, a round period as time-based profilers use
+/// (`perf record -F 1000`, a 1 kHz timer).
+pub const TIME_PERIOD: u64 = 10_000;
 /// Seed of the `--jitter` generator.
 pub const SEED: u64 = 1;
 /// Functions in the rank agreement and top-k overlap.
@@ -97,6 +103,19 @@ pub struct Workload {
     pub values: &'static [u64],
     /// Parameter values with `--quick`.
     pub quick: &'static [u64],
+    /// Which embedded program runs it.
+    pub program: Program,
+}
+
+/// The program a workload runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Program {
+    /// `workloads.rv64-linux.elf NAME PARAM` (and its instrumented build).
+    Linux,
+    /// `ctxloss.rv32imac.elf PARAM`: bare metal, semihosting, the machine
+    /// timer; there is no instrumented build of it, so the instrumentation
+    /// methods do not apply.
+    BareMetal,
 }
 
 /// The workloads, in the order of the table: the eight kernels of study 003
@@ -112,6 +131,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "nothing: the baseline, register-only work of growing share",
         values: &[100, 300, 1000, 2000, 4000],
         quick: &[100, 4000],
+        program: Program::Linux,
     },
     Workload {
         name: "memory",
@@ -120,6 +140,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "time-based readings under memory load; instruction counts are immune",
         values: &[1024, 16384, 65536, 262144],
         quick: &[1024, 262144],
+        program: Program::Linux,
     },
     Workload {
         name: "cache",
@@ -128,6 +149,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "cache and TLB misses: same instructions, very different cycles",
         values: &[16, 64, 256, 1024],
         quick: &[16, 1024],
+        program: Program::Linux,
     },
     Workload {
         name: "looplen",
@@ -136,6 +158,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "per-call overhead: short loops make a call every few instructions",
         values: &[1, 4, 16, 64, 256, 4096],
         quick: &[1, 4096],
+        program: Program::Linux,
     },
     Workload {
         name: "periodic",
@@ -144,6 +167,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "rare but regular code, and sampling in step with it",
         values: &[1, 10, 100, 1000, 10000],
         quick: &[1, 1000],
+        program: Program::Linux,
     },
     Workload {
         name: "ctxloss",
@@ -152,6 +176,16 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "time-paced samplers lose samples while the program sleeps",
         values: &[1, 16, 256, 4096],
         quick: &[1, 4096],
+        program: Program::Linux,
+    },
+    Workload {
+        name: "ctxloss-bare",
+        symbol: "bursts",
+        parameter: "bursts b of work (2^21 units in all, rv32imac bare metal), each followed by a wfi sleep until the next 1 ms tick of the machine timer",
+        breaks: "time-paced samplers in step with the timer that wakes the program",
+        values: &[1, 256, 1024, 4096, 8192],
+        quick: &[1, 8192],
+        program: Program::BareMetal,
     },
     Workload {
         name: "misalign",
@@ -160,6 +194,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "misaligned loads, often trapped and emulated on RISC-V cores; fwprof's core models charge them nothing",
         values: &[10000, 100000, 1000000],
         quick: &[10000, 1000000],
+        program: Program::Linux,
     },
     Workload {
         name: "calls",
@@ -168,6 +203,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "instrumentation: hooks cost more than the function they measure",
         values: &[10000, 100000, 1000000],
         quick: &[10000, 1000000],
+        program: Program::Linux,
     },
     Workload {
         name: "saw",
@@ -177,6 +213,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "fixed-period sampling: a loop in step with the sampler hides saw_rare",
         values: &[10007, 10008, 10107, 20014],
         quick: &[10007, 10107],
+        program: Program::Linux,
     },
     Workload {
         name: "tiny",
@@ -185,6 +222,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "instrumentation overhead dominates; many functions near 1%",
         values: &[1000, 10000, 100000],
         quick: &[1000, 100000],
+        program: Program::Linux,
     },
     Workload {
         name: "recursion",
@@ -193,6 +231,7 @@ pub const WORKLOADS: &[Workload] = &[
         breaks: "deep stacks: unwinding, calling contexts, inclusive costs",
         values: &[10, 100, 1000, 10000, 100000],
         quick: &[10, 100000],
+        program: Program::Linux,
     },
 ];
 
@@ -216,10 +255,12 @@ pub enum MethodId {
     /// period), against the exact cycle shares: its clock keeps running
     /// while the program sleeps, and those points see no program code.
     Time,
+    /// The same with randomised periods.
+    TimeJitter,
 }
 
 /// The methods, in the order of the table's columns.
-pub const METHODS: [MethodId; 7] = [
+pub const METHODS: [MethodId; 8] = [
     MethodId::Sample,
     MethodId::Jitter,
     MethodId::Instrument,
@@ -227,11 +268,12 @@ pub const METHODS: [MethodId; 7] = [
     MethodId::OwnBuild,
     MethodId::Icount,
     MethodId::Time,
+    MethodId::TimeJitter,
 ];
 
 impl MethodId {
     /// The column and JSON key: `sample`, `jitter`, `instrument`,
-    /// `compensated`, `own-build`, `icount`, `time`.
+    /// `compensated`, `own-build`, `icount`, `time`, `time-jitter`.
     pub fn name(self) -> &'static str {
         match self {
             MethodId::Sample => "sample",
@@ -241,6 +283,7 @@ impl MethodId {
             MethodId::OwnBuild => "own-build",
             MethodId::Icount => "icount",
             MethodId::Time => "time",
+            MethodId::TimeJitter => "time-jitter",
         }
     }
 
@@ -266,8 +309,9 @@ impl MethodId {
                 "exact instruction counts read as time, against the cycles of record --core {CORE}"
             ),
             MethodId::Time => format!(
-                "record --method sample --unit cycles --core {CORE} --period {PERIOD} (paced by time: its clock runs on while the program sleeps)"
+                "record --method sample --unit cycles --core {CORE} --period {TIME_PERIOD} (paced by time: its clock runs on while the program sleeps)"
             ),
+            MethodId::TimeJitter => format!("the same with --jitter --seed {SEED}"),
         }
     }
 
@@ -278,7 +322,7 @@ impl MethodId {
                 "exact profile of the instrumented build without the hooks, instructions"
                     .to_string()
             }
-            MethodId::Icount | MethodId::Time => {
+            MethodId::Icount | MethodId::Time | MethodId::TimeJitter => {
                 format!("exact profile with --core {CORE}, cycles")
             }
             _ => "exact profile of the plain build, instructions".to_string(),
@@ -425,8 +469,9 @@ struct Run {
     workload: &'static Workload,
     param: u64,
     reference: Result<Reference, String>,
-    /// One result per entry of [`METHODS`].
-    cells: Vec<Result<Metrics, String>>,
+    /// One result per entry of [`METHODS`]; `None` where the method does
+    /// not apply (instrumentation of the bare-metal workload).
+    cells: Vec<Option<Result<Metrics, String>>>,
 }
 
 /// The embedded workload ELFs written to a private temporary directory
@@ -440,6 +485,8 @@ struct Suite {
     plain: PathBuf,
     /// The instrumented build's file name in `dir`.
     instrumented: PathBuf,
+    /// The bare-metal program's file name in `dir`.
+    bare: PathBuf,
 }
 
 impl Suite {
@@ -465,11 +512,13 @@ impl Suite {
             exe,
             plain: PathBuf::from("workloads.rv64-linux.elf"),
             instrumented: PathBuf::from("workloads-instrument.rv64-linux.elf"),
+            bare: PathBuf::from("ctxloss.rv32imac.elf"),
             dir,
         };
         for (name, bytes) in [
             (&suite.plain, PLAIN_ELF),
             (&suite.instrumented, INSTRUMENTED_ELF),
+            (&suite.bare, BARE_ELF),
         ] {
             let path = suite.dir.join(name);
             std::fs::write(&path, bytes)
@@ -505,7 +554,7 @@ impl Suite {
             .arg("--clear-env")
             .arg("--")
             .arg(elf)
-            .arg(w.name)
+            .args((w.program == Program::Linux).then_some(w.name))
             .arg(param.to_string())
             .current_dir(&self.dir)
             .stdin(Stdio::null())
@@ -538,14 +587,21 @@ impl Suite {
     /// Record and compare every method on one workload and parameter.
     fn run(&self, w: &'static Workload, param: u64) -> Run {
         let tag = format!("{}-{param}", w.name);
-        let exact = match self.record(&format!("{tag}-exact"), &self.plain, &[], w, param) {
+        let plain = match w.program {
+            Program::Linux => &self.plain,
+            Program::BareMetal => &self.bare,
+        };
+        let exact = match self.record(&format!("{tag}-exact"), plain, &[], w, param) {
             Ok(p) => p,
             Err(e) => {
                 return Run {
                     workload: w,
                     param,
                     reference: Err(format!("exact: {e}")),
-                    cells: METHODS.iter().map(|_| Err("no reference".into())).collect(),
+                    cells: METHODS
+                        .iter()
+                        .map(|_| Some(Err("no reference".into())))
+                        .collect(),
                 }
             }
         };
@@ -562,25 +618,30 @@ impl Suite {
                 .map_err(|e| format!("compare: {e}"))
         };
         let mut cells = Vec::with_capacity(METHODS.len());
-        cells.push(
-            self.record(&format!("{tag}-sample"), &self.plain, &sample, w, param)
+        cells.push(Some(
+            self.record(&format!("{tag}-sample"), plain, &sample, w, param)
                 .and_then(|p| judge(&p)),
-        );
-        cells.push(
-            self.record(&format!("{tag}-jitter"), &self.plain, &jitter, w, param)
+        ));
+        cells.push(Some(
+            self.record(&format!("{tag}-jitter"), plain, &jitter, w, param)
                 .and_then(|p| judge(&p)),
-        );
-        match self.record(
-            &format!("{tag}-instrument"),
-            &self.instrumented,
-            &["--method", "instrument"],
-            w,
-            param,
-        ) {
-            Ok(p) => {
-                cells.push(raw(&p).and_then(|r| judge(&r)));
-                cells.push(judge(&p));
-                cells.push(
+        ));
+        let instrumented = match w.program {
+            Program::Linux => Some(self.record(
+                &format!("{tag}-instrument"),
+                &self.instrumented,
+                &["--method", "instrument"],
+                w,
+                param,
+            )),
+            Program::BareMetal => None,
+        };
+        match instrumented {
+            None => cells.extend([None, None, None]),
+            Some(Ok(p)) => {
+                cells.push(Some(raw(&p).and_then(|r| judge(&r))));
+                cells.push(Some(judge(&p)));
+                cells.push(Some(
                     self.record(
                         &format!("{tag}-exact-build"),
                         &self.instrumented,
@@ -593,37 +654,54 @@ impl Suite {
                             .map(|c| Metrics::of(&c))
                             .map_err(|e| format!("compare: {e}"))
                     }),
-                );
+                ));
             }
-            Err(e) => {
-                cells.push(Err(e.clone()));
-                cells.push(Err(e.clone()));
-                cells.push(Err(e));
+            Some(Err(e)) => {
+                cells.push(Some(Err(e.clone())));
+                cells.push(Some(Err(e.clone())));
+                cells.push(Some(Err(e)));
             }
         }
-        let core = self.record(
-            &format!("{tag}-core"),
-            &self.plain,
-            &["--core", CORE],
-            w,
-            param,
-        );
+        let core = self.record(&format!("{tag}-core"), plain, &["--core", CORE], w, param);
         let judge_cycles = |reference: &Profile, p: &Profile| -> Result<Metrics, String> {
             fwprof_report::compare(reference, p, EVENT_CYCLES, TOP)
                 .map(|c| Metrics::of(&c))
                 .map_err(|e| format!("compare: {e}"))
         };
-        cells.push(core.clone().and_then(|p| {
+        cells.push(Some(core.clone().and_then(|p| {
             let counted = instructions_as_cycles(&p)?;
             judge_cycles(&p, &counted)
-        }));
+        })));
+        let time_period = TIME_PERIOD.to_string();
         let time = [
-            "--method", "sample", "--unit", "cycles", "--core", CORE, "--period", &period,
+            "--method",
+            "sample",
+            "--unit",
+            "cycles",
+            "--core",
+            CORE,
+            "--period",
+            &time_period,
         ];
-        cells.push(core.and_then(|reference| {
-            let p = self.record(&format!("{tag}-time"), &self.plain, &time, w, param)?;
-            judge_cycles(&reference, &p)
-        }));
+        let time_jitter = [
+            "--method",
+            "sample",
+            "--unit",
+            "cycles",
+            "--core",
+            CORE,
+            "--period",
+            &time_period,
+            "--jitter",
+            "--seed",
+            &seed,
+        ];
+        for (suffix, flags) in [("time", &time[..]), ("time-jitter", &time_jitter[..])] {
+            cells.push(Some(core.clone().and_then(|reference| {
+                let p = self.record(&format!("{tag}-{suffix}"), plain, flags, w, param)?;
+                judge_cycles(&reference, &p)
+            })));
+        }
         Run {
             workload: w,
             param,
@@ -806,7 +884,7 @@ pub fn run(a: &ReliabilityArgs) -> Result<u8> {
     }
     let failed = runs
         .iter()
-        .any(|r| r.reference.is_err() || r.cells.iter().any(|c| c.is_err()));
+        .any(|r| r.reference.is_err() || r.cells.iter().flatten().any(|c| c.is_err()));
     Ok(u8::from(failed))
 }
 
@@ -865,9 +943,13 @@ fn short_count(n: u64) -> String {
 }
 
 /// A table cell: the largest error in points, and the missed functions.
-fn cell_text(c: &Result<Metrics, String>) -> String {
+fn cell_text(c: &Option<Result<Metrics, String>>) -> String {
+    let Some(c) = c else {
+        return "n/a".to_string();
+    };
     let lost = |m: &Metrics| match m.lost_percent() {
-        Some(l) if l > 0.0 => format!(" lost {l:.0}%"),
+        Some(l) if l >= 1.0 => format!(" lost {l:.0}%"),
+        Some(l) if l > 0.0 => format!(" lost {l:.1}%"),
         _ => String::new(),
     };
     match c {
@@ -895,7 +977,7 @@ fn write_text(runs: &[Run], w: &mut impl Write) -> std::io::Result<()> {
         "Cells: the largest error of any function's share, in percentage points; \"miss N\": N functions with ≥ 1% of the exact profile got nothing; \"lost N%\": sampling points that fell while the program slept."
     )?;
     writeln!(w)?;
-    let mut header = format!("{:<10} {:>9} {:>7}", "workload", "parameter", "instr");
+    let mut header = format!("{:<12} {:>9} {:>7}", "workload", "parameter", "instr");
     for m in METHODS {
         let _ = write!(header, "  {:>12}", m.name());
     }
@@ -912,7 +994,7 @@ fn write_text(runs: &[Run], w: &mut impl Write) -> std::io::Result<()> {
             .reference
             .as_ref()
             .map_or_else(|_| "failed".to_string(), |x| short_count(x.total));
-        let mut line = format!("{name:<10} {:>9} {total:>7}", r.param);
+        let mut line = format!("{name:<12} {:>9} {total:>7}", r.param);
         for c in &r.cells {
             let _ = write!(line, "  {:>12}", cell_text(c));
         }
@@ -928,7 +1010,7 @@ fn write_text(runs: &[Run], w: &mut impl Write) -> std::io::Result<()> {
         seen.push(r.workload.name);
         writeln!(
             w,
-            "  {:<10} {}; breaks: {}",
+            "  {:<12} {}; breaks: {}",
             r.workload.name, r.workload.parameter, r.workload.breaks
         )?;
     }
@@ -940,7 +1022,7 @@ fn write_text(runs: &[Run], w: &mut impl Write) -> std::io::Result<()> {
             Err(e) => errors.entry(e.clone()).or_default().push(at),
             Ok(_) => {
                 for (m, c) in METHODS.iter().zip(&r.cells) {
-                    if let Err(e) = c {
+                    if let Some(Err(e)) = c {
                         errors
                             .entry(format!("{}: {e}", m.name()))
                             .or_default()
@@ -1009,8 +1091,9 @@ fn to_json(runs: &[Run]) -> Value {
         let mut methods = serde_json::Map::new();
         for (m, c) in METHODS.iter().zip(&r.cells) {
             let v = match c {
-                Ok(x) => x.json(),
-                Err(e) => json!({"ok": false, "error": e}),
+                Some(Ok(x)) => x.json(),
+                Some(Err(e)) => json!({"ok": false, "error": e}),
+                None => Value::Null,
             };
             methods.insert(m.name().to_string(), v);
         }
@@ -1045,6 +1128,7 @@ fn color(m: MethodId) -> &'static str {
         MethodId::OwnBuild => "#9467bd",
         MethodId::Icount => "#7f7f7f",
         MethodId::Time => "#8c564b",
+        MethodId::TimeJitter => "#17becf",
     }
 }
 
@@ -1098,7 +1182,8 @@ fn svg(runs: &[Run]) -> String {
     let (pw, ph) = (300.0, 200.0); // panel
     let (ml, mr, mt, mb) = (44.0, 12.0, 26.0, 34.0); // plot margins inside a panel
     let top = 70.0; // title and legend
-    let width = pw * cols as f64 + 20.0;
+                    // Wide enough for the legend of every method on one line.
+    let width = (pw * cols as f64 + 20.0).max(980.0);
     let height = top + ph * rows as f64 + 10.0;
     let mut s = String::new();
     let _ = writeln!(
@@ -1134,7 +1219,7 @@ fn svg(runs: &[Run]) -> String {
     );
     let _ = writeln!(
         s,
-        r##"<text x="10" y="62" fill="#555">sampling period {PERIOD} instructions; jitter seed {SEED}; instrumentation: -finstrument-functions build, raw and compensated</text>"##
+        r##"<text x="10" y="62" fill="#555">sampling period {PERIOD} instructions, time-paced {TIME_PERIOD} cycles; jitter seed {SEED}; instrumentation: -finstrument-functions build, raw and compensated</text>"##
     );
     for (gi, (w, rs)) in groups.iter().enumerate() {
         let ox = 10.0 + pw * (gi % cols) as f64;
@@ -1143,7 +1228,7 @@ fn svg(runs: &[Run]) -> String {
         let (y0, y1) = (oy + ph - mb, oy + mt);
         let ymax = nice_ceiling(
             rs.iter()
-                .flat_map(|r| r.cells.iter())
+                .flat_map(|r| r.cells.iter().flatten())
                 .filter_map(|c| c.as_ref().ok().map(|m| m.max_abs_error))
                 .fold(0.0, f64::max),
         );
@@ -1197,7 +1282,10 @@ fn svg(runs: &[Run]) -> String {
             let points: Vec<(usize, &Metrics)> = rs
                 .iter()
                 .enumerate()
-                .filter_map(|(i, r)| r.cells[mi].as_ref().ok().map(|x| (i, x)))
+                .filter_map(|(i, r)| match &r.cells[mi] {
+                    Some(Ok(x)) => Some((i, x)),
+                    _ => None,
+                })
                 .collect();
             if points.len() > 1 {
                 let path: Vec<String> = points
