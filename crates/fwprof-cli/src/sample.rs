@@ -93,6 +93,11 @@ struct Timed<const PACED: bool> {
     /// Sleeps not yet seen by the sampling loop: `[start, end)` in the
     /// sampler's clock ([`Timed::cycles`]).
     sleeps: Vec<(u64, u64)>,
+    /// Per translated block: the address of each instruction, and whether
+    /// its last one transfers control (branch, jump, call, return, system).
+    blocks: Vec<(Box<[u64]>, bool)>,
+    /// The block that ran last and how many of its instructions executed.
+    last: Option<(u32, u32)>,
 }
 
 impl<const PACED: bool> Timed<PACED> {
@@ -106,6 +111,23 @@ impl<const PACED: bool> Timed<PACED> {
     /// Modelled cycles of executed code only (the profile's `cycles`).
     fn busy(&mut self) -> u64 {
         self.model.clock(true)[0]
+    }
+
+    /// Where a sample taken now belongs: the last instruction that
+    /// executed, if it transferred control or trapped (its effect on the
+    /// registers is only the new pc and a link register, so the stack
+    /// unwinds from its address as the CFI describes it); `None` when the
+    /// last block ended in straight-line code (the hart's pc, the next
+    /// instruction, is then in the same place in the program).
+    fn sample_pc(&self) -> Option<u64> {
+        let (id, ran) = self.last?;
+        let (pcs, transfer) = self.blocks.get(id as usize)?;
+        // `ran` is u32::MAX for a block that ran to its end.
+        let ran = (ran as usize).min(pcs.len());
+        let cut = ran < pcs.len();
+        (cut || *transfer)
+            .then(|| pcs.get(ran.checked_sub(1)?).copied())
+            .flatten()
     }
 }
 
@@ -121,6 +143,20 @@ impl<const PACED: bool> Hooks for Timed<PACED> {
     }
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         self.model.on_block_translated(id, pcs, insts);
+        if PACED {
+            use fwprof_isa::InstClass;
+            let transfer = insts.last().is_some_and(|i| {
+                matches!(
+                    i.op.class(),
+                    InstClass::Branch | InstClass::Jal | InstClass::Jalr | InstClass::System
+                )
+            });
+            let at = id.0 as usize;
+            if self.blocks.len() <= at {
+                self.blocks.resize_with(at + 1, || (Box::default(), false));
+            }
+            self.blocks[at] = (pcs.into(), transfer);
+        }
     }
     fn split_block(&mut self, pcs: &[u64]) -> usize {
         self.model.split_block(pcs)
@@ -128,9 +164,15 @@ impl<const PACED: bool> Hooks for Timed<PACED> {
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
         self.model.on_block_exec(id, executed);
+        if PACED {
+            self.last = Some((id.0, u32::MAX));
+        }
     }
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
         self.model.on_block_cut(id, executed);
+        if PACED {
+            self.last = Some((id.0, executed));
+        }
     }
     #[inline]
     fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
@@ -174,6 +216,8 @@ trait SampleHooks: Hooks {
     fn set_threshold(&mut self, t: u64);
     /// The sleeps since the last call, `[start, end)` in the sampler's clock.
     fn take_sleeps(&mut self) -> Vec<(u64, u64)>;
+    /// The pc a sample taken now is attributed to, if not the hart's.
+    fn sample_pc(&self) -> Option<u64>;
 }
 
 impl SampleHooks for () {
@@ -186,6 +230,9 @@ impl SampleHooks for () {
     fn set_threshold(&mut self, _: u64) {}
     fn take_sleeps(&mut self) -> Vec<(u64, u64)> {
         Vec::new()
+    }
+    fn sample_pc(&self) -> Option<u64> {
+        None
     }
 }
 
@@ -201,6 +248,9 @@ impl<const PACED: bool> SampleHooks for Timed<PACED> {
     }
     fn take_sleeps(&mut self) -> Vec<(u64, u64)> {
         std::mem::take(&mut self.sleeps)
+    }
+    fn sample_pc(&self) -> Option<u64> {
+        Timed::sample_pc(self)
     }
 }
 
@@ -426,6 +476,8 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
                 threshold: u64::MAX,
                 idle: 0,
                 sleeps: Vec::new(),
+                blocks: Vec::new(),
+                last: None,
             };
             run.go(Simulator::new(mem, &prog, env, hooks))?
         }
@@ -435,6 +487,8 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
                 threshold: u64::MAX,
                 idle: 0,
                 sleeps: Vec::new(),
+                blocks: Vec::new(),
+                last: None,
             };
             run.go(Simulator::new(mem, &prog, env, hooks))?
         }
@@ -582,13 +636,14 @@ impl Run<'_> {
                     last_cycles = c;
                 }
                 last_instret = now;
+                let pc = sim.hooks_mut().sample_pc();
                 let h = sim.hart();
                 let regs = Registers {
                     x: *h.xs(),
-                    pc: h.pc,
+                    pc: pc.unwrap_or(h.pc),
                 };
                 let stack = self.unwinder.unwind(&regs, &mut GuestMemory(sim.memory()));
-                let inst = instruction_at(sim.memory(), h.pc);
+                let inst = instruction_at(sim.memory(), regs.pc);
                 self.agg.add(&stack, now, &interval, inst);
                 // Periods that ended inside one block (a block longer than
                 // the period, in cycles) merge into this sample.
