@@ -9,10 +9,15 @@
 //!   and on bad arguments; QEMU really waits in host time.
 //! * `wfi` mode: the wait is a `wfi` on the CLINT's machine timer, so it
 //!   executes only tens of instructions per call, and the profile holds the
-//!   work and almost nothing else.
+//!   work and almost nothing else; the time waited is guest time asleep
+//!   (`meta.sleep_ns`), under 1 ms a call.
 //! * `poll` mode: the same wait as a busy loop on the semihosting clock
 //!   (`SYS_ELAPSED`), i.e. program code: about 10,000 instructions a call
-//!   (1 ms at fwprof's 100 ns per instruction).
+//!   (1 ms at fwprof's 100 ns per instruction), no sleep; with `--core` the
+//!   semihosting clock counts modelled cycles, so the wait is about 10,000
+//!   cycles a call and fewer instructions.
+//!
+//! `tests/sleep.rs` predicts the wfi sleeps exactly.
 
 mod common;
 
@@ -185,7 +190,14 @@ fn row(report: &Value, name: &str) -> Option<(u64, u64, u64)> {
 /// `fwprof record` of ARGS in `dir`, its `report --format json`, and the
 /// profile.
 fn record(dir: &Path, name: &str, args: &[&str]) -> (Value, Profile) {
-    let mut a = vec!["record", "-q", "-o", name, "--", ELF];
+    record_with(dir, name, &[], args)
+}
+
+/// [`record`] with record options OPTS (e.g. `--core generic`).
+fn record_with(dir: &Path, name: &str, opts: &[&str], args: &[&str]) -> (Value, Profile) {
+    let mut a = vec!["record", "-q", "-o", name];
+    a.extend_from_slice(opts);
+    a.extend_from_slice(&["--", ELF]);
     a.extend_from_slice(args);
     let out = run_fwprof(dir, &a);
     assert_eq!(
@@ -258,6 +270,15 @@ fn wfi_waits_execute_tens_of_instructions() {
     assert_eq!(wfi[0].1, 16, "wfi executed {} times", wfi[0].1);
     let f = p.functions.iter().find(|f| f.name == "pause_tick").unwrap();
     assert!((f.start..f.end).contains(&wfi[0].0));
+    // The clock ran on while the hart slept: 8,925,700 ns observed (the
+    // first wait 262 ticks of 100 ns, then 5,933 each), in the report
+    // JSON as in the profile, and each wait under 1 ms (it ends at the next
+    // 1 ms boundary of mtime).
+    let slept = p.meta.sleep_ns;
+    assert_eq!(report["meta"]["sleep_ns"].as_u64(), Some(slept));
+    assert!(slept > 0, "the wfi waits did not sleep");
+    assert!(slept < 16 * 1_000_000, "slept {slept} ns in 16 waits");
+    assert_eq!(slept, 8_925_700);
 
     // One burst: the same work and one short wait.
     let (report, _) = record(dir.path(), "wfi1.fwprof", &["1", "wfi"]);
@@ -265,6 +286,11 @@ fn wfi_waits_execute_tens_of_instructions() {
     let (calls, _, inclusive) = row(&report, "pause_tick").unwrap();
     assert_eq!(calls, 1);
     assert!(inclusive <= 200);
+    // Observed 116,300 ns: the wfi runs 1,163 ticks before a 1 ms boundary
+    // (124,000 ns for `1` alone: parsing the mode takes 77 instructions).
+    let slept = report["meta"]["sleep_ns"].as_u64().unwrap();
+    assert!((1..1_000_000).contains(&slept), "slept {slept} ns");
+    assert_eq!(slept, 116_300);
 }
 
 #[test]
@@ -292,4 +318,36 @@ fn poll_waits_are_program_code() {
     // busy waits, 159,534 instructions, are 0.6% of the run, all of it in
     // the profile.
     assert!(total(&poll) >= total(&wfi) + (TICKS_PER_MS - 200) * calls);
+    // A busy wait is no sleep: the clock advanced by executing only.
+    assert_eq!(poll["meta"]["sleep_ns"], 0);
+    assert!(wfi["meta"]["sleep_ns"].as_u64().unwrap() > 0);
+
+    // With a core model the semihosting clock counts modelled cycles: the
+    // wait is 1 ms = 10,000 cycles a call (observed 161,962 cycles
+    // inclusive for 16 calls, 10,122 a call) in fewer instructions (8,498 a
+    // call, at 1.2 cycles an instruction), and still no sleep.
+    let (core, _) = record_with(
+        dir.path(),
+        "core.fwprof",
+        &["--core", "generic"],
+        &["16", "poll"],
+    );
+    assert_eq!(core["meta"]["sleep_ns"], 0);
+    let f = core["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "pause_poll")
+        .unwrap();
+    assert_eq!(f["calls"], 16);
+    let cycles = f["inclusive"]["cycles"].as_u64().unwrap();
+    let instructions = f["inclusive"]["instructions"].as_u64().unwrap();
+    assert!(
+        (TICKS_PER_MS * calls..=(TICKS_PER_MS + 200) * calls).contains(&cycles),
+        "pause_poll inclusive {cycles} cycles"
+    );
+    assert!(
+        instructions < (TICKS_PER_MS - 1_000) * calls,
+        "pause_poll inclusive {instructions} instructions"
+    );
 }
