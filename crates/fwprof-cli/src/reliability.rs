@@ -1110,6 +1110,7 @@ fn to_json(runs: &[Run]) -> Value {
         "schema": "fwprof-reliability/1",
         "event": EVENT_INSTRUCTIONS,
         "period": PERIOD,
+        "time_period": TIME_PERIOD,
         "seed": SEED,
         "top": TOP,
         "significant_percent": fwprof_report::compare::SIGNIFICANT_PERCENT,

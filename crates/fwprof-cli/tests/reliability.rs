@@ -259,6 +259,7 @@ fn quick_suite_runs_every_method_and_writes_json_svg_and_text() {
     assert_eq!(doc["schema"], "fwprof-reliability/1");
     assert_eq!(doc["event"], "instructions");
     assert_eq!(doc["period"], 10007);
+    assert_eq!(doc["time_period"], 10000);
     assert_eq!(doc["seed"], 1);
     assert_eq!(doc["top"], 10);
     assert_eq!(doc["significant_percent"], 1.0);
