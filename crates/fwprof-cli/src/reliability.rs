@@ -683,19 +683,11 @@ impl Suite {
             "--period",
             &time_period,
         ];
-        let time_jitter = [
-            "--method",
-            "sample",
-            "--unit",
-            "cycles",
-            "--core",
-            CORE,
-            "--period",
-            &time_period,
-            "--jitter",
-            "--seed",
-            &seed,
-        ];
+        let time_jitter: Vec<&str> = time
+            .iter()
+            .copied()
+            .chain(["--jitter", "--seed", &seed])
+            .collect();
         for (suffix, flags) in [("time", &time[..]), ("time-jitter", &time_jitter[..])] {
             cells.push(Some(core.clone().and_then(|reference| {
                 let p = self.record(&format!("{tag}-{suffix}"), plain, flags, w, param)?;

@@ -378,6 +378,41 @@ fn exact_and_sampled(elf: &str, sample_args: &[&str]) -> (Profile, Profile) {
     (exact, sampled)
 }
 
+/// Count the functions with at least 1% of `event` in `exact` whose 95%
+/// Wilson interval from `sampled`'s sample counts covers their exact
+/// share: `(covered, functions)`. Prints each comparison, tagged `tag`.
+fn wilson_coverage(tag: &str, exact: &Profile, event: usize, sampled: &Profile) -> (usize, usize) {
+    let se = sampled.event_index("samples").unwrap();
+    let n = sampled.meta.sampling.as_ref().unwrap().samples;
+    let total = exact.totals[event] as f64;
+    let (mut covered, mut functions) = (0, 0);
+    for f in &exact.functions {
+        let share = f.self_cost[event] as f64 / total;
+        if share < 0.01 {
+            continue;
+        }
+        let k = sampled
+            .functions
+            .iter()
+            .find(|g| g.name == f.name && g.start == f.start)
+            .map_or(0, |g| g.self_cost[se]);
+        let (lo, hi) = fwprof_report::wilson_interval(k as f64, n, fwprof_report::Z_95);
+        functions += 1;
+        let ok = lo <= share && share <= hi;
+        covered += usize::from(ok);
+        eprintln!(
+            "{tag} {:24} exact {:6.3}% sampled {:6.3}% [{:6.3}, {:6.3}] {}",
+            f.name,
+            100.0 * share,
+            100.0 * k as f64 / n as f64,
+            100.0 * lo,
+            100.0 * hi,
+            if ok { "" } else { "NOT COVERED" }
+        );
+    }
+    (covered, functions)
+}
+
 /// On a fixed seed, the 95% Wilson intervals of a jittered sampler's
 /// per-function sample shares cover the exact instruction shares for at
 /// least 90% of the functions above 1% (`fwprof_report::wilson_interval`,
@@ -393,31 +428,9 @@ fn jittered_sampling_intervals_cover_exact_shares() {
         let n = sampled.meta.sampling.as_ref().unwrap().samples;
         assert_eq!(n as usize, sampled.samples.len());
         assert_eq!(sampled.totals[se], n);
-        let total = exact.totals[0] as f64;
-        for f in &exact.functions {
-            let share = f.self_cost[0] as f64 / total;
-            if share < 0.01 {
-                continue;
-            }
-            let k = sampled
-                .functions
-                .iter()
-                .find(|g| g.name == f.name && g.start == f.start)
-                .map_or(0, |g| g.self_cost[se]);
-            let (lo, hi) = fwprof_report::wilson_interval(k as f64, n, fwprof_report::Z_95);
-            functions += 1;
-            let ok = lo <= share && share <= hi;
-            covered += usize::from(ok);
-            eprintln!(
-                "{elf} {:24} exact {:6.3}% sampled {:6.3}% [{:6.3}, {:6.3}] {}",
-                f.name,
-                100.0 * share,
-                100.0 * k as f64 / n as f64,
-                100.0 * lo,
-                100.0 * hi,
-                if ok { "" } else { "NOT COVERED" }
-            );
-        }
+        let (c, f) = wilson_coverage(elf, &exact, 0, &sampled);
+        covered += c;
+        functions += f;
     }
     eprintln!("covered {covered} of {functions} functions above 1%");
     assert!(functions >= 20);
@@ -462,33 +475,9 @@ fn cycles_paced_jittered_intervals_cover_exact_cycle_shares() {
         let sampled = record(dir.path(), "s.fwprof", &args);
         sampled.check_invariants().unwrap();
         let c = exact.event_index("cycles").unwrap();
-        let se = sampled.event_index("samples").unwrap();
-        let n = sampled.meta.sampling.as_ref().unwrap().samples;
-        let total = exact.totals[c] as f64;
-        for f in &exact.functions {
-            let share = f.self_cost[c] as f64 / total;
-            if share < 0.01 {
-                continue;
-            }
-            let k = sampled
-                .functions
-                .iter()
-                .find(|g| g.name == f.name && g.start == f.start)
-                .map_or(0, |g| g.self_cost[se]);
-            let (lo, hi) = fwprof_report::wilson_interval(k as f64, n, fwprof_report::Z_95);
-            functions += 1;
-            let ok = lo <= share && share <= hi;
-            covered += usize::from(ok);
-            eprintln!(
-                "{prog_args:?} {:24} exact {:6.3}% sampled {:6.3}% [{:6.3}, {:6.3}] {}",
-                f.name,
-                100.0 * share,
-                100.0 * k as f64 / n as f64,
-                100.0 * lo,
-                100.0 * hi,
-                if ok { "" } else { "NOT COVERED" }
-            );
-        }
+        let (k, f) = wilson_coverage(&format!("{prog_args:?}"), &exact, c, &sampled);
+        covered += k;
+        functions += f;
     }
     eprintln!("covered {covered} of {functions} functions above 1%");
     assert!(functions >= 30, "{functions} functions");
