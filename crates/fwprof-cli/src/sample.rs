@@ -71,6 +71,27 @@ impl Periods {
         z ^ (z >> 31)
     }
 
+    /// Skip the sampling points in `[next, end)` (`next` < `end`) without
+    /// drawing each period when there are more than 2^20 of them (a long
+    /// sleep): returns how many there were and the first point at or after
+    /// `end`. Fixed periods are counted exactly; jittered ones are
+    /// estimated as the span over the mean period, and the next point is
+    /// one fresh period after `end`. `None` when the span is short enough
+    /// to walk point by point.
+    pub fn skip_long(&mut self, next: u64, end: u64) -> Option<(u64, u64)> {
+        let span = end - next;
+        if span <= self.period.saturating_mul(1 << 20) {
+            return None;
+        }
+        if self.jitter {
+            let first = end.saturating_add(self.next_period());
+            Some((span / self.period, first))
+        } else {
+            let n = span.div_ceil(self.period);
+            Some((n, next.saturating_add(n.saturating_mul(self.period))))
+        }
+    }
+
     /// The next period.
     pub fn next_period(&mut self) -> u64 {
         if !self.jitter {
@@ -105,7 +126,7 @@ impl<const PACED: bool> Timed<PACED> {
     /// that ran, plus the cycles slept. A sampler paced by time keeps
     /// counting while the program sleeps.
     fn cycles(&mut self) -> u64 {
-        self.busy() + self.idle
+        self.busy().saturating_add(self.idle)
     }
 
     /// Modelled cycles of executed code only (the profile's `cycles`).
@@ -200,8 +221,8 @@ impl<const PACED: bool> Hooks for Timed<PACED> {
     }
     fn on_idle(&mut self, ticks: u64, _executed: u64) {
         let start = self.cycles();
-        self.idle += ticks;
-        self.sleeps.push((start, start + ticks));
+        self.idle = self.idle.saturating_add(ticks);
+        self.sleeps.push((start, start.saturating_add(ticks)));
     }
 }
 
@@ -611,6 +632,13 @@ impl Run<'_> {
             let mut due_before_sleep = false;
             let sleeps = sim.hooks_mut().take_sleeps();
             for (start, end) in sleeps.into_iter().filter(|_| self.cycles_unit) {
+                if next >= start {
+                    if let Some((n, first)) = self.periods.skip_long(next, end) {
+                        self.idle_samples += n;
+                        next = first;
+                        continue;
+                    }
+                }
                 while next < end {
                     if next >= start {
                         self.idle_samples += 1;
@@ -734,6 +762,23 @@ fn build_profile(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_sleeps_are_skipped_without_walking_every_point() {
+        let mut p = Periods::new(10, false, 1);
+        assert_eq!(p.skip_long(5, 1000), None);
+        // Fixed: exactly the multiples in [next, end).
+        let end = 5 + 10 * (1 << 20) + 3;
+        assert_eq!(
+            p.skip_long(5, end),
+            Some(((1 << 20) + 1, 5 + 10 * ((1 << 20) + 1)))
+        );
+        // Jittered: the span over the mean, then one fresh period.
+        let mut j = Periods::new(10, true, 1);
+        let (n, first) = j.skip_long(0, 10 * (1 << 21)).unwrap();
+        assert_eq!(n, 1 << 21);
+        assert!((10 * (1 << 21) + 1..10 * (1 << 21) + 20).contains(&first));
+    }
 
     #[test]
     fn fixed_periods() {

@@ -15,6 +15,10 @@ use fwprof_isa::{Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// A `wfi` that would sleep this many ticks or more (2^62 ticks of 100 ns:
+/// 14,600 years) waits for a timer that will never fire.
+const FOREVER_TICKS: u64 = 1 << 62;
+
 /// Instructions between two polls of the interrupt flag (about).
 const POLL_INTERVAL: u64 = 1 << 16;
 
@@ -430,8 +434,8 @@ impl<H: Hooks> Simulator<H> {
 
     /// Resolve an exception raised by `inst` at `pc` (already counted as
     /// executed): environment calls, semihosting, trap delivery or a stop.
-    #[cold]
     /// `at` is the instruction's block id and index in it.
+    #[cold]
     fn exception(
         &mut self,
         exc: Exc,
@@ -577,8 +581,17 @@ impl<H: Hooks> Simulator<H> {
             });
         }
         if pending == 0 {
-            let now = self.hart.time_at(base);
-            self.sleep(self.hart.mtimecmp.wrapping_sub(now));
+            let ticks = self.hart.mtimecmp.wrapping_sub(self.hart.time_at(base));
+            // mtimecmp = all ones is how firmware turns the timer off.
+            if ticks >= FOREVER_TICKS {
+                self.hart.pc = pc;
+                return Err(SimError::Wfi {
+                    pc,
+                    reason: "mtimecmp is set beyond any reachable time (the timer is off): \
+                             the hart would sleep forever",
+                });
+            }
+            self.sleep(ticks);
         }
         self.hart.pc = next;
         Ok(None)

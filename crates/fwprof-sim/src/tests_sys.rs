@@ -688,6 +688,19 @@ fn wfi_that_cannot_end_or_would_trap_is_an_error() {
     let err = sm.run(1000, &AtomicBool::new(false)).unwrap_err();
     assert!(err.to_string().contains("interrupt delivery"), "{err}");
     assert!(sm.hooks().idles.is_empty());
+    // mtimecmp = all ones: the timer is off, the wait would never end.
+    let prog = [
+        lui(5, MTIMECMP_HI20),
+        addi(6, 0, -1),
+        sd(5, 6, 0),
+        addi(7, 0, 0x80),
+        csr(2, 0, 7, 0x304),
+        WFI,
+        ECALL,
+    ];
+    let mut sm = sim(true, &prog);
+    let err = sm.run(1000, &AtomicBool::new(false)).unwrap_err();
+    assert!(err.to_string().contains("timer is off"), "{err}");
     // Other widths, or outside the CLINT, still fault.
     let (_, stop) = run(
         true,
