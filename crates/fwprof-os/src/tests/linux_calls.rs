@@ -422,7 +422,38 @@ fn signals_identity_time_random() {
     );
     assert_eq!(r.sys(nr::RSEQ, &[BUF, 32, 0, 0]), -(libc::ENOSYS as i64));
     assert_eq!(r.sys(nr::MADVISE, &[BUF, 4096, 4]), 0);
-    assert_eq!(r.sys(nr::NANOSLEEP, &[BUF, 0]), 0);
+    // nanosleep: the program sleeps in guest time (the simulator advances
+    // its clock); bad requests fail as on Linux and sleep nothing.
+    let timespec = |r: &mut Rig, sec: i64, nsec: i64| {
+        let mut b = sec.to_le_bytes().to_vec();
+        b.extend_from_slice(&nsec.to_le_bytes());
+        r.mem.write(BUF, &b).unwrap();
+    };
+    timespec(&mut r, 2, 2500);
+    assert_eq!(
+        r.sys_outcome(nr::NANOSLEEP, &[BUF, 0]),
+        (EnvOutcome::Sleep { ns: 2_000_002_500 }, 0)
+    );
+    timespec(&mut r, 0, 1_000_000_000);
+    assert_eq!(r.sys(nr::NANOSLEEP, &[BUF, 0]), -(libc::EINVAL as i64));
+    timespec(&mut r, -1, 0);
+    assert_eq!(r.sys(nr::NANOSLEEP, &[BUF, 0]), -(libc::EINVAL as i64));
+    assert_eq!(r.sys(nr::NANOSLEEP, &[0x10, 0]), EFAULT);
+    // clock_nanosleep: relative, absolute (a deadline already past sleeps 0),
+    // and the CPU-time clocks refused.
+    timespec(&mut r, 0, 7000);
+    assert_eq!(
+        r.sys_outcome(nr::CLOCK_NANOSLEEP, &[1, 0, BUF, 0]),
+        (EnvOutcome::Sleep { ns: 7000 }, 0)
+    );
+    assert_eq!(
+        r.sys_outcome(nr::CLOCK_NANOSLEEP, &[1, 1, BUF, 0]),
+        (EnvOutcome::Sleep { ns: 0 }, 0)
+    );
+    assert_eq!(
+        r.sys(nr::CLOCK_NANOSLEEP, &[2, 0, BUF, 0]),
+        -(libc::EINVAL as i64)
+    );
     // prlimit64(RLIMIT_STACK) reads the host limit.
     assert_eq!(r.sys(nr::PRLIMIT64, &[0, 3, 0, BUF]), 0);
     let mut lim = libc::rlimit {
