@@ -208,6 +208,13 @@ fn compare(name: &str) -> Result<(), String> {
         *f_calls.entry(gprof_name[i].clone()).or_insert(0) += f.calls;
     }
     for (callee, n) in &g_totals {
+        // A function gprof lists with no calls got only histogram ticks:
+        // QEMU delivers SIGPROF at host-time intervals, so under load a tick
+        // can land in code under an alias name fwprof does not use (seen:
+        // `strerror_r`). Ticks are not what this test compares.
+        if *n == 0 && !f_calls.contains_key(callee) {
+            continue;
+        }
         let Some(ours) = f_calls.get(callee) else {
             errs.push(format!(
                 "{callee}: in gprof's call graph, not in fwprof's functions"
