@@ -71,7 +71,7 @@ impl Periods {
         z ^ (z >> 31)
     }
 
-    /// Skip the sampling points in `[next, end)` (`next` < `end`) without
+    /// Skip the sampling points in `[next, end)` without
     /// drawing each period when there are more than 2^20 of them (a long
     /// sleep): returns how many there were and the first point at or after
     /// `end`. Fixed periods are counted exactly; jittered ones are
@@ -79,7 +79,7 @@ impl Periods {
     /// one fresh period after `end`. `None` when the span is short enough
     /// to walk point by point.
     pub fn skip_long(&mut self, next: u64, end: u64) -> Option<(u64, u64)> {
-        let span = end - next;
+        let span = end.saturating_sub(next);
         if span <= self.period.saturating_mul(1 << 20) {
             return None;
         }
@@ -632,7 +632,7 @@ impl Run<'_> {
             let mut due_before_sleep = false;
             let sleeps = sim.hooks_mut().take_sleeps();
             for (start, end) in sleeps.into_iter().filter(|_| self.cycles_unit) {
-                if next >= start {
+                if (start..end).contains(&next) {
                     if let Some((n, first)) = self.periods.skip_long(next, end) {
                         self.idle_samples += n;
                         next = first;
@@ -767,6 +767,8 @@ mod tests {
     fn long_sleeps_are_skipped_without_walking_every_point() {
         let mut p = Periods::new(10, false, 1);
         assert_eq!(p.skip_long(5, 1000), None);
+        // A point already past the sleep: nothing to skip.
+        assert_eq!(p.skip_long(2000, 1000), None);
         // Fixed: exactly the multiples in [next, end).
         let end = 5 + 10 * (1 << 20) + 3;
         assert_eq!(
