@@ -110,9 +110,14 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
         })?,
     };
     let finished = progress.finish();
-    report_stop(&run.stop, run.rv64);
+    if run.error.is_none() {
+        report_stop(&run.stop, run.rv64);
+    }
     let data = run.data;
     let Some(kind) = data.kind else {
+        if let Some(e) = run.error {
+            return Err(anyhow::Error::new(e).context("simulation failed"));
+        }
         anyhow::bail!(
             "{} never called its instrumentation hooks: build it with -finstrument-functions or -pg",
             a.exec.program.display()
@@ -121,6 +126,7 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
     let mut meta = base_meta(
         &a.exec, &p, &program, &run.stop, run.rv64, run.target, start_time,
     );
+    crate::record::mark_failed(&mut meta, &run.error);
     meta.method = Method::Instrument;
     meta.core = core_name;
     meta.sleep_ns = run.sleep_ns;
@@ -144,6 +150,7 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
         eprintln!("fwprof: warning: profile invariant violated: {e}");
     }
     write_profile(&profile, &a.output)?;
+    crate::record::failed(run.error, &a.output)?;
     let with_cost = profile
         .functions
         .iter()
@@ -251,6 +258,8 @@ fn data_warnings(d: &InstrumentData) -> Vec<String> {
 /// A finished run and its collector's data.
 struct Run {
     stop: StopReason,
+    /// The simulator's own error, if it stopped the run.
+    error: Option<fwprof_sim::SimError>,
     executed: u64,
     /// Guest time asleep, in nanoseconds.
     sleep_ns: u64,
@@ -277,9 +286,16 @@ fn run_collector<M: CostModel>(
     let mut sim = Simulator::new(mem, &prog, env, collector);
     let flag = interrupt_flag();
     let limit = limit.unwrap_or(u64::MAX);
+    let mut error = None;
     let stop = loop {
         let slice_end = limit.min(sim.executed().saturating_add(crate::progress::SLICE));
-        let stop = sim.run(slice_end, &flag).context("simulation failed")?;
+        let stop = match sim.run(slice_end, &flag) {
+            Ok(stop) => stop,
+            Err(e) => {
+                error = Some(e);
+                break StopReason::Interrupted;
+            }
+        };
         counter.store(sim.executed(), Ordering::Relaxed);
         match stop {
             StopReason::InstructionLimit if sim.executed() < limit => {}
@@ -291,6 +307,7 @@ fn run_collector<M: CostModel>(
     let (data, _) = sim.into_hooks().finish_with_model(executed);
     Ok(Run {
         stop,
+        error,
         executed,
         sleep_ns,
         target: prog.target,

@@ -100,6 +100,9 @@ pub(crate) fn interrupt_flag() -> SyncArc<AtomicBool> {
 /// The outcome of one simulation.
 struct Outcome<H> {
     stop: StopReason,
+    /// The simulator's own error, if it stopped the run (`stop` is then
+    /// [`StopReason::Interrupted`] as a stand-in; see [`mark_failed`]).
+    error: Option<fwprof_sim::SimError>,
     hooks: H,
     executed: u64,
     /// Guest time asleep, in nanoseconds (`Meta::sleep_ns`).
@@ -125,21 +128,31 @@ fn simulate<H: Hooks>(
     let mut sim = Simulator::new(mem, &prog, env, hooks);
     let flag = interrupt_flag();
     let limit = limit.unwrap_or(u64::MAX);
-    let stop = match progress {
-        None => sim.run(limit, &flag).context("simulation failed")?,
-        Some(counter) => loop {
-            let slice_end = limit.min(sim.executed().saturating_add(crate::progress::SLICE));
-            let stop = sim.run(slice_end, &flag).context("simulation failed")?;
-            counter.store(sim.executed(), Ordering::Relaxed);
-            match stop {
-                StopReason::InstructionLimit if sim.executed() < limit => {}
-                stop => break stop,
+    let mut error = None;
+    let stop = loop {
+        let slice_end = match progress {
+            None => limit,
+            Some(_) => limit.min(sim.executed().saturating_add(crate::progress::SLICE)),
+        };
+        let stop = match sim.run(slice_end, &flag) {
+            Ok(stop) => stop,
+            Err(e) => {
+                error = Some(e);
+                break StopReason::Interrupted;
             }
-        },
+        };
+        if let Some(counter) = progress {
+            counter.store(sim.executed(), Ordering::Relaxed);
+        }
+        match stop {
+            StopReason::InstructionLimit if sim.executed() < limit => {}
+            stop => break stop,
+        }
     };
     let executed = sim.executed();
     Ok(Outcome {
         stop,
+        error,
         executed,
         sleep_ns: sleep_ns(sim.hart()),
         hooks: sim.into_hooks(),
@@ -151,6 +164,7 @@ fn simulate<H: Hooks>(
 /// How a simulation ended, without its collector.
 struct Ended {
     stop: StopReason,
+    error: Option<fwprof_sim::SimError>,
     executed: u64,
     sleep_ns: u64,
     target: Target,
@@ -163,6 +177,7 @@ impl<H> Outcome<H> {
         (
             Ended {
                 stop: self.stop,
+                error: self.error,
                 executed: self.executed,
                 sleep_ns: self.sleep_ns,
                 target: self.target,
@@ -170,6 +185,28 @@ impl<H> Outcome<H> {
             },
             self.hooks,
         )
+    }
+}
+
+/// A run the simulator stopped with an error of its own (a `wfi` that
+/// could never end, an environment failure): the profile of what ran is
+/// still written, marked partial with the error; then the error is
+/// returned (exit status 125).
+pub(crate) fn mark_failed(meta: &mut Meta, error: &Option<fwprof_sim::SimError>) {
+    if let Some(e) = error {
+        meta.partial = Some(format!("simulation failed: {e}"));
+        meta.exit_status = None;
+    }
+}
+
+/// The error of a run [`mark_failed`] marked, after its profile was written.
+pub(crate) fn failed(error: Option<fwprof_sim::SimError>, output: &Path) -> Result<()> {
+    match error {
+        None => Ok(()),
+        Some(e) => Err(anyhow::Error::new(e).context(format!(
+            "simulation failed (the partial profile is in {})",
+            output.display()
+        ))),
     }
 }
 
@@ -205,6 +242,9 @@ pub(crate) fn report_stop(stop: &StopReason, rv64: bool) {
 fn run(a: &ExecArgs) -> Result<u8> {
     let p = prepare(a)?;
     let out = simulate(&p, a.max_instructions, None, |_| ())?;
+    if let Some(e) = out.error {
+        return Err(anyhow::Error::new(e).context("simulation failed"));
+    }
     report_stop(&out.stop, out.rv64);
     Ok(exit::status_for(&out.stop))
 }
@@ -254,9 +294,12 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
         }
     };
     let finished = progress.finish();
-    report_stop(&out.stop, out.rv64);
+    if out.error.is_none() {
+        report_stop(&out.stop, out.rv64);
+    }
 
     let mut meta = base_meta(a, &p, &program, &out.stop, out.rv64, out.target, start_time);
+    mark_failed(&mut meta, &out.error);
     meta.core = core_name;
     meta.sleep_ns = out.sleep_ns;
     if data.contexts_folded {
@@ -277,6 +320,7 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
         .iter()
         .filter(|f| f.self_cost.iter().any(|&c| c > 0))
         .count();
+    failed(out.error, output)?;
     if let Some(line) = finished.summary(&output.display().to_string(), out.executed, with_cost) {
         eprintln!("{line}");
     }

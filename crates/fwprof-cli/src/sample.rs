@@ -487,6 +487,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         cycles_unit,
         counter: progress.counter(),
         idle_samples: 0,
+        error: None,
     };
     let core_name = core.as_ref().map(|c| c.name.clone());
     let (stop, executed, sleep_ns) = match core {
@@ -515,8 +516,11 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         }
     };
     let run_idle = run.idle_samples;
+    let run_error = run.error.take();
     let finished = progress.finish();
-    record::report_stop(&stop, prog.rv64);
+    if run_error.is_none() {
+        record::report_stop(&stop, prog.rv64);
+    }
 
     let mut meta = record::base_meta(
         &a.exec,
@@ -527,6 +531,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         prog.target,
         start_time,
     );
+    record::mark_failed(&mut meta, &run_error);
     meta.core = core_name;
     meta.method = Method::Sample;
     meta.sleep_ns = sleep_ns;
@@ -567,6 +572,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     profile
         .write_atomic(&a.output)
         .with_context(|| format!("cannot write {}", a.output.display()))?;
+    record::failed(run_error, &a.output)?;
     let with_cost = profile
         .functions
         .iter()
@@ -596,6 +602,8 @@ struct Run<'a> {
     counter: &'a std::sync::atomic::AtomicU64,
     /// Sampling points that fell while the program slept.
     idle_samples: u64,
+    /// The simulator's own error, if it stopped the run.
+    error: Option<fwprof_sim::SimError>,
 }
 
 impl Run<'_> {
@@ -623,7 +631,13 @@ impl Run<'_> {
                 next.min(self.limit)
             };
             let slice_end = target.min(executed.saturating_add(SLICE));
-            let stop = sim.run(slice_end, &flag).context("simulation failed")?;
+            let stop = match sim.run(slice_end, &flag) {
+                Ok(stop) => stop,
+                Err(e) => {
+                    self.error = Some(e);
+                    break StopReason::Interrupted;
+                }
+            };
             let now = sim.executed();
             self.counter.store(now, Ordering::Relaxed);
             // Points inside the sleeps since the last stop; a point due

@@ -325,3 +325,61 @@ fn ctrl_c_saves_a_partial_profile() {
         p.totals[0]
     );
 }
+
+/// A `wfi` that nothing can end (no interrupt enabled in `mie`: QEMU would
+/// wait forever) stops the run with a one-line error and exit status 125,
+/// and the profile of what ran before it is still written, marked partial
+/// with the error — by the exact recorder (alone and with a core model on
+/// its second thread) and by the sampler.
+#[test]
+fn endless_wfi_is_an_error_and_keeps_a_partial_profile() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Some(_) = asm_program(
+        tmp.path(),
+        "wfi",
+        "    li a0, 1\n    li a1, 2\n    wfi\n    li a2, 3\n",
+        "rv64imac",
+    ) else {
+        return;
+    };
+    for extra in [
+        &[][..],
+        &["--core", "generic"],
+        &["--method", "sample", "--period", "1"],
+    ] {
+        let mut args = vec!["record"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--", "wfi.elf"]);
+        let o = fwprof(tmp.path(), &args);
+        assert_eq!(o.status.code(), Some(125), "{extra:?}: {}", stderr(&o));
+        assert_one_line_error(&o, "sleep forever");
+        // li and li are compressed: the wfi is at 0x80000004.
+        assert!(stderr(&o).contains("0x80000004"), "names the wfi's pc");
+        assert!(
+            stderr(&o).contains("fwprof.data"),
+            "names the partial profile"
+        );
+        let reason = partial_reason(tmp.path());
+        assert!(
+            reason.starts_with("simulation failed: wfi at pc 0x80000004"),
+            "{extra:?}: {reason}"
+        );
+        let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
+        // li, li and the wfi ran; the li after it did not. Sampled every
+        // instruction, the samples after the two li are the profile (the
+        // run failed before the next one).
+        if p.meta.sampling.is_some() {
+            assert_eq!(p.samples.len(), 2, "{extra:?}");
+            assert_eq!(p.totals[0], 2, "{extra:?}");
+        } else {
+            assert_eq!(p.totals[0], 3, "{extra:?}");
+        }
+        assert_eq!(p.meta.exit_status, None);
+        std::fs::remove_file(tmp.path().join("fwprof.data")).unwrap();
+    }
+    // `fwprof run` says the same and writes nothing.
+    let o = fwprof(tmp.path(), &["run", "--", "wfi.elf"]);
+    assert_eq!(o.status.code(), Some(125));
+    assert_one_line_error(&o, "sleep forever");
+    assert!(!tmp.path().join("fwprof.data").exists());
+}
