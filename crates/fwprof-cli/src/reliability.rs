@@ -6,7 +6,10 @@
 //! binary (`reliability/workloads.rv64-linux.elf`, `-O2 -g`, and
 //! `reliability/workloads-instrument.rv64-linux.elf`, the same with
 //! `-finstrument-functions`; sources and `build.sh` in `reliability/`). The
-//! program runs one workload: `workloads NAME PARAM`. For every workload
+//! program runs one workload: `workloads NAME PARAM`. One more embedded
+//! program, `reliability/ctxloss.rv32imac.elf PARAM`, is the bare-metal
+//! form of the forced-context-loss kernel; it has no instrumented build, so
+//! the instrumentation methods are `n/a` there. For every workload
 //! ([`WORKLOADS`]) and parameter value the suite records, each with
 //! `fwprof record` run as a child process (this executable):
 //!
@@ -26,6 +29,10 @@
 //!    against that run's modelled cycle shares (study 003's own method,
 //!    instruction counting, judged by the core model's caches, branch
 //!    predictor and pipeline),
+//! 7. `--method sample --unit cycles --core generic --period`
+//!    [`TIME_PERIOD`] against the cycles of (6), for *time*: a sampler paced
+//!    by time, whose clock runs on while the program sleeps,
+//! 8. the same with `--jitter`, for *time-jitter*,
 //!
 //! and compares each with its reference by `fwprof_report::compare`
 //! (rank agreement over the top [`TOP`]): per method
