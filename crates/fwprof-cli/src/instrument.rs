@@ -4,7 +4,7 @@
 //! measured and compensated (docs/instrumentation.md).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
@@ -13,17 +13,17 @@ use fwprof_collect::{
 };
 use fwprof_os::Target;
 use fwprof_profile::{
-    AddressCost, Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord,
-    Meta, Method, Profile, EVENT_INSTRUCTIONS,
+    AddressCost, Arc, ContextRecord, FunctionId, InstrumentInfo, InstrumentRecord, Meta, Method,
+    Profile, EVENT_INSTRUCTIONS,
 };
-use fwprof_sim::{Memory, Simulator, StopReason};
+use fwprof_sim::StopReason;
 use fwprof_symbols::Program;
 use fwprof_timing::{CoreConfig, TimingModel};
 
 use crate::cli::{RecordArgs, UnitArg};
 use crate::exit;
 use crate::progress::{Progress, Verbosity};
-use crate::record::{base_meta, interrupt_flag, prepare, report_stop, Prepared};
+use crate::record::{base_meta, prepare, report_stop, Prepared};
 
 /// Symbol names of the `-finstrument-functions` entry and exit hooks and
 /// of the `-pg` hook (RISC-V GCC calls `_mcount`; `mcount` is the name
@@ -279,39 +279,15 @@ fn run_collector<M: CostModel>(
     counter: &AtomicU64,
     make: impl FnOnce(&fwprof_os::LoadedProgram) -> InstrumentCollector<M>,
 ) -> Result<Run> {
-    let mut mem = Memory::new();
-    let (prog, env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
-        .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
-    let collector = make(&prog);
-    let mut sim = Simulator::new(mem, &prog, env, collector);
-    let flag = interrupt_flag();
-    let limit = limit.unwrap_or(u64::MAX);
-    let mut error = None;
-    let stop = loop {
-        let slice_end = limit.min(sim.executed().saturating_add(crate::progress::SLICE));
-        let stop = match sim.run(slice_end, &flag) {
-            Ok(stop) => stop,
-            Err(e) => {
-                error = Some(e);
-                break StopReason::Interrupted;
-            }
-        };
-        counter.store(sim.executed(), Ordering::Relaxed);
-        match stop {
-            StopReason::InstructionLimit if sim.executed() < limit => {}
-            stop => break stop,
-        }
-    };
-    let executed = sim.executed();
-    let sleep_ns = crate::record::sleep_ns(sim.hart());
-    let (data, _) = sim.into_hooks().finish_with_model(executed);
+    let out = crate::record::simulate(p, limit, Some(counter), make)?;
+    let (data, _) = out.hooks.finish_with_model(out.executed);
     Ok(Run {
-        stop,
-        error,
-        executed,
-        sleep_ns,
-        target: prog.target,
-        rv64: prog.rv64,
+        stop: out.stop,
+        error: out.error,
+        executed: out.executed,
+        sleep_ns: out.sleep_ns,
+        target: out.target,
+        rv64: out.rv64,
         with_cycles: M::EXTRA > 0,
         data,
     })
@@ -335,18 +311,7 @@ fn build_profile(
         .map(|e| e.to_string())
         .collect();
     let mut profile = Profile::new(meta, events);
-    let table = program.functions();
-    let mut functions: Vec<FunctionRecord> = table
-        .iter()
-        .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
-        .collect();
-    for &(start, end, _) in d.map.added() {
-        functions.push(FunctionRecord::new(
-            format!("[unknown {start:#x}]"),
-            start,
-            end,
-        ));
-    }
+    let mut functions = crate::record::function_records(program, d.map.added());
     for (i, f) in functions.iter_mut().enumerate() {
         let s = d.functions.get(i).cloned().unwrap_or_default();
         f.calls = s.entered;

@@ -98,24 +98,24 @@ pub(crate) fn interrupt_flag() -> SyncArc<AtomicBool> {
 }
 
 /// The outcome of one simulation.
-struct Outcome<H> {
-    stop: StopReason,
+pub(crate) struct Outcome<H> {
+    pub(crate) stop: StopReason,
     /// The simulator's own error, if it stopped the run (`stop` is then
     /// [`StopReason::Interrupted`] as a stand-in; see [`mark_failed`]).
-    error: Option<fwprof_sim::SimError>,
-    hooks: H,
-    executed: u64,
+    pub(crate) error: Option<fwprof_sim::SimError>,
+    pub(crate) hooks: H,
+    pub(crate) executed: u64,
     /// Guest time asleep, in nanoseconds (`Meta::sleep_ns`).
-    sleep_ns: u64,
-    target: Target,
-    rv64: bool,
+    pub(crate) sleep_ns: u64,
+    pub(crate) target: Target,
+    pub(crate) rv64: bool,
 }
 
 /// Load and run the program. With `progress`, the run is cut into
 /// [`crate::progress::SLICE`]-instruction pieces (`Simulator::run` stops
 /// exactly at its limit and the next call resumes there, so the result is
 /// the same) and the executed count is published between them.
-fn simulate<H: Hooks>(
+pub(crate) fn simulate<H: Hooks>(
     p: &Prepared,
     limit: Option<u64>,
     progress: Option<&AtomicU64>,
@@ -208,6 +208,30 @@ pub(crate) fn failed(error: Option<fwprof_sim::SimError>, output: &Path) -> Resu
             output.display()
         ))),
     }
+}
+
+/// One record per function of `program`'s symbol table, in its order, then
+/// one `[unknown 0x…]` record per range `added` to the function map for
+/// code outside every symbol (`FunctionMap::added`: start, end, id in that
+/// order), with no costs yet.
+pub(crate) fn function_records(
+    program: &fwprof_symbols::Program,
+    added: &[(u64, u64, u32)],
+) -> Vec<FunctionRecord> {
+    let table = program.functions();
+    let mut functions: Vec<FunctionRecord> = table
+        .iter()
+        .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
+        .collect();
+    for &(start, end, id) in added {
+        debug_assert_eq!(id as usize, functions.len());
+        functions.push(FunctionRecord::new(
+            format!("[unknown {start:#x}]"),
+            start,
+            end,
+        ));
+    }
+    functions
 }
 
 /// Guest time the hart slept, in nanoseconds (`Meta::sleep_ns`): its idle
@@ -395,19 +419,7 @@ fn build_profile(
     };
     let n = events.len();
     let x = data.extra;
-    let table = program.functions();
-    let mut functions: Vec<FunctionRecord> = table
-        .iter()
-        .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
-        .collect();
-    for &(start, end, id) in data.map.added() {
-        debug_assert_eq!(id as usize, functions.len());
-        functions.push(FunctionRecord::new(
-            format!("[unknown {start:#x}]"),
-            start,
-            end,
-        ));
-    }
+    let mut functions = function_records(program, data.map.added());
     for (i, f) in functions.iter_mut().enumerate() {
         let stats = data.functions.get(i).copied().unwrap_or_default();
         f.calls = stats.calls;

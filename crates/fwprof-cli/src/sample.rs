@@ -21,8 +21,8 @@ use anyhow::{bail, Context, Result};
 use fwprof_collect::{CostModel, FunctionMap};
 use fwprof_isa::Inst;
 use fwprof_profile::{
-    AddressCost, Arc, ContextRecord, FunctionId, FunctionRecord, Method, Profile, SampleRecord,
-    SamplingInfo, EVENT_INSTRUCTIONS,
+    AddressCost, Arc, ContextRecord, FunctionId, Method, Profile, SampleRecord, SamplingInfo,
+    EVENT_INSTRUCTIONS,
 };
 use fwprof_sim::{BlockId, Hooks, Memory, Simulator, StopReason, TrapInfo};
 use fwprof_timing::{CoreConfig, TimingModel};
@@ -713,19 +713,7 @@ fn build_profile(
     program: &fwprof_symbols::Program,
 ) -> Profile {
     let n = events.len();
-    let table = program.functions();
-    let mut functions: Vec<FunctionRecord> = table
-        .iter()
-        .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
-        .collect();
-    for &(start, end, id) in agg.map.added() {
-        debug_assert_eq!(id as usize, functions.len());
-        functions.push(FunctionRecord::new(
-            format!("[unknown {start:#x}]"),
-            start,
-            end,
-        ));
-    }
+    let mut functions = record::function_records(program, agg.map.added());
     for (i, f) in functions.iter_mut().enumerate() {
         f.self_cost = agg.self_cost.get(i).cloned().unwrap_or_else(|| vec![0; n]);
         f.inclusive = agg.inclusive.get(i).cloned().unwrap_or_else(|| vec![0; n]);
