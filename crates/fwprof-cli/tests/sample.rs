@@ -449,8 +449,18 @@ fn jittered_sampling_intervals_cover_exact_shares() {
 /// block's function) put foo 24 points below its 40.8% of the cycles.
 #[test]
 fn cycles_paced_jittered_intervals_cover_exact_cycle_shares() {
-    let workloads = common::repo().join("reliability/workloads.rv64-linux.elf");
-    let w = workloads.to_str().unwrap();
+    // The Linux workloads run from a copy in the temporary directory (a
+    // path of fixed length) with an empty environment, as
+    // `fwprof reliability` runs them: glibc's start-up then executes the
+    // same instructions whatever the test's environment and checkout, and
+    // the samples fall at the same points.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        common::repo().join("reliability/workloads.rv64-linux.elf"),
+        dir.path().join("workloads.elf"),
+    )
+    .unwrap();
+    let w = "workloads.elf";
     let libm = common::corpus_elf("libm.rv32imac.O2.elf");
     let runs: [(&str, &[&str]); 5] = [
         (w, &["calls", "100000"]),
@@ -459,17 +469,40 @@ fn cycles_paced_jittered_intervals_cover_exact_cycle_shares() {
         (w, &["recursion", "100"]),
         (libm.to_str().unwrap(), &[]),
     ];
-    let dir = tempfile::tempdir().unwrap();
     let (mut covered, mut functions) = (0, 0);
     for (elf, prog_args) in runs {
         let mut exact_args = vec![
-            "record", "-q", "--core", "generic", "-o", "e.fwprof", "--", elf,
+            "record",
+            "-q",
+            "--clear-env",
+            "--core",
+            "generic",
+            "-o",
+            "e.fwprof",
+            "--",
+            elf,
         ];
         exact_args.extend_from_slice(prog_args);
         let exact = record(dir.path(), "e.fwprof", &exact_args);
         let mut args = vec![
-            "record", "--method", "sample", "--unit", "cycles", "--core", "generic", "--period",
-            "1000", "--jitter", "--seed", "11", "-q", "-o", "s.fwprof", "--", elf,
+            "record",
+            "--clear-env",
+            "--method",
+            "sample",
+            "--unit",
+            "cycles",
+            "--core",
+            "generic",
+            "--period",
+            "1000",
+            "--jitter",
+            "--seed",
+            "11",
+            "-q",
+            "-o",
+            "s.fwprof",
+            "--",
+            elf,
         ];
         args.extend_from_slice(prog_args);
         let sampled = record(dir.path(), "s.fwprof", &args);
