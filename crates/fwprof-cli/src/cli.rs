@@ -266,9 +266,14 @@ pub struct ReportArgs {
     /// Sort key of the flat profile.
     #[arg(long, value_enum, default_value = "self")]
     pub sort: SortArg,
-    /// Leave out the call graph.
+    /// Leave out the call graph (and with it the explanations: the flat
+    /// profile alone).
     #[arg(long)]
     pub no_call_graph: bool,
+    /// Leave out the explanations of the columns and the index by function
+    /// name, as gprof's `-b`.
+    #[arg(short = 'b', long)]
+    pub brief: bool,
     /// Event to sort and count the flat profile and call graph by, e.g.
     /// `cycles` (default: instructions, also when the profile records cycles).
     #[arg(long, value_name = "NAME", conflicts_with = "events")]
@@ -433,6 +438,47 @@ pub struct CompletionsArgs {
     /// The shell.
     #[arg(value_enum)]
     pub shell: ShellArg,
+}
+
+/// Parse the command line, exiting with clap's usage error (status 2) on
+/// anything the options alone show to be wrong — also option combinations
+/// clap's attributes cannot express: a `record` option of one profiling
+/// method given with another method (`--period` without
+/// `--method sample` would otherwise be ignored silently).
+pub fn parse() -> Cli {
+    use clap::parser::ValueSource;
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Command::Record(r) = &cli.command {
+        let m = matches
+            .subcommand_matches("record")
+            .expect("record's own matches");
+        let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
+        let rules: [(&str, &str, bool); 5] = [
+            ("period", "--period", r.method == MethodArg::Sample),
+            ("jitter", "--jitter", r.method == MethodArg::Sample),
+            ("seed", "--seed", r.method == MethodArg::Sample),
+            ("exclude", "--exclude", r.method == MethodArg::Instrument),
+            ("unit", "--unit", r.method != MethodArg::Exact),
+        ];
+        for (id, flag, applies) in rules {
+            if given(id) && !applies {
+                let only = match id {
+                    "exclude" => "--method instrument",
+                    "unit" => "--method sample or --method instrument",
+                    _ => "--method sample",
+                };
+                Cli::command()
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!("{flag} applies only to {only}"),
+                    )
+                    .exit();
+            }
+        }
+    }
+    cli
 }
 
 /// Parse `BASE:SIZE` with hex/decimal numbers and K/M/G size suffixes.

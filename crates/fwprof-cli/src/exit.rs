@@ -9,6 +9,36 @@ pub const INSTRUCTION_LIMIT: u8 = 124;
 /// SIGINT.
 pub const SIGINT: i32 = 2;
 
+/// The status of a process killed by SIGPIPE, as a shell reports it.
+pub const BROKEN_PIPE: u8 = 128 + 13;
+
+/// True when `e` is fwprof's own output failing because its reader went
+/// away (`fwprof report | head`): an `EPIPE` anywhere in the chain, also
+/// inside the export and profile libraries' error types, which wrap the
+/// I/O error transparently.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    let pipe = |io: &std::io::Error| io.kind() == std::io::ErrorKind::BrokenPipe;
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(pipe)
+            || matches!(c.downcast_ref::<fwprof_export::Error>(), Some(fwprof_export::Error::Io(io)) if pipe(io))
+            || matches!(c.downcast_ref::<fwprof_profile::Error>(), Some(fwprof_profile::Error::Io(io)) if pipe(io))
+    })
+}
+
+/// End the process as one killed by SIGPIPE, the way Unix filters end
+/// when their reader goes away: quietly, with status 141. Rust ignores
+/// SIGPIPE, so the default action is restored and the signal raised; the
+/// exit status is the fallback should the signal not end the process.
+pub fn die_of_sigpipe() -> u8 {
+    // SAFETY: restoring a default disposition and raising a signal at
+    // ourselves; no handler runs.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::raise(libc::SIGPIPE);
+    }
+    BROKEN_PIPE
+}
+
 /// The whole error chain on one line: `outer: inner: root`.
 pub fn one_line(e: &anyhow::Error) -> String {
     let mut s = String::new();

@@ -4,7 +4,6 @@
 //! measured and compensated (docs/instrumentation.md).
 
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
@@ -50,6 +49,10 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
         }
     }
     let core = a.core.as_deref().map(CoreConfig::load).transpose()?;
+    let p = prepare(&a.exec)?;
+    if let Some(core) = &core {
+        p.check_core(core)?;
+    }
     let program = Program::open(&a.exec.program)
         .with_context(|| format!("cannot read symbols of {}", a.exec.program.display()))?;
     let hooks = hook_addresses(&program);
@@ -59,7 +62,6 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
             a.exec.program.display()
         );
     }
-    let p = prepare(&a.exec)?;
     let table = program.functions();
     let ranges: Vec<(u64, u64)> = table.iter().map(|(_, f)| (f.start, f.end)).collect();
     let starts: Vec<u64> = ranges.iter().map(|r| r.0).collect();
@@ -99,12 +101,12 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
     let limit = a.exec.max_instructions;
     let core_name = core.as_ref().map(|c| c.name.clone());
     let run = match core {
-        None => run_collector(&p, limit, progress.counter(), |prog| {
+        None => run_collector(&p, limit, &progress, |prog| {
             InstrumentCollector::new(map, cfg(prog.rv64))
         })?,
         // The timing model runs inside the collector on the simulator's
         // thread: the collector reads its cycle count at every hook call.
-        Some(core) => run_collector(&p, limit, progress.counter(), |prog| {
+        Some(core) => run_collector(&p, limit, &progress, |prog| {
             let model = TimingModel::new(core, prog.rv64);
             InstrumentCollector::with_model(map, cfg(prog.rv64), model)
         })?,
@@ -276,10 +278,10 @@ struct Run {
 fn run_collector<M: CostModel>(
     p: &Prepared,
     limit: Option<u64>,
-    counter: &AtomicU64,
+    progress: &Progress,
     make: impl FnOnce(&fwprof_os::LoadedProgram) -> InstrumentCollector<M>,
 ) -> Result<Run> {
-    let out = crate::record::simulate(p, limit, Some(counter), make)?;
+    let out = crate::record::simulate(p, limit, Some(progress), make)?;
     let (data, _) = out.hooks.finish_with_model(out.executed);
     Ok(Run {
         stop: out.stop,

@@ -9,6 +9,8 @@
 //! | 124 | `--max-instructions` reached |
 //! | 130 | interrupted by Ctrl-C (SIGINT) |
 //! | 125 | an error of fwprof itself (bad ELF, unreadable file, ...) |
+//! | 141 | fwprof's own output went to a pipe whose reader went away (as a process killed by SIGPIPE) |
+//! | 2 | a usage error (clap's convention: unknown option, bad value, a combination the options cannot make) |
 
 mod cli;
 mod compare_cmd;
@@ -23,22 +25,14 @@ mod sample;
 
 use std::process::ExitCode;
 
-use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = cli::parse();
     match record::dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         // The reader of a report went away (`fwprof report | head`): stop
         // quietly, as Unix filters do on SIGPIPE.
-        Err(e)
-            if e.chain().any(|c| {
-                c.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            }) =>
-        {
-            ExitCode::SUCCESS
-        }
+        Err(e) if exit::is_broken_pipe(&e) => ExitCode::from(exit::die_of_sigpipe()),
         Err(e) => {
             eprintln!("fwprof: {}", exit::one_line(&e));
             ExitCode::from(exit::FWPROF_ERROR)

@@ -12,7 +12,7 @@
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -50,16 +50,52 @@ impl Verbosity {
     }
 }
 
+/// The line as drawn, shared by the drawing thread and the output hook.
+#[derive(Default)]
+struct Line {
+    /// The bar while it is on the terminal.
+    bar: Option<ProgressBar>,
+    /// When the guest (or a diagnostic) last wrote to the terminal.
+    last_output: Option<Instant>,
+}
+
+impl Line {
+    /// Erase the line, if drawn.
+    fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// How long the guest must be silent before the line is drawn again: a
+/// program that prints steadily is not interleaved with progress lines.
+const QUIET_BEFORE_REDRAW: Duration = Duration::from_secs(1);
+
 /// The drawing thread and how to stop it.
 struct Ticker {
     stop: Sender<()>,
     thread: JoinHandle<()>,
-    bar: ProgressBar,
+    line: Arc<Mutex<Line>>,
+}
+
+impl Ticker {
+    fn end(self) {
+        let _ = self.stop.send(());
+        let _ = self.thread.join();
+        lock(&self.line).clear();
+    }
+}
+
+/// The line's state; a panic elsewhere while it was held leaves it usable.
+fn lock(line: &Mutex<Line>) -> std::sync::MutexGuard<'_, Line> {
+    line.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A running progress display. Create it just before the simulation starts,
-/// hand [`Progress::counter`] to the run loop, and call [`Progress::finish`]
-/// when the simulation has ended.
+/// hand [`Progress::counter`] to the run loop and [`Progress::output_hook`]
+/// to the guest environment, and call [`Progress::finish`] when the
+/// simulation has ended.
 pub struct Progress {
     executed: Arc<AtomicU64>,
     start: Instant,
@@ -76,23 +112,38 @@ impl Progress {
         let executed = Arc::new(AtomicU64::new(0));
         let start = Instant::now();
         let ticker = (terminal && verbosity != Verbosity::Quiet).then(|| {
-            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("fwprof: {elapsed_precise} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            // Drawn at once, then every TICK.
-            bar.set_message(progress_text(0, Duration::ZERO));
+            let line = Arc::new(Mutex::new(Line::default()));
             let (stop, rx) = mpsc::channel::<()>();
-            let (b, count) = (bar.clone(), executed.clone());
+            let (shared, count) = (line.clone(), executed.clone());
+            let draw = move || {
+                let mut l = lock(&shared);
+                if l.last_output.is_some_and(|t| t.elapsed() < QUIET_BEFORE_REDRAW) {
+                    return;
+                }
+                let text = progress_text(count.load(Ordering::Relaxed), start.elapsed());
+                match &l.bar {
+                    Some(bar) => bar.set_message(text),
+                    None => {
+                        let bar =
+                            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                        bar.set_style(
+                            ProgressStyle::with_template("fwprof: {msg}")
+                                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                        );
+                        bar.set_message(text);
+                        l.bar = Some(bar);
+                    }
+                }
+            };
+            // Drawn at once, then every TICK, until stopped or the sender
+            // is dropped.
+            draw();
             let thread = std::thread::spawn(move || {
-                // Until stopped, or the sender is dropped.
                 while let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(TICK) {
-                    let n = count.load(Ordering::Relaxed);
-                    b.set_message(progress_text(n, start.elapsed()));
+                    draw();
                 }
             });
-            Ticker { stop, thread, bar }
+            Ticker { stop, thread, line }
         });
         Progress {
             executed,
@@ -108,13 +159,24 @@ impl Progress {
         &self.executed
     }
 
+    /// What the guest environment runs before anything is written to the
+    /// terminal during the run: erases the progress line, which is drawn
+    /// again once the guest has been silent for a second. `None` when no
+    /// line is drawn.
+    pub fn output_hook(&self) -> Option<fwprof_os::OutputHook> {
+        let line = self.ticker.as_ref()?.line.clone();
+        Some(Arc::new(move || {
+            let mut l = lock(&line);
+            l.clear();
+            l.last_output = Some(Instant::now());
+        }))
+    }
+
     /// Stop and erase the progress line; returns the simulation's wall time.
     pub fn finish(mut self) -> Finished {
         let elapsed = self.start.elapsed();
         if let Some(t) = self.ticker.take() {
-            let _ = t.stop.send(());
-            let _ = t.thread.join();
-            t.bar.finish_and_clear();
+            t.end();
         }
         Finished {
             elapsed,
@@ -128,9 +190,7 @@ impl Drop for Progress {
     /// An error ended `record` early: still erase the line.
     fn drop(&mut self) {
         if let Some(t) = self.ticker.take() {
-            let _ = t.stop.send(());
-            let _ = t.thread.join();
-            t.bar.finish_and_clear();
+            t.end();
         }
     }
 }
@@ -164,10 +224,15 @@ impl Finished {
     }
 }
 
-/// The progress line's message: `simulated 1,234,567 instructions, 2.4 MIPS`.
+/// The progress line's message:
+/// `00:00:04 simulated 1,234,567 instructions, 2.4 MIPS`.
 fn progress_text(executed: u64, elapsed: Duration) -> String {
+    let s = elapsed.as_secs();
     format!(
-        "simulated {} instructions, {:.1} MIPS",
+        "{:02}:{:02}:{:02} simulated {} instructions, {:.1} MIPS",
+        s / 3600,
+        s / 60 % 60,
+        s % 60,
         HumanCount(executed),
         mips(executed, elapsed)
     )
@@ -205,7 +270,7 @@ mod tests {
         );
         assert_eq!(
             progress_text(12_345_678, Duration::from_secs(4)),
-            "simulated 12,345,678 instructions, 3.1 MIPS"
+            "00:00:04 simulated 12,345,678 instructions, 3.1 MIPS"
         );
         assert_eq!(
             rate_text(5, Duration::ZERO),

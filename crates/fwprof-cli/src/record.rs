@@ -2,7 +2,7 @@
 //! dispatch of the reading subcommands.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc as SyncArc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -52,6 +52,26 @@ pub(crate) struct Prepared {
     pub(crate) cfg: RunConfig,
     /// The ELF file's contents.
     pub(crate) elf: Vec<u8>,
+    /// What the loader's checks learned of it (`fwprof_os::inspect`).
+    pub(crate) summary: fwprof_os::ElfSummary,
+}
+
+impl Prepared {
+    /// Refuse a core model that cannot run this program: an RV32 core
+    /// (`xlen = 32`, the `picorv32` and `ibex` presets) and an RV64
+    /// program, or the reverse. Found after reading the program, so an
+    /// error of fwprof (exit 125), not a usage error.
+    pub(crate) fn check_core(&self, core: &CoreConfig) -> Result<()> {
+        let program_xlen = if self.summary.rv64 { 64 } else { 32 };
+        match core.xlen {
+            Some(x) if x != program_xlen => anyhow::bail!(
+                "--core {}: an RV{x} core cannot run {}, an RV{program_xlen} program",
+                core.name,
+                self.cfg.program.display()
+            ),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Read the program and build the run configuration (`--ram`, sandbox,
@@ -60,6 +80,10 @@ pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
     let ram = cli::parse_ram(&a.ram).map_err(anyhow::Error::msg)?;
     let elf = std::fs::read(&a.program)
         .with_context(|| format!("cannot read {}", a.program.display()))?;
+    // The loader's checks first, so that every command describes a bad
+    // program in the same words, whatever it reads of it next.
+    let summary = fwprof_os::inspect(&elf)
+        .with_context(|| format!("cannot load {}", a.program.display()))?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let canon = |dirs: &[PathBuf], what: &str| -> Result<Vec<PathBuf>> {
         dirs.iter()
@@ -85,7 +109,7 @@ pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
         ram,
         sandbox: Sandbox { read, write },
     };
-    Ok(Prepared { cfg, elf })
+    Ok(Prepared { cfg, elf, summary })
 }
 
 /// Ctrl-C sets this flag; the simulator polls it and stops cleanly.
@@ -118,12 +142,16 @@ pub(crate) struct Outcome<H> {
 pub(crate) fn simulate<H: Hooks>(
     p: &Prepared,
     limit: Option<u64>,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     make_hooks: impl FnOnce(&fwprof_os::LoadedProgram) -> H,
 ) -> Result<Outcome<H>> {
     let mut mem = Memory::new();
-    let (prog, env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
+    let (prog, mut env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
         .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
+    if let Some(hook) = progress.and_then(Progress::output_hook) {
+        env.set_before_output(hook);
+    }
+    let progress = progress.map(Progress::counter);
     let hooks = make_hooks(&prog);
     let mut sim = Simulator::new(mem, &prog, env, hooks);
     let flag = interrupt_flag();
@@ -281,6 +309,9 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
     // A bad core description stops here: nothing runs.
     let core = core.map(CoreConfig::load).transpose()?;
     let p = prepare(a)?;
+    if let Some(core) = &core {
+        p.check_core(core)?;
+    }
     let program = fwprof_symbols::Program::open(&a.program)
         .with_context(|| format!("cannot read symbols of {}", a.program.display()))?;
     let table = program.functions();
@@ -292,7 +323,7 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
     let map = FunctionMap::new(&ranges, &entries);
     let core_name = core.as_ref().map(|c| c.name.clone());
     let progress = Progress::start(verbosity);
-    let counter = Some(progress.counter());
+    let counter = Some(&progress);
     let (out, data, timing) = match core {
         None => {
             let out = simulate(&p, a.max_instructions, counter, |prog| {

@@ -182,19 +182,22 @@ pub fn write(profile: &Profile, a: &ReportArgs, w: &mut impl Write) -> Result<()
             if profile.meta.method == fwprof_profile::Method::Instrument {
                 writeln!(w)?;
             }
+            // gprof's explanations belong to the full report: they follow
+            // the flat profile and the call graph, not a flat profile alone
+            // (`--no-call-graph`), and `-b` drops them.
             let flat = FlatOptions {
                 top: a.top,
                 sort,
                 event,
                 columns,
-                brief: false,
+                brief: a.brief || a.no_call_graph,
             };
             fwprof_report::write_flat(profile, &flat, &mut *w)?;
             if !a.no_call_graph {
                 writeln!(w)?;
                 let cg = CallGraphOptions {
                     event,
-                    brief: false,
+                    brief: a.brief,
                 };
                 fwprof_report::write_call_graph(profile, &cg, &mut *w)?;
             }
@@ -230,6 +233,12 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
             None
         }
     };
+    if let Some(Err(e)) = program.as_ref().map(Program::debug_info) {
+        eprintln!(
+            "fwprof: warning: {}: {e}; annotating without source lines",
+            path.display()
+        );
+    }
     if let Some(f) = &a.function {
         if !profile.functions.iter().any(|r| &r.name == f) {
             anyhow::bail!("no function named `{f}` in the profile");

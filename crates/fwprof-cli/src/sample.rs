@@ -453,6 +453,9 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     }
     let core = a.core.as_deref().map(CoreConfig::load).transpose()?;
     let p = record::prepare(&a.exec)?;
+    if let Some(core) = &core {
+        p.check_core(core)?;
+    }
     let program = fwprof_symbols::Program::open(&a.exec.program)
         .with_context(|| format!("cannot read symbols of {}", a.exec.program.display()))?;
     let mut unwinder = Unwinder::from_elf(&p.elf).with_context(|| {
@@ -477,8 +480,11 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
 
     let progress = Progress::start(Verbosity::from_flags(a.quiet, a.verbose));
     let mut mem = Memory::new();
-    let (prog, env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
+    let (prog, mut env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
         .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
+    if let Some(hook) = progress.output_hook() {
+        env.set_before_output(hook);
+    }
     let mut run = Run {
         unwinder: &mut unwinder,
         agg: &mut agg,

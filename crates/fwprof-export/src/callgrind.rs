@@ -85,8 +85,10 @@ pub(crate) fn debug_program(profile: &Profile, opts: &ExportOptions) -> Result<P
             path.display()
         ));
     }
-    if !program.has_debug_info() {
-        return Err(format!("{} has no DWARF line information", path.display()));
+    match program.debug_info() {
+        Ok(true) => {}
+        Ok(false) => return Err(format!("{} has no DWARF line information", path.display())),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
     }
     Ok(program)
 }

@@ -103,12 +103,17 @@ pub fn open_program(profile: &Profile, opts: &ExportOptions) -> ProgramChoice {
         .unwrap_or_else(|| PathBuf::from(&profile.meta.program));
     match Program::open(&path) {
         Ok(p) if opts.program.is_some() || p.sha256_hex() == profile.meta.sha256 => {
-            let note = (!p.has_debug_info()).then(|| {
-                format!(
+            let note = match p.debug_info() {
+                Ok(true) => None,
+                Ok(false) => Some(format!(
                     "{} has no DWARF line information: the annotation shows disassembly only",
                     path.display()
-                )
-            });
+                )),
+                Err(e) => Some(format!(
+                    "{}: {e}: the annotation shows disassembly only",
+                    path.display()
+                )),
+            };
             ProgramChoice {
                 program: Some(p),
                 note,

@@ -4,12 +4,19 @@
 
 use std::io;
 
+/// Called before anything is written to the host's standard streams (the
+/// guest's output, fwprof's diagnostics during a run): a caller drawing a
+/// progress line on the terminal clears it here, so that no stale line
+/// sits above the guest's output. See [`crate::Environment::set_before_output`].
+pub type OutputHook = std::sync::Arc<dyn Fn() + Send + Sync>;
+
 /// Where guest stdin/stdout/stderr go.
-#[derive(Debug, Default)]
 pub(crate) enum Console {
     /// Host file descriptors 0, 1, 2, written unbuffered.
-    #[default]
-    Host,
+    Host {
+        /// Run before every write to the host's streams.
+        before_output: Option<OutputHook>,
+    },
     /// In-memory streams.
     Captured {
         /// Bytes the guest will read from stdin.
@@ -21,6 +28,30 @@ pub(crate) enum Console {
         /// What the guest wrote to stderr.
         stderr: Vec<u8>,
     },
+}
+
+impl Default for Console {
+    fn default() -> Console {
+        Console::Host {
+            before_output: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for Console {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Console::Host { before_output } => f
+                .debug_struct("Host")
+                .field("before_output", &before_output.is_some())
+                .finish(),
+            Console::Captured { stdout, stderr, .. } => f
+                .debug_struct("Captured")
+                .field("stdout", &stdout.len())
+                .field("stderr", &stderr.len())
+                .finish(),
+        }
+    }
 }
 
 fn host_write(fd: i32, mut data: &[u8]) -> io::Result<usize> {
@@ -47,7 +78,12 @@ impl Console {
     /// Write to stream 1 (stdout) or 2 (stderr); returns bytes written.
     pub fn write(&mut self, stream: i32, data: &[u8]) -> io::Result<usize> {
         match self {
-            Console::Host => host_write(stream, data),
+            Console::Host { before_output } => {
+                if let Some(hook) = before_output {
+                    hook();
+                }
+                host_write(stream, data)
+            }
             Console::Captured { stdout, stderr, .. } => {
                 if stream == 2 {
                     stderr.extend_from_slice(data);
@@ -62,7 +98,7 @@ impl Console {
     /// Read from stdin into `buf`; 0 at end of input.
     pub fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
-            Console::Host => loop {
+            Console::Host { .. } => loop {
                 // SAFETY: reading into a valid mutable slice from host fd 0.
                 let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
                 if n >= 0 {
@@ -87,9 +123,21 @@ impl Console {
     pub fn isatty(&self, stream: i32) -> bool {
         match self {
             // SAFETY: isatty only inspects the fd.
-            Console::Host => unsafe { libc::isatty(stream) == 1 },
+            Console::Host { .. } => unsafe { libc::isatty(stream) == 1 },
             Console::Captured { .. } => false,
         }
+    }
+
+    /// One line of fwprof's own on stderr during a run, `fwprof: ` and
+    /// `message` (after the output hook, as guest output).
+    pub fn diagnostic(&self, message: &str) {
+        if let Console::Host {
+            before_output: Some(hook),
+        } = self
+        {
+            hook();
+        }
+        eprintln!("fwprof: {message}");
     }
 
     /// True when the streams are in-memory buffers.

@@ -56,6 +56,7 @@ mod test_mem;
 mod tests;
 
 pub use api::*;
+pub use console::OutputHook;
 pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP};
 pub use sandbox::{Access, SandboxError};
 
@@ -96,6 +97,47 @@ pub enum LoadError {
     Memory(String),
 }
 
+/// What [`inspect`] learns from an executable without loading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ElfSummary {
+    /// True for ELFCLASS64 (RV64), false for RV32.
+    pub rv64: bool,
+    /// The target [`load`] would choose when none is forced.
+    pub target: Target,
+}
+
+/// Check that `elf` is an executable fwprof can run, with the same checks
+/// and the same one-line messages as [`load`], without loading it: every
+/// command that reads a program (`run`, `record`, readers of symbols)
+/// describes a bad file in the same words.
+///
+/// # Errors
+/// [`LoadError`] naming the defect; never panics on arbitrary bytes.
+pub fn inspect(elf: &[u8]) -> Result<ElfSummary, LoadError> {
+    let info = checked(elf)?;
+    Ok(ElfSummary {
+        rv64: info.rv64,
+        target: info.detected_target(),
+    })
+}
+
+/// [`loader::parse`], then refuse what fwprof cannot run (an interpreter,
+/// a position-independent executable).
+fn checked(elf: &[u8]) -> Result<loader::ElfInfo, LoadError> {
+    let info = loader::parse(elf)?;
+    if let Some(interp) = &info.interp {
+        return Err(LoadError::Unsupported(format!(
+            "dynamically linked executable (interpreter {interp}): fwprof runs static executables only; link with -static"
+        )));
+    }
+    if info.pie {
+        return Err(LoadError::Unsupported(
+            "position-independent executable (ET_DYN): fwprof loads ET_EXEC only; link with -static -no-pie".into(),
+        ));
+    }
+    Ok(info)
+}
+
 /// Load an ELF executable image into `mem` and prepare its initial state.
 ///
 /// Bare metal: maps the RAM of `cfg.ram` (RWX) and places every PT_LOAD
@@ -120,17 +162,7 @@ pub fn load(
     cfg: &RunConfig,
     mem: &mut dyn GuestMemory,
 ) -> Result<(LoadedProgram, Environment), LoadError> {
-    let info = loader::parse(elf)?;
-    if let Some(interp) = &info.interp {
-        return Err(LoadError::Unsupported(format!(
-            "dynamically linked executable (interpreter {interp}): fwprof runs static executables only; link with -static"
-        )));
-    }
-    if info.pie {
-        return Err(LoadError::Unsupported(
-            "position-independent executable (ET_DYN): fwprof loads ET_EXEC only; link with -static -no-pie".into(),
-        ));
-    }
+    let info = checked(elf)?;
     let target = cfg.target.unwrap_or_else(|| info.detected_target());
     let mut env = Environment::new(cfg, target, info.rv64);
     let mut regs = [0u64; 32];
@@ -242,7 +274,7 @@ pub struct Environment {
     pub(crate) rv64: bool,
     pub(crate) program: PathBuf,
     pub(crate) args: Vec<String>,
-    pub(crate) sandbox: Sandbox,
+    pub(crate) sandbox: sandbox::Guard,
     pub(crate) console: Console,
     pub(crate) semi: SemihostState,
     pub(crate) linux: LinuxState,
@@ -260,8 +292,8 @@ impl Environment {
             rv64,
             program: cfg.program.clone(),
             args: cfg.args.clone(),
-            sandbox: cfg.sandbox.canonicalized(),
-            console: Console::Host,
+            sandbox: sandbox::Guard::new(&cfg.sandbox),
+            console: Console::default(),
             semi: SemihostState::default(),
             linux: LinuxState::new(rv64, 0, exe),
             stack: None,
@@ -322,6 +354,15 @@ impl Environment {
         self.semi.heapinfo
     }
 
+    /// Run `hook` before every write to the host's standard streams during
+    /// the run (guest output and fwprof's diagnostics), e.g. to clear a
+    /// progress line; no effect on a captured console.
+    pub fn set_before_output(&mut self, hook: OutputHook) {
+        if let Console::Host { before_output } = &mut self.console {
+            *before_output = Some(hook);
+        }
+    }
+
     /// Send guest stdout/stderr to in-memory buffers and read guest stdin
     /// from `stdin` instead of the host's fds 0/1/2.
     pub fn capture_console(&mut self, stdin: Vec<u8>) {
@@ -338,7 +379,7 @@ impl Environment {
     pub fn captured_output(&self) -> (&[u8], &[u8]) {
         match &self.console {
             Console::Captured { stdout, stderr, .. } => (stdout, stderr),
-            Console::Host => (&[], &[]),
+            Console::Host { .. } => (&[], &[]),
         }
     }
 

@@ -7,7 +7,7 @@
 //! Every malformed input is a [`LoadError`] whose message names the defect.
 
 use object::elf;
-use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader, Sym};
 use object::Endianness;
 
 use crate::{GuestMemory, LoadError, Perm, Target};
@@ -55,7 +55,23 @@ pub(crate) struct ElfInfo {
     pub abi_tag: bool,
     /// `e_type` is `ET_DYN` (position-independent).
     pub pie: bool,
+    /// The initial stack pointer the runtime will load, from the first of
+    /// [`STACK_TOP_SYMBOLS`] in the symbol table: (name, address).
+    pub stack_top: Option<(&'static str, u64)>,
 }
+
+/// Symbols bare-metal runtimes load into `sp` at start-up, in the order
+/// looked for: picolibc and newlib's `crt0` (`__stack`), the GNU Arm and
+/// STM32 linker scripts (`_estack`, `__StackTop`), others (`__stack_top`,
+/// `_stack_top`, `_sp`).
+const STACK_TOP_SYMBOLS: [&str; 6] = [
+    "__stack",
+    "__stack_top",
+    "_stack_top",
+    "_estack",
+    "__StackTop",
+    "_sp",
+];
 
 impl ElfInfo {
     /// Target detected from the headers: Linux when the ELF has `PT_INTERP`
@@ -210,6 +226,7 @@ fn parse_with<H: FileHeader<Endian = Endianness>>(
         interp: None,
         abi_tag: false,
         pie: hdr.e_type(endian) == elf::ET_DYN,
+        stack_top: None,
     };
     let limit: u64 = if rv64 { u64::MAX } else { u64::from(u32::MAX) };
     for (i, ph) in phdrs.iter().enumerate() {
@@ -270,6 +287,21 @@ fn parse_with<H: FileHeader<Endian = Endianness>>(
             {
                 info.abi_tag = true;
             }
+        }
+        if let Ok(symbols) = sections.symbols(endian, data, elf::SHT_SYMTAB) {
+            let mut found: Vec<(usize, u64)> = Vec::new();
+            for sym in symbols.iter() {
+                let Ok(name) = symbols.symbol_name(endian, sym) else {
+                    continue;
+                };
+                if let Some(rank) = STACK_TOP_SYMBOLS.iter().position(|s| s.as_bytes() == name) {
+                    found.push((rank, sym.st_value(endian).into()));
+                }
+            }
+            info.stack_top = found
+                .into_iter()
+                .min()
+                .map(|(rank, addr)| (STACK_TOP_SYMBOLS[rank], addr));
         }
     }
     Ok(info)
@@ -437,6 +469,25 @@ pub(crate) fn map_bare_metal(
     let ram_end = base.checked_add(size).ok_or_else(|| {
         LoadError::Memory(format!("RAM {base:#x}+{size:#x} wraps the address space"))
     })?;
+    if !info.rv64 && ram_end > 1 << 32 {
+        return Err(LoadError::Memory(format!(
+            "RAM {base:#x}+{size:#x} wraps the 32-bit address space of an RV32 program"
+        )));
+    }
+    if let Some((name, top)) = info.stack_top {
+        // The runtime's first stores go just below `top`: they must land in
+        // RAM or in a writable segment, or the program faults at once and
+        // its trap handler, which needs the stack too, faults forever.
+        let in_ram = top > base && top <= ram_end;
+        let in_segment = info.loads.iter().any(|s| {
+            s.perm.write && top > s.paddr && top <= s.paddr.saturating_add(s.memsz)
+        });
+        if !in_ram && !in_segment {
+            return Err(LoadError::Memory(format!(
+                "RAM {base:#x}..{ram_end:#x} leaves no room for the stack: the program's stack top ({name} = {top:#x}) is outside it (choose a --ram range that contains it)"
+            )));
+        }
+    }
     if size > 0 {
         mem.map(
             base,

@@ -16,10 +16,77 @@
 //! per component); hard links inside an allowed tree that point at files
 //! outside it are indistinguishable from ordinary files.
 
+use std::cell::RefCell;
+use std::collections::BTreeSet;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use crate::Sandbox;
+
+/// A run's [`Sandbox`] (roots canonicalised) and the refusals already
+/// reported: the first time the guest is refused a path for an access,
+/// one diagnostic names the path and the flag that allows it
+/// (`--allow-read DIR` or `--allow-write DIR`), so that a guest's own
+/// "Permission denied" (a `-pg` program's `gmon.out`, say) can be told
+/// from a host permission problem. Later refusals of that path are quiet.
+#[derive(Debug)]
+pub(crate) struct Guard {
+    roots: Sandbox,
+    reported: RefCell<BTreeSet<(PathBuf, bool)>>,
+}
+
+impl Guard {
+    /// Guard `sandbox`, canonicalising its roots.
+    pub(crate) fn new(sandbox: &Sandbox) -> Guard {
+        Guard {
+            roots: sandbox.canonicalized(),
+            reported: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    /// [`Sandbox::resolve`], reporting a first refusal (see [`Guard`]).
+    pub(crate) fn resolve(
+        &self,
+        path: &Path,
+        access: Access,
+        console: &crate::console::Console,
+    ) -> Result<PathBuf, SandboxError> {
+        self.report(self.roots.resolve(path, access), access, console)
+    }
+
+    /// [`Sandbox::resolve_no_follow`], reporting a first refusal.
+    pub(crate) fn resolve_no_follow(
+        &self,
+        path: &Path,
+        access: Access,
+        console: &crate::console::Console,
+    ) -> Result<PathBuf, SandboxError> {
+        self.report(self.roots.resolve_no_follow(path, access), access, console)
+    }
+
+    fn report(
+        &self,
+        r: Result<PathBuf, SandboxError>,
+        access: Access,
+        console: &crate::console::Console,
+    ) -> Result<PathBuf, SandboxError> {
+        if let Err(SandboxError::Denied(path)) = &r {
+            let write = access == Access::Write;
+            if self.reported.borrow_mut().insert((path.clone(), write)) {
+                let (verb, flag) = if write {
+                    ("write", "--allow-write")
+                } else {
+                    ("read", "--allow-read")
+                };
+                console.diagnostic(&format!(
+                    "the sandbox refused the guest's {verb} access to {} (EACCES); {flag} DIR allows it",
+                    path.display()
+                ));
+            }
+        }
+        r
+    }
+}
 
 /// What the guest wants to do with a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -150,6 +150,11 @@ impl SourceCache<'_> {
             .get((line as usize).checked_sub(1)?)
             .map(String::as_str)
     }
+
+    /// True when the file DWARF calls `path` can be read.
+    fn found(&mut self, path: &str) -> bool {
+        self.line(path, 1).is_some() || matches!(self.files.get(path), Some(Some(_)))
+    }
 }
 
 /// One instruction of a function, for annotation.
@@ -363,7 +368,17 @@ fn write_function(
             if current_file != Some(file.as_str()) {
                 write!(w, "{:>10} {:>8}", "", "")?;
                 write_stalls(w, &vec![0; stalls.len()])?;
-                writeln!(w, " : file {file}")?;
+                if sources.found(file) {
+                    writeln!(w, " : file {file}")?;
+                } else {
+                    // Said once per file, where its lines would start.
+                    let hint = if sources.resolver.dirs().is_empty() {
+                        "--source-dir DIR tells fwprof where the sources are"
+                    } else {
+                        "not under any --source-dir either"
+                    };
+                    writeln!(w, " : file {file} (source not found: {hint})")?;
+                }
                 current_file = Some(file.as_str());
             }
             let count: u64 = rows[k..end]

@@ -63,6 +63,7 @@ struct Graph<'p> {
 /// [`crate::find_cycles`]) get a `<cycle N as a whole>` block listing
 /// their members, and members are named `name <cycle N> [index]`.
 /// Unless `opts.brief`, an explanation and an index by function name follow.
+/// A partial profile is announced by the caller, as for [`crate::write_flat`].
 ///
 /// Errors: only those of `w`.
 pub fn write_call_graph(
@@ -77,9 +78,6 @@ pub fn write_call_graph(
 
     writeln!(w, "\t\t\tCall graph")?;
     writeln!(w)?;
-    if let Some(reason) = &profile.meta.partial {
-        writeln!(w, "(partial profile: {reason})")?;
-    }
     writeln!(w)?;
     if total > 0 {
         writeln!(

@@ -24,6 +24,9 @@ use crate::{cost, percent, unit};
 /// denominator is 0. A function is listed if it was called or has a
 /// nonzero cost of the primary event or of any event column.
 ///
+/// A partial profile (`meta.partial`) is not announced here: the caller
+/// says so once, before all sections (`fwprof report` does).
+///
 /// Errors: only those of `w`.
 pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> io::Result<()> {
     let e = opts.event;
@@ -53,9 +56,6 @@ pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> i
         .collect();
 
     writeln!(w, "Flat profile:")?;
-    if let Some(reason) = &profile.meta.partial {
-        writeln!(w, "(partial profile: {reason})")?;
-    }
     writeln!(w)?;
     if profile.meta.method == Method::Instrument {
         writeln!(

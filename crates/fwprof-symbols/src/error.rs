@@ -24,7 +24,16 @@ pub enum Error {
     /// An ELF for another architecture than RISC-V.
     #[error("not a RISC-V ELF (architecture {0})")]
     NotRiscv(String),
-    /// The DWARF debug information is malformed.
+    /// The DWARF debug information is malformed (found while looking up
+    /// an address).
     #[error("bad DWARF debug information: {0}")]
     Dwarf(#[from] gimli::Error),
+    /// A debug section does not parse (found when the DWARF is first read).
+    #[error("corrupt {section} section: {source}")]
+    CorruptDebugSection {
+        /// `.debug_info`, `.debug_abbrev` or `.debug_line`.
+        section: &'static str,
+        /// gimli's reason.
+        source: gimli::Error,
+    },
 }

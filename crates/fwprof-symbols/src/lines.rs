@@ -16,9 +16,17 @@ pub(crate) struct Dwarf {
     ctx: addr2line::Context<Reader>,
 }
 
+/// A DWARF defect and the section it is in.
+pub(crate) type Corrupt = (&'static str, gimli::Error);
+
 impl Dwarf {
-    /// Loads the DWARF sections; `Ok(None)` if there is no `.debug_info`.
-    pub(crate) fn load(data: &[u8]) -> Result<Option<Dwarf>, gimli::Error> {
+    /// Loads the DWARF sections and reads them through once; `Ok(None)` if
+    /// there is no `.debug_info`.
+    ///
+    /// Errors: the section whose bytes do not parse (`.debug_info`,
+    /// `.debug_abbrev`, `.debug_line`) and gimli's reason; found here,
+    /// once, rather than as missing lines later.
+    pub(crate) fn load(data: &[u8]) -> Result<Option<Dwarf>, Corrupt> {
         let Ok(file) = object::File::parse(data) else {
             return Ok(None);
         };
@@ -37,10 +45,41 @@ impl Dwarf {
                 .unwrap_or(Cow::Borrowed(&[]));
             Ok(EndianArcSlice::new(Arc::from(&*bytes), endian))
         };
-        let dwarf = gimli::Dwarf::load(load)?;
-        let ctx = addr2line::Context::from_dwarf(dwarf)?;
+        let dwarf = gimli::Dwarf::load(load).map_err(|e| (".debug_info", e))?;
+        validate(&dwarf)?;
+        let ctx = addr2line::Context::from_dwarf(dwarf).map_err(|e| (".debug_info", e))?;
         Ok(Some(Dwarf { ctx }))
     }
+}
+
+/// Read every compilation unit's abbreviations, entries and line program
+/// once (cost: linear in the size of the debug sections), naming the
+/// section of the first defect: lookups later must not turn a corrupt
+/// section into silently missing source lines.
+fn validate(d: &gimli::Dwarf<Reader>) -> Result<(), Corrupt> {
+    let info = |e| (".debug_info", e);
+    let mut units = d.units();
+    while let Some(header) = units.next().map_err(info)? {
+        let abbrevs = d
+            .abbreviations(&header)
+            .map_err(|e| (".debug_abbrev", e))?;
+        let mut entries = header.entries(&abbrevs);
+        let Some((_, root)) = entries.next_dfs().map_err(info)? else {
+            continue;
+        };
+        let stmt_list = root.attr_value(gimli::DW_AT_stmt_list).map_err(info)?;
+        while entries.next_dfs().map_err(info)?.is_some() {}
+        if let Some(gimli::AttributeValue::DebugLineRef(offset)) = stmt_list {
+            let line = |e| (".debug_line", e);
+            let program = d
+                .debug_line
+                .program(offset, header.address_size(), None, None)
+                .map_err(line)?;
+            let mut rows = program.rows();
+            while rows.next_row().map_err(line)?.is_some() {}
+        }
+    }
+    Ok(())
 }
 
 /// A function inlined at an address, and where it was inlined.
@@ -79,7 +118,9 @@ impl Program {
     /// Returns `Ok(None)` if the program has no DWARF or DWARF does not
     /// cover `addr`. The DWARF is parsed on the first call (cost: the size of
     /// the debug sections) and each compilation unit's line table when first
-    /// needed. Errors: [`Error::Dwarf`] for malformed debug information.
+    /// needed. Errors: [`Error::CorruptDebugSection`] when the debug
+    /// sections do not parse, [`Error::Dwarf`] for other malformed debug
+    /// information.
     pub fn lines(&self, addr: u64) -> Result<Option<Location>, Error> {
         let Some(dwarf) = self.dwarf()? else {
             return Ok(None);

@@ -68,7 +68,7 @@ pub struct Program {
     symbols: Vec<Symbol>,
     has_symtab: bool,
     functions: OnceCell<FunctionTable>,
-    dwarf: OnceCell<Result<Option<Dwarf>, gimli::Error>>,
+    dwarf: OnceCell<Result<Option<Dwarf>, crate::lines::Corrupt>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -286,13 +286,30 @@ impl Program {
         let cached = self.dwarf.get_or_init(|| Dwarf::load(&self.data));
         match cached {
             Ok(d) => Ok(d.as_ref()),
-            Err(e) => Err(Error::Dwarf(*e)),
+            Err((section, e)) => Err(Error::CorruptDebugSection {
+                section,
+                source: *e,
+            }),
         }
     }
 
-    /// True if the program has DWARF line information (`.debug_info`).
+    /// True if the program has DWARF line information (`.debug_info`)
+    /// that reads without error; see [`Program::debug_info`] to tell a
+    /// corrupt section from a missing one.
     pub fn has_debug_info(&self) -> bool {
         matches!(self.dwarf(), Ok(Some(_)))
+    }
+
+    /// Whether the program has DWARF line information: `Ok(false)` when
+    /// it has no `.debug_info`.
+    ///
+    /// The first call reads the whole of the debug sections (cost: linear
+    /// in their size); the result is cached.
+    ///
+    /// Errors: [`Error::CorruptDebugSection`] naming the section
+    /// (`.debug_info`, `.debug_abbrev` or `.debug_line`) that does not parse.
+    pub fn debug_info(&self) -> Result<bool, Error> {
+        self.dwarf().map(|d| d.is_some())
     }
 }
 

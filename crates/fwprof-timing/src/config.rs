@@ -37,6 +37,10 @@ pub struct CoreConfig {
     pub name: String,
     /// Where the numbers come from (documentation cited in the file).
     pub source: String,
+    /// The register width the core implements (`xlen = 32` or `64` in the
+    /// file): a program of another width cannot run on it. `None` (key
+    /// absent): the model applies to either.
+    pub xlen: Option<u32>,
     /// Pipeline timing.
     pub pipeline: PipelineParams,
     /// Branch prediction.
@@ -154,6 +158,7 @@ impl CoreConfig {
         root.allow_only(&[
             "name",
             "source",
+            "xlen",
             "pipeline",
             "predictor",
             "icache",
@@ -166,6 +171,13 @@ impl CoreConfig {
             .unwrap_or(file);
         let name = root.string("name", stem)?.value;
         let source = root.string("source", "")?.value;
+        let xlen = match root.u32("xlen", 0)? {
+            Field { value: 0, .. } => None,
+            Field { value: x @ (32 | 64), .. } => Some(x),
+            Field { value, line } => {
+                return Err(root.invalid("xlen", line, format!("{value} is not 32 or 64")))
+            }
+        };
         let pipeline = read_pipeline(root.table_or_empty("pipeline")?)?;
         let predictor = read_predictor(root.table_or_empty("predictor")?)?;
         let icache = root
@@ -180,6 +192,7 @@ impl CoreConfig {
         Ok(CoreConfig {
             name,
             source,
+            xlen,
             pipeline,
             predictor,
             icache,

@@ -125,7 +125,7 @@ impl Environment {
             }
         } else {
             let access = if writes { Access::Write } else { Access::Read };
-            match self.sandbox.resolve(&path, access) {
+            match self.sandbox.resolve(&path, access, &self.console) {
                 Ok(p) => p,
                 Err(e) => return err(e.errno()),
             }
@@ -233,13 +233,22 @@ impl Environment {
             let r = match (host, offset) {
                 (HostFd::Console(s), _) => self.console.write(s, &data).map(|n| n as i64),
                 (HostFd::Raw(s @ 0..=2), None)
-                    if matches!(self.console, crate::console::Console::Host) =>
+                    if matches!(self.console, crate::console::Console::Host { .. }) =>
                 {
                     self.console.write(s, &data).map(|n| n as i64)
                 }
                 (HostFd::Raw(h), off) => raw_io(h, off, &mut data, true),
             };
-            return Ok(Sys::Ret(r.unwrap_or_else(|e| -i64::from(errno_of(&e)))));
+            return Ok(match r {
+                Ok(n) => Sys::Ret(n),
+                // Writing to a pipe with no reader raises SIGPIPE, whose
+                // default action kills the process (QEMU passes the host's
+                // SIGPIPE on to the guest the same way).
+                Err(e) if errno_of(&e) == libc::EPIPE => self
+                    .sigpipe()
+                    .unwrap_or(Sys::Ret(-i64::from(libc::EPIPE))),
+                Err(e) => Sys::Ret(-i64::from(errno_of(&e))),
+            });
         }
         let total: u64 = bufs
             .iter()
@@ -334,9 +343,9 @@ impl Environment {
             return self.linux.exe.clone().ok_or(libc::ENOENT);
         }
         let r = if flags & AT_SYMLINK_NOFOLLOW != 0 {
-            self.sandbox.resolve_no_follow(&p, Access::Read)
+            self.sandbox.resolve_no_follow(&p, Access::Read, &self.console)
         } else {
-            self.sandbox.resolve(&p, Access::Read)
+            self.sandbox.resolve(&p, Access::Read, &self.console)
         };
         r.map_err(|e| e.errno())
     }
@@ -440,7 +449,7 @@ impl Environment {
                 Err(_) => err(libc::EFAULT),
             };
         }
-        let real = match self.sandbox.resolve_no_follow(&p, Access::Read) {
+        let real = match self.sandbox.resolve_no_follow(&p, Access::Read, &self.console) {
             Ok(r) => r,
             Err(e) => return err(e.errno()),
         };
@@ -468,7 +477,7 @@ impl Environment {
         } else {
             Access::Read
         };
-        let real = match self.sandbox.resolve(&p, access) {
+        let real = match self.sandbox.resolve(&p, access, &self.console) {
             Ok(r) => r,
             Err(e) => return err(e.errno()),
         };
@@ -503,7 +512,7 @@ impl Environment {
     pub(crate) fn sys_unlinkat(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
         let r = self.guest_path(mem, a.int(0), a.u(1)).and_then(|p| {
             self.sandbox
-                .resolve_no_follow(&p, Access::Write)
+                .resolve_no_follow(&p, Access::Write, &self.console)
                 .map_err(|e| e.errno())
         });
         match r {
@@ -524,7 +533,7 @@ impl Environment {
             .guest_path(mem, a.int(0), a.u(1))
             .and_then(|p| {
                 self.sandbox
-                    .resolve_no_follow(&p, Access::Write)
+                    .resolve_no_follow(&p, Access::Write, &self.console)
                     .map_err(|e| e.errno())
             })
             .and_then(|real| cpath(&real));
@@ -552,7 +561,7 @@ impl Environment {
             .map(|(d, p)| {
                 self.guest_path(mem, d, p).and_then(|p| {
                     self.sandbox
-                        .resolve_no_follow(&p, Access::Write)
+                        .resolve_no_follow(&p, Access::Write, &self.console)
                         .map_err(|e| e.errno())
                 })
             });

@@ -183,6 +183,18 @@ impl Environment {
         Sys::Ret(0)
     }
 
+    /// The signal a write to a pipe without readers raises (Linux
+    /// `pipe_write` sends SIGPIPE and the call fails with `EPIPE`): when
+    /// the guest neither ignores, catches nor blocks SIGPIPE, its default
+    /// action ends the run with status 128 + 13; otherwise `None` and the
+    /// write returns `EPIPE` (handlers are not run, as for `kill`).
+    pub(crate) fn sigpipe(&self) -> Option<Sys> {
+        const SIGPIPE: u64 = 13;
+        let handler = self.linux.sigactions[SIGPIPE as usize][0];
+        let blocked = self.linux.sigmask & (1 << (SIGPIPE - 1)) != 0;
+        (handler == 0 && !blocked).then_some(Sys::Exit(128 + SIGPIPE as i32))
+    }
+
     /// `uname`: host values with machine `riscv64`/`riscv32` (QEMU 7.2
     /// `cpu_to_uname_machine`; the release is the host's, no `-r`).
     pub(crate) fn sys_uname(&mut self, mem: &mut dyn GuestMemory, a: Args) -> Sys {

@@ -216,8 +216,9 @@ pub(crate) fn ecall(
         nr::GETITIMER | nr::SETITIMER => env.sys_itimer(number, args, mem),
         other => {
             if env.linux.warned.insert(other) {
-                let name = nr::name(other).map_or(String::new(), |n| format!(" ({n})"));
-                eprintln!("fwprof: unsupported syscall {other}{name}, returning ENOSYS");
+                let name = nr::name(other, rv64).unwrap_or("not a Linux system call");
+                env.console
+                    .diagnostic(&format!("unsupported syscall {other} ({name}), returning ENOSYS"));
             }
             err(libc::ENOSYS)
         }

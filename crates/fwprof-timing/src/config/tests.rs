@@ -276,6 +276,7 @@ fn the_documented_example_reads_back_exactly() {
     let expected = CoreConfig {
         name: "my-mcu".into(),
         source: "vendor datasheet rev 3, section 4.2 (instruction timing)".into(),
+        xlen: None,
         pipeline: PipelineParams {
             latency: ClassLatencies {
                 alu: 1,
@@ -536,4 +537,17 @@ fn regions_may_touch_but_not_overlap() {
         CoreConfig::from_toml(top, "t.toml").unwrap().regions[0].base,
         0xffff_ffff_ffff_fff0
     );
+}
+
+#[test]
+fn xlen_is_32_64_or_absent() {
+    let c = |t: &str| CoreConfig::from_toml(t, "x.toml");
+    assert_eq!(c("xlen = 32").unwrap().xlen, Some(32));
+    assert_eq!(c("xlen = 64").unwrap().xlen, Some(64));
+    assert_eq!(c("").unwrap().xlen, None);
+    let e = c("\nxlen = 48").unwrap_err().to_string();
+    assert_eq!(e, "x.toml:2: xlen: 48 is not 32 or 64");
+    assert_eq!(CoreConfig::preset("picorv32").unwrap().xlen, Some(32));
+    assert_eq!(CoreConfig::preset("ibex").unwrap().xlen, Some(32));
+    assert_eq!(CoreConfig::preset("generic").unwrap().xlen, None);
 }
