@@ -146,6 +146,12 @@ pub fn completions(a: &CompletionsArgs) -> Result<u8> {
         ShellArg::Fish => clap_complete::Shell::Fish,
     };
     let mut cmd = cli::Cli::command();
-    clap_complete::generate(shell, &mut cmd, "fwprof", &mut std::io::stdout());
+    // Generated into memory: clap_complete panics when its writer fails
+    // (a closed pipe), and writing here reports the error instead.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "fwprof", &mut script);
+    let mut out = std::io::stdout().lock();
+    out.write_all(&script)?;
+    out.flush()?;
     Ok(0)
 }
