@@ -309,6 +309,12 @@ fn instruction_at(mem: &Memory, pc: u64) -> (u8, u32) {
     }
 }
 
+/// Samples kept one by one in `Profile::samples` (about 100 bytes each:
+/// 200 MB at most). A program that runs for hours must not exhaust the
+/// host: later samples still count in every cost, arc and context, and a
+/// warning says how many were not kept individually.
+const MAX_STORED_SAMPLES: usize = 1 << 21;
+
 /// Aggregates samples into the profile's functions, per-address costs,
 /// arcs and calling contexts.
 struct Aggregate {
@@ -324,6 +330,8 @@ struct Aggregate {
     contexts: Vec<ContextRecord>,
     context_index: HashMap<(Option<u32>, u32), u32>,
     samples: Vec<SampleRecord>,
+    /// Samples taken (stored or not; see [`MAX_STORED_SAMPLES`]).
+    taken: u64,
     truncated: u64,
     totals: Vec<u64>,
 }
@@ -341,6 +349,7 @@ impl Aggregate {
             contexts: Vec::new(),
             context_index: HashMap::new(),
             samples: Vec::new(),
+            taken: 0,
             truncated: 0,
             totals: vec![0; n],
         }
@@ -428,11 +437,14 @@ impl Aggregate {
         if stack.truncated() {
             self.truncated += 1;
         }
-        self.samples.push(SampleRecord {
-            instret,
-            frames: stack.addresses(),
-            truncated: stack.truncated(),
-        });
+        self.taken += 1;
+        if self.samples.len() < MAX_STORED_SAMPLES {
+            self.samples.push(SampleRecord {
+                instret,
+                frames: stack.addresses(),
+                truncated: stack.truncated(),
+            });
+        }
     }
 }
 
@@ -551,7 +563,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         .to_string(),
         jitter: a.jitter,
         seed: a.seed,
-        samples: agg.samples.len() as u64,
+        samples: agg.taken,
         unwind_failures: agg.truncated,
         idle_samples: run_idle,
     });
@@ -560,7 +572,14 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
             "the program has no call-frame information (.eh_frame, .debug_frame): stacks were unwound by frame pointers only".into(),
         );
     }
-    if agg.samples.is_empty() {
+    if agg.taken > agg.samples.len() as u64 {
+        meta.warnings.push(format!(
+            "only the first {} of {} samples are stored one by one; every sample counts in the costs, arcs and contexts",
+            agg.samples.len(),
+            agg.taken
+        ));
+    }
+    if agg.taken == 0 {
         meta.warnings.push(format!(
             "no samples: the run ended before the first period of {} {}",
             a.period,

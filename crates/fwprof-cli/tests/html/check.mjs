@@ -97,6 +97,12 @@ try {
   }
   const hottest = opts.expect[0];
 
+  // No number, percentage or header of the flat profile is cut off (the
+  // inclusive % of main, 100.00%, was shown as "100.0…").
+  const cut = await page.$$eval('#flat th, #flat tbody tr.row td:not(.name)', (cells) =>
+    cells.filter((c) => c.scrollWidth > c.clientWidth).map((c) => (c.dataset.col || c.dataset.key) + '=' + c.textContent));
+  check(cut.length === 0, `flat profile cells cut off: ${cut.slice(0, 5).join(', ')}`);
+
   // Sorting by any header, both ways.
   const colValues = (key) => page.$$eval(`#flat tbody tr.row td[data-col="${key}"]`, (tds) => tds.map((td) => Number(td.dataset.v)));
   await page.click('#flat th[data-key="calls"]');

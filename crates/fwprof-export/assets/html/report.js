@@ -217,9 +217,9 @@
       const u = unit(e);
       const w = Math.max(110, Math.ceil(u.length * 7.6) + 62);
       cols.push({ key: 'self:' + e, ev: e, label: 'self ' + u, title: 'self ' + EV[e] + ': cost of the function\'s own instructions', w, num: true, value: (id) => FN[id][SELF][e] });
-      cols.push({ key: 'selfpct:' + e, ev: e, label: '%', title: 'self ' + EV[e] + ' in % of the total', w: 64, pct: true, value: (id) => FN[id][SELF][e], show: (id) => fmtPct(pct(FN[id][SELF][e], TOT[e])) });
+      cols.push({ key: 'selfpct:' + e, ev: e, label: '%', title: 'self ' + EV[e] + ' in % of the total', w: 80, pct: true, value: (id) => FN[id][SELF][e], show: (id) => fmtPct(pct(FN[id][SELF][e], TOT[e])) });
       cols.push({ key: 'incl:' + e, ev: e, label: 'incl. ' + u, title: 'inclusive ' + EV[e] + ': the function and everything it called', w, num: true, value: (id) => FN[id][INCL][e] });
-      cols.push({ key: 'inclpct:' + e, ev: e, label: '%', title: 'inclusive ' + EV[e] + ' in % of the total', w: 64, pct: true, value: (id) => FN[id][INCL][e], show: (id) => fmtPct(pct(FN[id][INCL][e], TOT[e])) });
+      cols.push({ key: 'inclpct:' + e, ev: e, label: '%', title: 'inclusive ' + EV[e] + ' in % of the total', w: 80, pct: true, value: (id) => FN[id][INCL][e], show: (id) => fmtPct(pct(FN[id][INCL][e], TOT[e])) });
     }
     for (const d of D.derived) {
       if (!flat.shownDerived.has(d.name)) continue;

@@ -104,7 +104,9 @@ fn bare_metal_places_segments_at_paddr_inside_ram() {
 #[test]
 fn bare_metal_segment_outside_ram_gets_its_own_mapping() {
     let mut cfg = config("prog", &[], &[]);
-    cfg.ram = (0x9000_0000, 0x1000);
+    // A page of RAM just below the program's stack top (__stack =
+    // 0x80400000), the image outside it.
+    cfg.ram = (0x803f_f000, 0x1000);
     let mut mem = TestMem::new();
     load(bare_rv64(), &cfg, &mut mem).unwrap();
     // Text lies outside this RAM: mapped with its p_flags (R E).
@@ -116,7 +118,19 @@ fn bare_metal_segment_outside_ram_gets_its_own_mapping() {
             exec: true
         })
     );
-    assert!(mem.is_mapped(0x9000_0000, 1));
+    assert!(mem.is_mapped(0x803f_f000, 0x1000));
+}
+
+#[test]
+fn bare_metal_ram_without_the_stack_top_is_refused() {
+    let mut cfg = config("prog", &[], &[]);
+    cfg.ram = (0x9000_0000, 0x1000);
+    let mut mem = TestMem::new();
+    let e = load(bare_rv64(), &cfg, &mut mem).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "RAM 0x90000000..0x90001000 leaves no room for the stack: the program's stack top (__stack = 0x80400000) is outside it (choose a --ram range that contains it)"
+    );
 }
 
 #[test]

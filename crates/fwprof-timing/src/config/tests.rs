@@ -546,7 +546,7 @@ fn xlen_is_32_64_or_absent() {
     assert_eq!(c("xlen = 64").unwrap().xlen, Some(64));
     assert_eq!(c("").unwrap().xlen, None);
     let e = c("\nxlen = 48").unwrap_err().to_string();
-    assert_eq!(e, "x.toml:2: xlen: 48 is not 32 or 64");
+    assert_eq!(e, "x.toml:2: key `xlen`: 48 is not 32 or 64");
     assert_eq!(CoreConfig::preset("picorv32").unwrap().xlen, Some(32));
     assert_eq!(CoreConfig::preset("ibex").unwrap().xlen, Some(32));
     assert_eq!(CoreConfig::preset("generic").unwrap().xlen, None);
