@@ -293,9 +293,14 @@ pub struct AnnotateArgs {
     /// Look for source files under DIR too (repeatable).
     #[arg(long, value_name = "DIR")]
     pub source_dir: Vec<PathBuf>,
-    /// Program ELF to read debug info and code from (default: the recorded path).
+    /// Program ELF to read debug info and code from when the recorded
+    /// path no longer holds it; it must have the recorded SHA-256.
     #[arg(long, value_name = "ELF")]
     pub program: Option<PathBuf>,
+    /// Read a `--program` whose SHA-256 differs from the one recorded in
+    /// the profile (refused otherwise).
+    #[arg(long, requires = "program")]
+    pub force: bool,
     /// Event to count, e.g. `cycles`, which adds a column per stall cause
     /// of the function (default: instructions).
     #[arg(long, value_name = "NAME")]
@@ -354,9 +359,15 @@ pub struct ExportArgs {
     /// flamegraph, dot) or to put first (default: instructions).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
-    /// Program ELF to read debug info from (default: the recorded path).
+    /// Program ELF to read debug info from when the recorded path no
+    /// longer holds it (callgrind, pprof, gmon); it must have the recorded
+    /// SHA-256.
     #[arg(long, value_name = "ELF")]
     pub program: Option<PathBuf>,
+    /// Read a `--program` whose SHA-256 differs from the one recorded in
+    /// the profile (refused otherwise).
+    #[arg(long, requires = "program")]
+    pub force: bool,
     /// dot: leave out functions below PCT% of the total inclusive cost.
     #[arg(long, value_name = "PCT", default_value_t = 0.5)]
     pub threshold: f64,
@@ -376,9 +387,14 @@ pub struct HtmlArgs {
         value_name = "OUT"
     )]
     pub output: PathBuf,
-    /// Program ELF to read debug info and code from (default: the recorded path).
+    /// Program ELF to read debug info and code from when the recorded
+    /// path no longer holds it; it must have the recorded SHA-256.
     #[arg(long, value_name = "ELF")]
     pub program: Option<PathBuf>,
+    /// Read a `--program` whose SHA-256 differs from the one recorded in
+    /// the profile (refused otherwise).
+    #[arg(long, requires = "program")]
+    pub force: bool,
     /// Look for source files under DIR too (repeatable).
     #[arg(long, value_name = "DIR")]
     pub source_dir: Vec<PathBuf>,

@@ -69,6 +69,7 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
     let profile = read(&a.file)?;
     let mut opts = ExportOptions::new(event_index(&profile, a.event.as_deref())?);
     opts.program = a.program.clone();
+    opts.force = a.force;
     if !(a.threshold >= 0.0 && a.threshold <= 100.0) {
         anyhow::bail!(
             "--threshold {}: expected a percentage from 0 to 100",
@@ -99,8 +100,9 @@ pub fn html(a: &HtmlArgs) -> Result<u8> {
     let profile = read(&a.file)?;
     let mut opts = ExportOptions::new(event_index(&profile, None)?);
     opts.program = a.program.clone();
+    opts.force = a.force;
     opts.source_dirs = a.source_dir.clone();
-    let choice = fwprof_export::html::open_program(&profile, &opts);
+    let choice = fwprof_export::html::open_program(&profile, &opts)?;
     if let Some(note) = &choice.note {
         eprintln!("fwprof: warning: {note}");
     }

@@ -76,3 +76,88 @@ fn corrupt_eh_frame_falls_back_with_one_warning() {
         std::fs::remove_file(dir.path().join("s.fwprof")).unwrap();
     }
 }
+
+/// Compile C `source` as a static Linux program `dir/name.elf` with debug
+/// information (gcc records `dir` as the absolute compilation directory).
+fn linux_program(dir: &Path, name: &str, source: &str) -> Option<PathBuf> {
+    if !common::require(&["riscv64-linux-gnu-gcc"]) {
+        return None;
+    }
+    std::fs::write(dir.join(format!("{name}.c")), source).unwrap();
+    let st = std::process::Command::new("riscv64-linux-gnu-gcc")
+        .current_dir(dir)
+        .args(["-static", "-g", "-O1", "-o"])
+        .arg(format!("{name}.elf"))
+        .arg(format!("{name}.c"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    Some(dir.join(format!("{name}.elf")))
+}
+
+const PROG_C: &str = "\
+#include <stdio.h>
+static volatile unsigned sink;
+__attribute__((noinline)) unsigned churn(unsigned n) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++) s += i * 2654435761u; /* marker: the hot line */
+    return s;
+}
+int main(void) { sink = churn(50000); printf(\"%u\\n\", sink); return 0; }
+";
+
+const OTHER_C: &str = "\
+#include <stdio.h>
+int main(void) { puts(\"another program\"); return 0; }
+";
+
+/// SHA-256 of a file as fwprof computes it.
+fn sha256_of(path: &Path) -> String {
+    fwprof_symbols::Program::open(path).unwrap().sha256_hex()
+}
+
+#[test]
+fn program_must_match_the_recorded_hash_in_every_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(prog) = linux_program(d, "prog", PROG_C) else { return };
+    let other = linux_program(d, "other", OTHER_C).unwrap();
+    let (good, bad) = (sha256_of(&prog), sha256_of(&other));
+    // Recorded with a relative path, read from another directory.
+    common::fwprof_output(d, &["record", "-q", "-o", "p.fwprof", "--", "prog.elf"]);
+    let elsewhere = d.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let other_arg = other.to_str().unwrap();
+    let readers: [&[&str]; 4] = [
+        &["annotate", "../p.fwprof", "churn"],
+        &["html", "../p.fwprof", "-o", "r.html"],
+        &["export", "../p.fwprof", "--format", "pprof", "-o", "p.pb.gz"],
+        &["export", "../p.fwprof", "--format", "callgrind", "-o", "cg.out"],
+    ];
+    for args in readers {
+        let mut with = args.to_vec();
+        with.extend(["--program", other_arg]);
+        let o = run_fwprof(&elsewhere, &with);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(125), "{with:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{with:?}: {stderr}");
+        assert!(
+            stderr.contains(&good) && stderr.contains(&bad) && stderr.contains("--force"),
+            "{with:?}: {stderr}"
+        );
+        with.push("--force");
+        let o = run_fwprof(&elsewhere, &with);
+        assert_eq!(o.status.code(), Some(0), "{with:?}: {}", String::from_utf8_lossy(&o.stderr));
+        // The recorded program is found by its absolute path, with sources.
+        let o = run_fwprof(&elsewhere, args);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("warning"), "{args:?}: {stderr}");
+    }
+    let annotated = common::fwprof_stdout(&elsewhere, &["annotate", "../p.fwprof", "churn"]);
+    assert!(annotated.contains("marker: the hot line"), "{annotated}");
+    let page = std::fs::read_to_string(elsewhere.join("r.html")).unwrap();
+    assert!(page.contains("marker: the hot line"));
+    let cg = std::fs::read_to_string(elsewhere.join("cg.out")).unwrap();
+    assert!(cg.contains("prog.c"), "callgrind names the source file");
+}

@@ -187,26 +187,10 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     Ok(())
 }
 
-/// The program for DWARF: `opts.program` (which must be the profiled ELF
-/// when the profile records its SHA-256), else the recorded path if it
-/// still holds the profiled ELF, else none.
+/// The program for DWARF, found by [`crate::find_program`]; none when
+/// neither the recorded path nor `--program` holds the profiled ELF.
 fn open_program(profile: &Profile, opts: &ExportOptions) -> Result<Option<Program>, Error> {
-    let same =
-        |p: &Program| profile.meta.sha256.is_empty() || p.sha256_hex() == profile.meta.sha256;
-    match &opts.program {
-        Some(path) => {
-            let p = Program::open(path)
-                .map_err(|e| Error::Unsupported(format!("{}: {e}", path.display())))?;
-            if !same(&p) {
-                return Err(Error::Mismatch(format!(
-                    "{} is not the program this profile was recorded from (its SHA-256 differs)",
-                    path.display()
-                )));
-            }
-            Ok(Some(p))
-        }
-        None => Ok(Program::open(&profile.meta.program).ok().filter(same)),
-    }
+    Ok(crate::find_program(profile, opts)?.program)
 }
 
 /// pprof's unit of every event: each counts occurrences.
