@@ -81,6 +81,19 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
         .output
         .clone()
         .unwrap_or_else(|| a.format.default_output().into());
+    if matches!(
+        a.format,
+        ExportFormat::Folded | ExportFormat::Flamegraph | ExportFormat::Speedscope | ExportFormat::Pprof
+    ) {
+        let folded = fwprof_export::stacks::folded_stack_count(&profile)?;
+        if folded > 0 {
+            eprintln!(
+                "fwprof: {folded} stacks deeper than {} frames had their recursion folded into                  frames marked `{}`",
+                fwprof_export::stacks::MAX_EXACT_FRAMES,
+                fwprof_export::stacks::FOLDED_SUFFIX.trim_start()
+            );
+        }
+    }
     let p = &profile;
     let o = &opts;
     write_output(&out, |w| match a.format {

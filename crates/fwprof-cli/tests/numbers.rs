@@ -161,3 +161,121 @@ fn program_must_match_the_recorded_hash_in_every_reader() {
     let cg = std::fs::read_to_string(elsewhere.join("cg.out")).unwrap();
     assert!(cg.contains("prog.c"), "callgrind names the source file");
 }
+
+/// Run `fwprof ARGS` in `dir`; its exit status, stderr and peak resident
+/// set size in KiB (`wait4`'s `ru_maxrss`, the child alone).
+fn run_measured(dir: &Path, args: &[&str]) -> (i32, String, i64) {
+    let child = std::process::Command::new(common::fwprof())
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.unwrap(), &mut stderr).unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our
+    // own child, which std has not reaped (we never called wait on it).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    assert!(libc::WIFEXITED(status), "fwprof {args:?} was killed");
+    (libc::WEXITSTATUS(status), stderr, usage.ru_maxrss)
+}
+
+/// A bare-metal build of `tests/hostile/deep_recursion.c` (10^6 levels).
+fn deep_recursion(dir: &Path) -> Option<PathBuf> {
+    if !common::require(&["riscv64-unknown-elf-gcc"]) {
+        return None;
+    }
+    let src = common::repo().join("tests/hostile/deep_recursion.c");
+    let out = dir.join("deep_recursion.elf");
+    let st = std::process::Command::new("riscv64-unknown-elf-gcc")
+        .args([
+            "-march=rv64gc",
+            "-mabi=lp64d",
+            "-mcmodel=medany",
+            "-O1",
+            "-g",
+            "--specs=picolibc.specs",
+            "--crt0=semihost",
+            "--oslib=semihost",
+            "-Wl,--defsym=__flash=0x80000000",
+            "-Wl,--defsym=__flash_size=0x400000",
+            "-Wl,--defsym=__ram=0x80400000",
+            "-Wl,--defsym=__ram_size=0x7c00000",
+            "-Wl,--defsym=__stack_size=0x10000",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    Some(out)
+}
+
+/// Exports of a recursion 10^6 deep stay linear: stacks exact to 1024
+/// frames, deeper recursion folded into one frame, one note on stderr;
+/// output and peak memory within fixed bounds (before: 24 GB and killed).
+#[test]
+fn exports_of_deep_recursion_are_linear() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let Some(_) = deep_recursion(d) else { return };
+    common::fwprof_output(
+        d,
+        &["record", "-q", "-o", "deep.fwprof", "--", "deep_recursion.elf"],
+    );
+    let profile_size = std::fs::metadata(d.join("deep.fwprof")).unwrap().len();
+    let (_, _, read_rss) = run_measured(d, &["report", "deep.fwprof", "--top", "3"]);
+    // Outputs: 1024 exact levels (~1024²/2 frames of `descend`), then the
+    // folded rest. Bounds: 8 MiB of text (measured: folded 4.2 MB,
+    // speedscope 1.6 MB, SVG 0.24 MB), pprof smaller than the profile
+    // (12 KB); peak memory at most 64 MiB above what `report` takes to read
+    // the same profile (measured: equal within 0.1 MiB, ~120 MiB).
+    for (format, out, max_size) in [
+        ("folded", "f.txt", 8 << 20),
+        ("flamegraph", "f.svg", 8 << 20),
+        ("speedscope", "s.json", 8 << 20),
+        ("pprof", "p.pb.gz", profile_size),
+    ] {
+        let (code, stderr, rss) =
+            run_measured(d, &["export", "deep.fwprof", "--format", format, "-o", out]);
+        assert_eq!(code, 0, "{format}: {stderr}");
+        let notes = lines_with(&stderr, "recursion folded");
+        assert_eq!(notes.len(), 1, "{format}: {stderr}");
+        assert!(notes[0].contains("stacks deeper than 1024 frames"), "{stderr}");
+        let size = std::fs::metadata(d.join(out)).unwrap().len();
+        eprintln!("{format}: {size} bytes, peak RSS {rss} KiB (report: {read_rss} KiB)");
+        assert!(size <= max_size, "{format}: {size} bytes > {max_size}");
+        assert!(
+            rss <= read_rss + 64 * 1024,
+            "{format}: peak RSS {rss} KiB > {read_rss} KiB + 64 MiB"
+        );
+    }
+    // The folded stacks keep every instruction: exact to 1024 frames, the
+    // rest on one folded line.
+    let folded = std::fs::read_to_string(d.join("f.txt")).unwrap();
+    let p = fwprof_profile::Profile::read(d.join("deep.fwprof")).unwrap();
+    let sum: u64 = folded
+        .lines()
+        .map(|l| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(sum, p.totals[0]);
+    let deep: Vec<&str> = lines_with(&folded, "descend [recursion folded]");
+    assert!(!deep.is_empty());
+    assert!(deep
+        .iter()
+        .all(|l| l.split(';').count() <= 1024 + 3), "folded lines stay short");
+    let longest_exact = folded
+        .lines()
+        .filter(|l| !l.contains("[recursion folded]"))
+        .map(|l| l.split(';').filter(|f| f.starts_with("descend")).count())
+        .max()
+        .unwrap();
+    assert!(longest_exact >= 1000, "exact stacks up to 1024 frames: {longest_exact}");
+}

@@ -23,6 +23,7 @@ pub mod html;
 pub mod merge;
 pub mod pprof;
 pub mod speedscope;
+pub mod stacks;
 
 /// How the profile's costs were gathered, for titles and summaries:
 /// `None` for an exact profile; for a sampled one e.g. `sampled: 1799
