@@ -415,6 +415,11 @@ pub struct DiffArgs {
     /// Event to sort by (default: instructions); every event is shown.
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
+    /// Exit with status 1 when the total or a function's self cost of the
+    /// sort event grew by more than PCT percent (for sampled profiles,
+    /// only changes whose 95% interval excludes 0).
+    #[arg(long, value_name = "PCT")]
+    pub fail_above: Option<f64>,
 }
 
 /// `fwprof merge`.

@@ -134,8 +134,22 @@ pub fn diff(a: &DiffArgs) -> Result<u8> {
     for warning in diff.warnings() {
         eprintln!("fwprof: warning: {warning}");
     }
+    if let Some(pct) = a.fail_above {
+        if !(pct >= 0.0 && pct.is_finite()) {
+            anyhow::bail!("--fail-above {pct}: expected a percentage of 0 or more");
+        }
+    }
     let json = a.format == FormatArg::Json;
     write_output(Path::new("-"), |w| diff.write(json, w))?;
+    if let Some(pct) = a.fail_above {
+        let grown = diff.growth_above(pct);
+        for g in &grown {
+            eprintln!("fwprof: {g} (more than --fail-above {pct}%)");
+        }
+        if !grown.is_empty() {
+            return Ok(1);
+        }
+    }
     Ok(0)
 }
 

@@ -279,3 +279,102 @@ fn exports_of_deep_recursion_are_linear() {
         .unwrap();
     assert!(longest_exact >= 1000, "exact stacks up to 1024 frames: {longest_exact}");
 }
+
+/// `fwprof diff --format json` of two profiles in `dir`.
+fn diff_json(dir: &Path, before: &str, after: &str) -> serde_json::Value {
+    let out = common::fwprof_ok(dir, &["diff", "--format", "json", before, after]);
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// Two sampled runs of one binary (different jitter seeds) differ by
+/// sampling noise only: diff labels both as estimates, every share
+/// change's 95% interval contains 0 but for a rare one, and
+/// `--fail-above` does not fail on noise (before: strlen -36%, no
+/// interval, nothing said about sampling).
+#[test]
+fn diff_of_sampled_runs_shows_noise_as_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let elf = corpus_elf("strings.rv64-linux.O2.elf");
+    let elf = elf.to_str().unwrap();
+    for (seed, out) in [("1", "s1.fwprof"), ("2", "s2.fwprof")] {
+        common::fwprof_output(
+            d,
+            &[
+                "record", "-q", "--method", "sample", "--period", "101", "--jitter", "--seed",
+                seed, "--clear-env", "-o", out, "--", elf,
+            ],
+        );
+    }
+    let text = common::fwprof_stdout(d, &["diff", "s1.fwprof", "s2.fwprof"]);
+    assert!(text.contains("Note: BEFORE is sampled (") && text.contains("its costs are estimates"));
+    let strlen = text.lines().find(|l| l.ends_with(" strlen")).expect(&text);
+    assert!(strlen.contains(" noise "), "{strlen}");
+    let j = diff_json(d, "s1.fwprof", "s2.fwprof");
+    assert!(j["sampled"]["before"].as_u64().unwrap() > 9000);
+    let functions = j["functions"].as_array().unwrap();
+    let flagged: Vec<&str> = functions
+        .iter()
+        .filter(|f| !f["share_change"]["contains_zero"].as_bool().unwrap())
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    // 95% intervals: about 1 in 20 may exclude 0 by chance.
+    assert!(
+        flagged.len() <= 1 + functions.len() / 20,
+        "{} of {} flagged: {flagged:?}",
+        flagged.len(),
+        functions.len()
+    );
+    let s = functions.iter().find(|f| f["name"] == "strlen").unwrap();
+    let sc = &s["share_change"];
+    assert!(sc["low"].as_f64().unwrap() <= 0.0 && sc["high"].as_f64().unwrap() >= 0.0);
+    for pct in ["5", "20"] {
+        let o = run_fwprof(d, &["diff", "--fail-above", pct, "s1.fwprof", "s2.fwprof"]);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// `--fail-above` on a real regression: two exact profiles of one program
+/// doing twice the work exit 1 with one line naming what grew; the same
+/// profile against itself exits 0.
+#[test]
+fn fail_above_catches_a_real_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = "\
+#include <stdio.h>
+static volatile unsigned sink;
+__attribute__((noinline)) unsigned churn(unsigned n) {
+    unsigned s = 0;
+    for (unsigned i = 0; i < n; i++) s += i * 2654435761u;
+    return s;
+}
+int main(int argc, char **argv) {
+    sink = churn(argc > 1 ? 400000 : 200000);
+    printf(\"%u\\n\", sink);
+    return 0;
+}
+";
+    let Some(_) = linux_program(d, "work", src) else { return };
+    common::fwprof_output(d, &["record", "-q", "--clear-env", "-o", "a.fwprof", "--", "work.elf"]);
+    common::fwprof_output(
+        d,
+        &["record", "-q", "--clear-env", "-o", "b.fwprof", "--", "work.elf", "more"],
+    );
+    let o = run_fwprof(d, &["diff", "--fail-above", "10", "a.fwprof", "b.fwprof"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("fwprof: churn: self instructions grew +")), "{stderr}");
+    assert!(stderr.lines().any(|l| l.starts_with("fwprof: total instructions grew +")), "{stderr}");
+    assert!(!o.stdout.is_empty(), "the diff is printed too");
+    // Shrinking is no regression; neither is growth under the threshold.
+    for args in [
+        ["diff", "--fail-above", "10", "b.fwprof", "a.fwprof"],
+        ["diff", "--fail-above", "150", "a.fwprof", "b.fwprof"],
+    ] {
+        let o = run_fwprof(d, &args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = run_fwprof(d, &["diff", "--fail-above=-3", "a.fwprof", "b.fwprof"]);
+    assert_eq!(o.status.code(), Some(125));
+}

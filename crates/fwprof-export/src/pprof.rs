@@ -42,8 +42,10 @@
 //!   four `has_*` flags are set: the profile is fully symbolized by fwprof
 //!   (`go tool pprof` must not try to symbolize a RISC-V ELF itself).
 //! * `time_nanos` is the start of the recording; `comment`s give the
-//!   fwprof version, the command line, the core model and, for a partial
-//!   run, why it is partial (`go tool pprof -comments`).
+//!   fwprof version, the command line, the core model, for a partial
+//!   run why it is partial, and for a sampled or instrumented profile how
+//!   it was taken (`sampled: ... (values are estimates)`; `go tool pprof
+//!   -comments`).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -503,6 +505,9 @@ fn build(
     }
     if let Some(why) = &meta.partial {
         comments.push(format!("partial profile: {why}"));
+    }
+    if let Some(note) = crate::method_note(profile) {
+        comments.push(note);
     }
     let comment = comments.iter().map(|c| b.strings.id(c)).collect();
     let default_sample_type = sample_type[0].r#type;

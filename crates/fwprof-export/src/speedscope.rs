@@ -168,7 +168,14 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
         .collect();
     let file = File {
         schema: SCHEMA,
-        name: crate::flamegraph::title(profile, &profile.events[opts.event]),
+        name: match crate::method_note(profile) {
+            // Sampled values are estimates: the title says so.
+            Some(note) => format!(
+                "{} ({note})",
+                crate::flamegraph::title(profile, &profile.events[opts.event])
+            ),
+            None => crate::flamegraph::title(profile, &profile.events[opts.event]),
+        },
         exporter: format!("fwprof {}", env!("CARGO_PKG_VERSION")),
         active_profile_index: 0,
         shared: Shared { frames },

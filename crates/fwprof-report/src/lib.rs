@@ -50,7 +50,7 @@ mod program;
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
 pub use call_graph::write_call_graph;
 pub use compare::{
-    compare, kendall_tau_b, wilson_interval, CompareError, Comparison, FunctionComparison, Grade,
+    compare, kendall_tau_b, newcombe_difference, newcombe_interval, wilson_interval, CompareError, Comparison, FunctionComparison, Grade,
     Verdict, Z_95,
 };
 pub use cycles::{find_cycles, Cycles};
