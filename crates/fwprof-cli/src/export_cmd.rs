@@ -83,7 +83,10 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
         .unwrap_or_else(|| a.format.default_output().into());
     if matches!(
         a.format,
-        ExportFormat::Folded | ExportFormat::Flamegraph | ExportFormat::Speedscope | ExportFormat::Pprof
+        ExportFormat::Folded
+            | ExportFormat::Flamegraph
+            | ExportFormat::Speedscope
+            | ExportFormat::Pprof
     ) {
         let folded = fwprof_export::stacks::folded_stack_count(&profile)?;
         if folded > 0 {

@@ -58,8 +58,8 @@ fn corrupt_eh_frame_falls_back_with_one_warning() {
         let out = run_fwprof(
             dir.path(),
             &[
-                "record", "--method", "sample", "--period", "997", "-q", "-o", "s.fwprof",
-                "--", "bad.elf",
+                "record", "--method", "sample", "--period", "997", "-q", "-o", "s.fwprof", "--",
+                "bad.elf",
             ],
         );
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -70,7 +70,7 @@ fn corrupt_eh_frame_falls_back_with_one_warning() {
             warnings[0].contains(section) && warnings[0].contains("unwinding without it"),
             "{stderr}"
         );
-        let p = fwprof_profile::Profile::read(&dir.path().join("s.fwprof")).unwrap();
+        let p = fwprof_profile::Profile::read(dir.path().join("s.fwprof")).unwrap();
         assert!(p.meta.sampling.as_ref().unwrap().samples > 0);
         assert!(p.meta.warnings.iter().any(|w| w.contains(section)));
         std::fs::remove_file(dir.path().join("s.fwprof")).unwrap();
@@ -120,7 +120,9 @@ fn sha256_of(path: &Path) -> String {
 fn program_must_match_the_recorded_hash_in_every_reader() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let Some(prog) = linux_program(d, "prog", PROG_C) else { return };
+    let Some(prog) = linux_program(d, "prog", PROG_C) else {
+        return;
+    };
     let other = linux_program(d, "other", OTHER_C).unwrap();
     let (good, bad) = (sha256_of(&prog), sha256_of(&other));
     // Recorded with a relative path, read from another directory.
@@ -131,8 +133,22 @@ fn program_must_match_the_recorded_hash_in_every_reader() {
     let readers: [&[&str]; 4] = [
         &["annotate", "../p.fwprof", "churn"],
         &["html", "../p.fwprof", "-o", "r.html"],
-        &["export", "../p.fwprof", "--format", "pprof", "-o", "p.pb.gz"],
-        &["export", "../p.fwprof", "--format", "callgrind", "-o", "cg.out"],
+        &[
+            "export",
+            "../p.fwprof",
+            "--format",
+            "pprof",
+            "-o",
+            "p.pb.gz",
+        ],
+        &[
+            "export",
+            "../p.fwprof",
+            "--format",
+            "callgrind",
+            "-o",
+            "cg.out",
+        ],
     ];
     for args in readers {
         let mut with = args.to_vec();
@@ -147,7 +163,12 @@ fn program_must_match_the_recorded_hash_in_every_reader() {
         );
         with.push("--force");
         let o = run_fwprof(&elsewhere, &with);
-        assert_eq!(o.status.code(), Some(0), "{with:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{with:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         // The recorded program is found by its absolute path, with sources.
         let o = run_fwprof(&elsewhere, args);
         let stderr = String::from_utf8_lossy(&o.stderr);
@@ -164,6 +185,8 @@ fn program_must_match_the_recorded_hash_in_every_reader() {
 
 /// Run `fwprof ARGS` in `dir`; its exit status, stderr and peak resident
 /// set size in KiB (`wait4`'s `ru_maxrss`, the child alone).
+// The child is reaped by `wait4` (for its rusage), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn run_measured(dir: &Path, args: &[&str]) -> (i32, String, i64) {
     let child = std::process::Command::new(common::fwprof())
         .current_dir(dir)
@@ -228,7 +251,14 @@ fn exports_of_deep_recursion_are_linear() {
     let Some(_) = deep_recursion(d) else { return };
     common::fwprof_output(
         d,
-        &["record", "-q", "-o", "deep.fwprof", "--", "deep_recursion.elf"],
+        &[
+            "record",
+            "-q",
+            "-o",
+            "deep.fwprof",
+            "--",
+            "deep_recursion.elf",
+        ],
     );
     let profile_size = std::fs::metadata(d.join("deep.fwprof")).unwrap().len();
     let (_, _, read_rss) = run_measured(d, &["report", "deep.fwprof", "--top", "3"]);
@@ -248,7 +278,10 @@ fn exports_of_deep_recursion_are_linear() {
         assert_eq!(code, 0, "{format}: {stderr}");
         let notes = lines_with(&stderr, "recursion folded");
         assert_eq!(notes.len(), 1, "{format}: {stderr}");
-        assert!(notes[0].contains("stacks deeper than 1024 frames"), "{stderr}");
+        assert!(
+            notes[0].contains("stacks deeper than 1024 frames"),
+            "{stderr}"
+        );
         let size = std::fs::metadata(d.join(out)).unwrap().len();
         eprintln!("{format}: {size} bytes, peak RSS {rss} KiB (report: {read_rss} KiB)");
         assert!(size <= max_size, "{format}: {size} bytes > {max_size}");
@@ -268,16 +301,20 @@ fn exports_of_deep_recursion_are_linear() {
     assert_eq!(sum, p.totals[0]);
     let deep: Vec<&str> = lines_with(&folded, "descend [recursion folded]");
     assert!(!deep.is_empty());
-    assert!(deep
-        .iter()
-        .all(|l| l.split(';').count() <= 1024 + 3), "folded lines stay short");
+    assert!(
+        deep.iter().all(|l| l.split(';').count() <= 1024 + 3),
+        "folded lines stay short"
+    );
     let longest_exact = folded
         .lines()
         .filter(|l| !l.contains("[recursion folded]"))
         .map(|l| l.split(';').filter(|f| f.starts_with("descend")).count())
         .max()
         .unwrap();
-    assert!(longest_exact >= 1000, "exact stacks up to 1024 frames: {longest_exact}");
+    assert!(
+        longest_exact >= 1000,
+        "exact stacks up to 1024 frames: {longest_exact}"
+    );
 }
 
 /// `fwprof diff --format json` of two profiles in `dir`.
@@ -301,8 +338,20 @@ fn diff_of_sampled_runs_shows_noise_as_noise() {
         common::fwprof_output(
             d,
             &[
-                "record", "-q", "--method", "sample", "--period", "101", "--jitter", "--seed",
-                seed, "--clear-env", "-o", out, "--", elf,
+                "record",
+                "-q",
+                "--method",
+                "sample",
+                "--period",
+                "101",
+                "--jitter",
+                "--seed",
+                seed,
+                "--clear-env",
+                "-o",
+                out,
+                "--",
+                elf,
             ],
         );
     }
@@ -330,7 +379,12 @@ fn diff_of_sampled_runs_shows_noise_as_noise() {
     assert!(sc["low"].as_f64().unwrap() <= 0.0 && sc["high"].as_f64().unwrap() >= 0.0);
     for pct in ["5", "20"] {
         let o = run_fwprof(d, &["diff", "--fail-above", pct, "s1.fwprof", "s2.fwprof"]);
-        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 }
 
@@ -355,17 +409,49 @@ int main(int argc, char **argv) {
     return 0;
 }
 ";
-    let Some(_) = linux_program(d, "work", src) else { return };
-    common::fwprof_output(d, &["record", "-q", "--clear-env", "-o", "a.fwprof", "--", "work.elf"]);
+    let Some(_) = linux_program(d, "work", src) else {
+        return;
+    };
     common::fwprof_output(
         d,
-        &["record", "-q", "--clear-env", "-o", "b.fwprof", "--", "work.elf", "more"],
+        &[
+            "record",
+            "-q",
+            "--clear-env",
+            "-o",
+            "a.fwprof",
+            "--",
+            "work.elf",
+        ],
+    );
+    common::fwprof_output(
+        d,
+        &[
+            "record",
+            "-q",
+            "--clear-env",
+            "-o",
+            "b.fwprof",
+            "--",
+            "work.elf",
+            "more",
+        ],
     );
     let o = run_fwprof(d, &["diff", "--fail-above", "10", "a.fwprof", "b.fwprof"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
-    assert!(stderr.lines().any(|l| l.starts_with("fwprof: churn: self instructions grew +")), "{stderr}");
-    assert!(stderr.lines().any(|l| l.starts_with("fwprof: total instructions grew +")), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("fwprof: churn: self instructions grew +")),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("fwprof: total instructions grew +")),
+        "{stderr}"
+    );
     assert!(!o.stdout.is_empty(), "the diff is printed too");
     // Shrinking is no regression; neither is growth under the threshold.
     for args in [
@@ -373,7 +459,12 @@ int main(int argc, char **argv) {
         ["diff", "--fail-above", "150", "a.fwprof", "b.fwprof"],
     ] {
         let o = run_fwprof(d, &args);
-        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     let o = run_fwprof(d, &["diff", "--fail-above=-3", "a.fwprof", "b.fwprof"]);
     assert_eq!(o.status.code(), Some(125));

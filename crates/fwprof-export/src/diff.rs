@@ -294,7 +294,9 @@ pub fn compare(before: &Profile, after: &Profile, event: usize) -> Result<Diff, 
         };
         for f in &mut functions {
             let c = f.self_cost[sort_event];
-            f.share = Some(share_change(c.before, tb, samples[0], c.after, ta, samples[1]));
+            f.share = Some(share_change(
+                c.before, tb, samples[0], c.after, ta, samples[1],
+            ));
         }
     }
     let sides = [Side::of(before), Side::of(after)];
@@ -439,7 +441,11 @@ impl Diff {
             out.push(format!(
                 "{}: self {event} grew {} ({} to {})",
                 f.name,
-                if c.before == 0 { "from 0".to_string() } else { percent_text(c) },
+                if c.before == 0 {
+                    "from 0".to_string()
+                } else {
+                    percent_text(c)
+                },
                 c.before,
                 c.after
             ));

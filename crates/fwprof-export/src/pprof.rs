@@ -312,7 +312,13 @@ impl Builder<'_> {
                 let r = &self.profile.functions[f.index()];
                 let name = format!("{}{FOLDED_SUFFIX}", r.name);
                 let function_id = self.inlined(&name, r.file.as_deref().unwrap_or(""));
-                (r.start, vec![proto::Line { function_id, line: 0 }])
+                (
+                    r.start,
+                    vec![proto::Line {
+                        function_id,
+                        line: 0,
+                    }],
+                )
             }
         };
         let id = self.locations.len() as u64 + 1;

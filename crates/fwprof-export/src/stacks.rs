@@ -212,7 +212,9 @@ pub fn folded_stack_count(profile: &Profile) -> Result<u64, Error> {
         .contexts
         .iter()
         .enumerate()
-        .filter(|(i, c)| stacks.is_folded(stacks.node_of(*i)) && c.self_cost.iter().any(|&v| v != 0))
+        .filter(|(i, c)| {
+            stacks.is_folded(stacks.node_of(*i)) && c.self_cost.iter().any(|&v| v != 0)
+        })
         .count() as u64)
 }
 
@@ -283,7 +285,10 @@ mod tests {
         let values = s.values(&p, 0);
         assert_eq!(values.iter().sum::<u64>(), p.contexts.len() as u64);
         let deep = s.node_of(p.contexts.len() - 2);
-        assert_eq!(values[deep], u64::from(depth) + 1 - MAX_EXACT_FRAMES as u64 - 1);
+        assert_eq!(
+            values[deep],
+            u64::from(depth) + 1 - MAX_EXACT_FRAMES as u64 - 1
+        );
         // Every context past 1025 frames (and the leaf under them).
         assert_eq!(
             folded_stack_count(&p).unwrap(),
@@ -308,7 +313,11 @@ mod tests {
         let s = Stacks::new(&p, 0).unwrap();
         assert!(s.len() < 1100, "{} nodes", s.len());
         let deepest = names(&p, &s, s.node_of(p.contexts.len() - 1));
-        assert!(deepest.len() <= MAX_EXACT_FRAMES as usize + 2, "{}", deepest.len());
+        assert!(
+            deepest.len() <= MAX_EXACT_FRAMES as usize + 2,
+            "{}",
+            deepest.len()
+        );
         assert!(folded_stack_count(&p).unwrap() > 0);
     }
 }

@@ -100,7 +100,13 @@ pub fn newcombe_difference(p1: f64, ci1: (f64, f64), p2: f64, ci2: (f64, f64)) -
 /// of both (normal quantile `z`, [`Z_95`] for 95%). E.g. 56/70 − 48/80
 /// gives (0.0524, 0.3339) (Newcombe 1998, Table II).
 pub fn newcombe_interval(k1: f64, n1: u64, k2: f64, n2: u64, z: f64) -> (f64, f64) {
-    let p = |k: f64, n: u64| if n == 0 { 0.0 } else { (k / n as f64).clamp(0.0, 1.0) };
+    let p = |k: f64, n: u64| {
+        if n == 0 {
+            0.0
+        } else {
+            (k / n as f64).clamp(0.0, 1.0)
+        }
+    };
     newcombe_difference(
         p(k1, n1),
         wilson_interval(k1, n1, z),
@@ -1092,7 +1098,10 @@ mod tests {
     fn newcombe_interval_matches_newcombe_1998() {
         // Table II of Newcombe 1998: 56/70 - 48/80, method 10: 0.0524 to 0.3339.
         let (lo, hi) = newcombe_interval(56.0, 70, 48.0, 80, Z_95);
-        assert!((lo - 0.0524).abs() < 5e-5 && (hi - 0.3339).abs() < 5e-5, "{lo} {hi}");
+        assert!(
+            (lo - 0.0524).abs() < 5e-5 && (hi - 0.3339).abs() < 5e-5,
+            "{lo} {hi}"
+        );
         // Equal proportions: an interval symmetric about 0.
         let (lo, hi) = newcombe_interval(5.0, 50, 5.0, 50, Z_95);
         assert!(lo < 0.0 && hi > 0.0 && (lo + hi).abs() < 1e-12);

@@ -50,8 +50,8 @@ mod program;
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
 pub use call_graph::write_call_graph;
 pub use compare::{
-    compare, kendall_tau_b, newcombe_difference, newcombe_interval, wilson_interval, CompareError, Comparison, FunctionComparison, Grade,
-    Verdict, Z_95,
+    compare, kendall_tau_b, newcombe_difference, newcombe_interval, wilson_interval, CompareError,
+    Comparison, FunctionComparison, Grade, Verdict, Z_95,
 };
 pub use cycles::{find_cycles, Cycles};
 pub use events::{event_by_name, parse_columns, Column, Derived, EventError, STALL_EVENTS};

@@ -131,7 +131,10 @@ impl Unwinder {
         // unwind without it), with one warning per section.
         let mut warnings = Vec::new();
         let eh = eh_frame.and_then(|(addr, data)| {
-            usable(Table::eh_frame(addr, data, text, size, &keep), &mut warnings)
+            usable(
+                Table::eh_frame(addr, data, text, size, &keep),
+                &mut warnings,
+            )
         });
         let debug = debug_frame
             .and_then(|data| usable(Table::debug_frame(data, size, &keep), &mut warnings));
