@@ -298,9 +298,14 @@ pub struct AnnotateArgs {
     /// Look for source files under DIR too (repeatable).
     #[arg(long, value_name = "DIR")]
     pub source_dir: Vec<PathBuf>,
-    /// Program ELF to read debug info and code from (default: the recorded path).
+    /// Program ELF to read debug info and code from when the recorded
+    /// path no longer holds it; it must have the recorded SHA-256.
     #[arg(long, value_name = "ELF")]
     pub program: Option<PathBuf>,
+    /// Read a `--program` whose SHA-256 differs from the one recorded in
+    /// the profile (refused otherwise).
+    #[arg(long, requires = "program")]
+    pub force: bool,
     /// Event to count, e.g. `cycles`, which adds a column per stall cause
     /// of the function (default: instructions).
     #[arg(long, value_name = "NAME")]
@@ -359,9 +364,15 @@ pub struct ExportArgs {
     /// flamegraph, dot) or to put first (default: instructions).
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
-    /// Program ELF to read debug info from (default: the recorded path).
+    /// Program ELF to read debug info from when the recorded path no
+    /// longer holds it (callgrind, pprof, gmon); it must have the recorded
+    /// SHA-256.
     #[arg(long, value_name = "ELF")]
     pub program: Option<PathBuf>,
+    /// Read a `--program` whose SHA-256 differs from the one recorded in
+    /// the profile (refused otherwise).
+    #[arg(long, requires = "program")]
+    pub force: bool,
     /// dot: leave out functions below PCT% of the total inclusive cost.
     #[arg(long, value_name = "PCT", default_value_t = 0.5)]
     pub threshold: f64,
@@ -381,9 +392,14 @@ pub struct HtmlArgs {
         value_name = "OUT"
     )]
     pub output: PathBuf,
-    /// Program ELF to read debug info and code from (default: the recorded path).
+    /// Program ELF to read debug info and code from when the recorded
+    /// path no longer holds it; it must have the recorded SHA-256.
     #[arg(long, value_name = "ELF")]
     pub program: Option<PathBuf>,
+    /// Read a `--program` whose SHA-256 differs from the one recorded in
+    /// the profile (refused otherwise).
+    #[arg(long, requires = "program")]
+    pub force: bool,
     /// Look for source files under DIR too (repeatable).
     #[arg(long, value_name = "DIR")]
     pub source_dir: Vec<PathBuf>,
@@ -404,6 +420,11 @@ pub struct DiffArgs {
     /// Event to sort by (default: instructions); every event is shown.
     #[arg(long, value_name = "NAME")]
     pub event: Option<String>,
+    /// Exit with status 1 when the total or a function's self cost of the
+    /// sort event grew by more than PCT percent (for sampled profiles,
+    /// only changes whose 95% interval excludes 0).
+    #[arg(long, value_name = "PCT")]
+    pub fail_above: Option<f64>,
 }
 
 /// `fwprof merge`.

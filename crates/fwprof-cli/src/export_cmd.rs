@@ -69,6 +69,7 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
     let profile = read(&a.file)?;
     let mut opts = ExportOptions::new(event_index(&profile, a.event.as_deref())?);
     opts.program = a.program.clone();
+    opts.force = a.force;
     if !(a.threshold >= 0.0 && a.threshold <= 100.0) {
         anyhow::bail!(
             "--threshold {}: expected a percentage from 0 to 100",
@@ -80,6 +81,22 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
         .output
         .clone()
         .unwrap_or_else(|| a.format.default_output().into());
+    if matches!(
+        a.format,
+        ExportFormat::Folded
+            | ExportFormat::Flamegraph
+            | ExportFormat::Speedscope
+            | ExportFormat::Pprof
+    ) {
+        let folded = fwprof_export::stacks::folded_stack_count(&profile)?;
+        if folded > 0 {
+            eprintln!(
+                "fwprof: {folded} stacks deeper than {} frames had their recursion folded into                  frames marked `{}`",
+                fwprof_export::stacks::MAX_EXACT_FRAMES,
+                fwprof_export::stacks::FOLDED_SUFFIX.trim_start()
+            );
+        }
+    }
     let p = &profile;
     let o = &opts;
     write_output(&out, |w| match a.format {
@@ -99,8 +116,9 @@ pub fn html(a: &HtmlArgs) -> Result<u8> {
     let profile = read(&a.file)?;
     let mut opts = ExportOptions::new(event_index(&profile, None)?);
     opts.program = a.program.clone();
+    opts.force = a.force;
     opts.source_dirs = a.source_dir.clone();
-    let choice = fwprof_export::html::open_program(&profile, &opts);
+    let choice = fwprof_export::html::open_program(&profile, &opts)?;
     if let Some(note) = &choice.note {
         eprintln!("fwprof: warning: {note}");
     }
@@ -119,8 +137,22 @@ pub fn diff(a: &DiffArgs) -> Result<u8> {
     for warning in diff.warnings() {
         eprintln!("fwprof: warning: {warning}");
     }
+    if let Some(pct) = a.fail_above {
+        if !(pct >= 0.0 && pct.is_finite()) {
+            anyhow::bail!("--fail-above {pct}: expected a percentage of 0 or more");
+        }
+    }
     let json = a.format == FormatArg::Json;
     write_output(Path::new("-"), |w| diff.write(json, w))?;
+    if let Some(pct) = a.fail_above {
+        let grown = diff.growth_above(pct);
+        for g in &grown {
+            eprintln!("fwprof: {g} (more than --fail-above {pct}%)");
+        }
+        if !grown.is_empty() {
+            return Ok(1);
+        }
+    }
     Ok(0)
 }
 

@@ -394,7 +394,10 @@ pub(crate) fn base_meta(
     target: Target,
     start_time: u64,
 ) -> Meta {
-    let mut meta = Meta::new(a.program.display().to_string());
+    // The absolute path, so readers in another directory find the program
+    // (and, through its DWARF, its sources); argv[0] stays as given.
+    let program_path = std::path::absolute(&a.program).unwrap_or_else(|_| a.program.clone());
+    let mut meta = Meta::new(program_path.display().to_string());
     meta.sha256 = crate::report_cmd::hex(&program.sha256());
     meta.build_id = program.build_id().map(crate::report_cmd::hex);
     meta.xlen = if rv64 { 64 } else { 32 };

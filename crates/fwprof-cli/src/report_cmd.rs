@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Write};
 use anyhow::{Context, Result};
 use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
 use fwprof_report::{AnnotateOptions, CallGraphOptions, Column, FlatOptions, SortKey};
-use fwprof_symbols::{Program, SourceResolver};
+use fwprof_symbols::SourceResolver;
 
 use crate::cli::{AnnotateArgs, ColorArg, FormatArg, ReportArgs, SortArg};
 
@@ -207,37 +207,27 @@ pub fn write(profile: &Profile, a: &ReportArgs, w: &mut impl Write) -> Result<()
     Ok(())
 }
 
-/// Write the annotation chosen by `a` for `profile`. The ELF is read from
-/// `--program` or the recorded path; if it is missing or changed (SHA-256),
+/// Write the annotation chosen by `a` for `profile`. The ELF is found by
+/// [`fwprof_report::find_program`] (the recorded path, then `--program`,
+/// which must have the recorded SHA-256 unless `--force`); without it,
 /// annotate falls back to the instruction bits stored in the profile.
+///
+/// # Errors
+/// A refused `--program`, an unknown event or function, writing.
 pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Result<()> {
     let event = primary_event(profile, a.event.as_deref())?;
-    let path = a
-        .program
-        .clone()
-        .unwrap_or_else(|| profile.meta.program.clone().into());
-    let program = match Program::open(&path) {
-        Ok(p) if a.program.is_some() || hex(&p.sha256()) == profile.meta.sha256 => Some(p),
-        Ok(_) => {
+    let found = fwprof_report::find_program(profile, a.program.as_deref(), a.force)?;
+    if let Some(note) = &found.note {
+        eprintln!("fwprof: warning: {note}");
+    }
+    let program = found.program;
+    if let (Some(p), Some(path)) = (&program, &found.path) {
+        if let Err(e) = p.debug_info() {
             eprintln!(
-                "fwprof: warning: {} changed since it was recorded; annotating without it",
+                "fwprof: warning: {}: {e}; annotating without source lines",
                 path.display()
             );
-            None
         }
-        Err(e) => {
-            eprintln!(
-                "fwprof: warning: {}: {e}; annotating from the profile alone",
-                path.display()
-            );
-            None
-        }
-    };
-    if let Some(Err(e)) = program.as_ref().map(Program::debug_info) {
-        eprintln!(
-            "fwprof: warning: {}: {e}; annotating without source lines",
-            path.display()
-        );
     }
     if let Some(f) = &a.function {
         if !profile.functions.iter().any(|r| &r.name == f) {

@@ -476,6 +476,9 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
             a.exec.program.display()
         )
     })?;
+    for w in unwinder.warnings() {
+        eprintln!("fwprof: warning: {}: {w}", a.exec.program.display());
+    }
     let table = program.functions();
     let ranges: Vec<(u64, u64)> = table.iter().map(|(_, f)| (f.start, f.end)).collect();
     let map = FunctionMap::new(&ranges, table.entries());
@@ -550,6 +553,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         start_time,
     );
     record::mark_failed(&mut meta, &run_error);
+    meta.warnings.extend(unwinder.warnings().iter().cloned());
     meta.core = core_name;
     meta.method = Method::Sample;
     meta.sleep_ns = sleep_ns;

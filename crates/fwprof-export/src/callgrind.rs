@@ -69,28 +69,33 @@ pub fn event_name(name: &str) -> &str {
     }
 }
 
-/// The program for line numbers: `opts.program` if given, else the
-/// recorded path if the file there still has the recorded SHA-256.
+/// The program for line numbers, found by [`crate::find_program`] (the
+/// recorded path if its SHA-256 is unchanged, else `--program`).
 ///
-/// Errors are one-line reasons (missing file, changed file, no DWARF).
-pub(crate) fn debug_program(profile: &Profile, opts: &ExportOptions) -> Result<Program, String> {
-    let (path, check) = match &opts.program {
-        Some(p) => (p.clone(), false),
-        None => (std::path::PathBuf::from(&profile.meta.program), true),
+/// The inner error is a one-line reason there are no lines (missing or
+/// changed file, no DWARF).
+///
+/// # Errors
+/// A `--program` refused by [`crate::find_program`].
+pub(crate) fn debug_program(
+    profile: &Profile,
+    opts: &ExportOptions,
+) -> Result<Result<Program, String>, Error> {
+    let found = crate::find_program(profile, opts)?;
+    let (Some(program), Some(path)) = (found.program, found.path) else {
+        return Ok(Err(found.note.unwrap_or_default()));
     };
-    let program = Program::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if check && !profile.meta.sha256.is_empty() && program.sha256_hex() != profile.meta.sha256 {
-        return Err(format!(
-            "{} changed since it was recorded (give --program)",
-            path.display()
-        ));
-    }
     match program.debug_info() {
         Ok(true) => {}
-        Ok(false) => return Err(format!("{} has no DWARF line information", path.display())),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Ok(false) => {
+            return Ok(Err(format!(
+                "{} has no DWARF line information",
+                path.display()
+            )))
+        }
+        Err(e) => return Ok(Err(format!("{}: {e}", path.display()))),
     }
-    Ok(program)
+    Ok(Ok(program))
 }
 
 /// File and line of `addr` in its physical (outermost) function: for
@@ -121,7 +126,7 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     let order: Vec<usize> = std::iter::once(opts.event)
         .chain((0..n).filter(|&e| e != opts.event))
         .collect();
-    let program = debug_program(profile, opts);
+    let program = debug_program(profile, opts)?;
 
     // Source file of every function.
     let files: Vec<String> = profile

@@ -75,6 +75,39 @@ pub struct FunctionDiff {
     pub self_cost: Vec<Change>,
     /// Inclusive cost per compared event.
     pub inclusive: Vec<Change>,
+    /// When either profile is sampled: the change of the function's share
+    /// of the sort event's self cost, with its 95% interval.
+    pub share: Option<ShareChange>,
+}
+
+/// The change of a function's share of the total between a sampled
+/// profile and another (sampled or exact), with Newcombe's hybrid score
+/// interval (method 10, from the Wilson intervals of each sampled share;
+/// an exact share is known exactly): [`fwprof_report::newcombe_difference`].
+/// Shares in percent of each profile's total.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShareChange {
+    /// Share in the before profile, in percent.
+    pub before: f64,
+    /// Share in the after profile, in percent.
+    pub after: f64,
+    /// Lower bound of the 95% interval of `after - before`, in points.
+    pub low: f64,
+    /// Upper bound of the 95% interval of `after - before`, in points.
+    pub high: f64,
+}
+
+impl ShareChange {
+    /// `after - before`, in points.
+    pub fn change(self) -> f64 {
+        self.after - self.before
+    }
+
+    /// True if the interval contains 0: the change is within sampling
+    /// noise at the 95% level.
+    pub fn contains_zero(self) -> bool {
+        self.low <= 0.0 && self.high >= 0.0
+    }
 }
 
 /// The comparison of two profiles; see the module documentation.
@@ -92,6 +125,13 @@ pub struct Diff {
     pub totals: Vec<Change>,
     /// Every function with cost or calls in either profile, sorted.
     pub functions: Vec<FunctionDiff>,
+    /// Samples of each side when it is sampled (`None`: exact or
+    /// instrumented); with either sampled, costs are estimates and
+    /// [`FunctionDiff::share`] is set.
+    pub samples: [Option<u64>; 2],
+    /// How far each side's total of the sort event may be from the true
+    /// count (0 for an exact profile): see [`Diff::growth_above`].
+    total_margin: [u64; 2],
     /// Program path, SHA-256, command line and partial reason of each side.
     sides: [Side; 2],
     /// One-line warnings for stderr (different programs, partial profiles).
@@ -227,6 +267,7 @@ pub fn compare(before: &Profile, after: &Profile, event: usize) -> Result<Diff, 
             calls,
             self_cost,
             inclusive,
+            share: None,
         });
     }
     functions.sort_by(|x, y| {
@@ -238,13 +279,26 @@ pub fn compare(before: &Profile, after: &Profile, event: usize) -> Result<Diff, 
         };
         key(y).cmp(&key(x)).then_with(|| x.name.cmp(&y.name))
     });
-    let totals = common
+    let totals: Vec<Change> = common
         .iter()
         .map(|&(_, i, j)| Change {
             before: before.totals.get(i).copied().unwrap_or(0),
             after: after.totals.get(j).copied().unwrap_or(0),
         })
         .collect();
+    let samples = [sample_count(before), sample_count(after)];
+    if samples.iter().any(Option::is_some) {
+        let (tb, ta) = {
+            let t: &Change = &totals[sort_event];
+            (t.before, t.after)
+        };
+        for f in &mut functions {
+            let c = f.self_cost[sort_event];
+            f.share = Some(share_change(
+                c.before, tb, samples[0], c.after, ta, samples[1],
+            ));
+        }
+    }
     let sides = [Side::of(before), Side::of(after)];
     let mut warnings = Vec::new();
     if before.meta.sha256 != after.meta.sha256 {
@@ -277,9 +331,57 @@ pub fn compare(before: &Profile, after: &Profile, event: usize) -> Result<Diff, 
         after_only: only(after, before),
         totals,
         functions,
+        samples,
+        total_margin: [total_margin(before), total_margin(after)],
         sides,
         warnings,
     })
+}
+
+/// How far a sampled profile's instruction or cycle total may be from the
+/// run's: it counts whole periods up to the last sample, so it misses up to
+/// one period after it, and with jitter the sum of `n` periods drawn
+/// uniformly from 1 to 2P−1 has a standard deviation of about
+/// P·sqrt(n/3); 1.96 of those are added. 0 for an exact profile.
+fn total_margin(p: &Profile) -> u64 {
+    match (p.meta.method, &p.meta.sampling) {
+        (fwprof_profile::Method::Sample, Some(s)) => {
+            let spread = if s.jitter {
+                fwprof_report::Z_95 * s.period as f64 * (s.samples as f64 / 3.0).sqrt()
+            } else {
+                0.0
+            };
+            s.period.saturating_add(spread.ceil() as u64)
+        }
+        _ => 0,
+    }
+}
+
+/// The number of samples of a sampled profile, `None` otherwise.
+fn sample_count(p: &Profile) -> Option<u64> {
+    match (p.meta.method, &p.meta.sampling) {
+        (fwprof_profile::Method::Sample, Some(s)) => Some(s.samples),
+        _ => None,
+    }
+}
+
+/// The share change of a cost `b` of `tb` (before) to `a` of `ta`
+/// (after); a side with `n` samples has a Wilson interval on its share
+/// (its count estimated as share × n), an exact side none.
+fn share_change(b: u64, tb: u64, nb: Option<u64>, a: u64, ta: u64, na: Option<u64>) -> ShareChange {
+    let share = |c: u64, t: u64| if t == 0 { 0.0 } else { c as f64 / t as f64 };
+    let interval = |p: f64, n: Option<u64>| match n {
+        Some(n) => fwprof_report::wilson_interval(p * n as f64, n, fwprof_report::Z_95),
+        None => (p, p),
+    };
+    let (pb, pa) = (share(b, tb), share(a, ta));
+    let (lo, hi) = fwprof_report::newcombe_difference(pa, interval(pa, na), pb, interval(pb, nb));
+    ShareChange {
+        before: 100.0 * pb,
+        after: 100.0 * pa,
+        low: 100.0 * lo,
+        high: 100.0 * hi,
+    }
 }
 
 /// Write the per-function differences from `before` to `after` to `out`,
@@ -300,6 +402,57 @@ pub fn write(
 }
 
 impl Diff {
+    /// What grew by more than `pct` percent (`fwprof diff --fail-above`),
+    /// one line each: the total of the sort event, then each function's
+    /// self cost of the sort event (a function that appeared with a cost
+    /// grew without bound). When either profile is sampled, a function
+    /// counts only if the 95% interval of its share change lies above 0,
+    /// and the total only if it grew by more than `pct` percent even with
+    /// the sampled totals' margins of error against it (one period, plus
+    /// 1.96 standard deviations of the summed periods with jitter).
+    pub fn growth_above(&self, pct: f64) -> Vec<String> {
+        let e = self.sort_event;
+        let event = &self.events[e];
+        let grew = |c: Change| match c.percent() {
+            Some(p) => p > pct,
+            None => c.after > 0,
+        };
+        let mut out = Vec::new();
+        let t = self.totals[e];
+        // A sampled total counts only if it grew beyond its margin of error.
+        let [mb, ma] = self.total_margin;
+        let t_sure = Change {
+            before: t.before.saturating_add(mb),
+            after: t.after.saturating_sub(ma),
+        };
+        if grew(t_sure) && grew(t) {
+            out.push(format!(
+                "total {event} grew {} ({} to {})",
+                percent_text(t),
+                t.before,
+                t.after
+            ));
+        }
+        for f in &self.functions {
+            let c = f.self_cost[e];
+            if !grew(c) || f.share.is_some_and(|s| s.low <= 0.0) {
+                continue;
+            }
+            out.push(format!(
+                "{}: self {event} grew {} ({} to {})",
+                f.name,
+                if c.before == 0 {
+                    "from 0".to_string()
+                } else {
+                    percent_text(c)
+                },
+                c.before,
+                c.after
+            ));
+        }
+        out
+    }
+
     /// One-line warnings for stderr: the profiles are of different programs
     /// (SHA-256) or core models, or one is partial. The comparison is still
     /// made.
@@ -344,13 +497,24 @@ impl Diff {
             .functions
             .iter()
             .map(|f| {
-                json!({
+                let mut v = json!({
                     "name": f.name,
                     "status": f.status.as_str(),
                     "calls": change_json(f.calls),
                     "self": per_event(&f.self_cost),
                     "inclusive": per_event(&f.inclusive),
-                })
+                });
+                if let Some(sc) = f.share {
+                    v["share_change"] = json!({
+                        "before": sc.before,
+                        "after": sc.after,
+                        "change": sc.change(),
+                        "low": sc.low,
+                        "high": sc.high,
+                        "contains_zero": sc.contains_zero(),
+                    });
+                }
+                v
             })
             .collect();
         json!({
@@ -362,6 +526,7 @@ impl Diff {
             "sort_event": self.events[self.sort_event],
             "left_out_events": {"before_only": self.before_only, "after_only": self.after_only},
             "totals": per_event(&self.totals),
+            "sampled": {"before": self.samples[0], "after": self.samples[1]},
             "functions": functions,
         })
     }
@@ -370,6 +535,23 @@ impl Diff {
         let cmd = |s: &Side| s.command.join(" ");
         writeln!(out, "Before: {}", cmd(&self.sides[0]))?;
         writeln!(out, "After:  {}", cmd(&self.sides[1]))?;
+        for (label, n) in ["BEFORE", "AFTER"].iter().zip(self.samples) {
+            if let Some(n) = n {
+                writeln!(
+                    out,
+                    "Note: {label} is sampled ({n} samples): its costs are estimates"
+                )?;
+            }
+        }
+        if self.samples.iter().any(Option::is_some) {
+            writeln!(
+                out,
+                "Note: \"share change\" is the change of each function's share of the total \
+                 {} in points, with its 95% interval (Newcombe); \"noise\" marks an interval \
+                 that contains 0",
+                self.events[self.sort_event]
+            )?;
+        }
         if !self.before_only.is_empty() {
             writeln!(
                 out,
@@ -419,6 +601,16 @@ impl Diff {
                     Status::Both => String::new(),
                     st => format!(" [{}]", st.as_str()),
                 };
+                let share = match f.share {
+                    Some(sc) if e == self.sort_event => format!(
+                        "{:+.2} [{:+.2}, {:+.2}]{}",
+                        sc.change(),
+                        sc.low,
+                        sc.high,
+                        if sc.contains_zero() { " noise" } else { "" }
+                    ),
+                    _ => String::new(),
+                };
                 rows.push([
                     s.before.to_string(),
                     s.after.to_string(),
@@ -428,6 +620,7 @@ impl Diff {
                     i.after.to_string(),
                     signed(i.delta()),
                     percent_text(i),
+                    share,
                     format!("{}{mark}", f.name),
                 ]);
             }
@@ -448,10 +641,20 @@ impl Diff {
                 "incl after",
                 "incl change",
                 "incl %",
+                "share change",
                 "function",
             ]
             .map(String::from);
-            write_table(out, &head, &rows, 8)?;
+            if e == self.sort_event && self.samples.iter().any(Option::is_some) {
+                write_table(out, &head, &rows, 9)?;
+            } else {
+                // Exact profiles: no share column.
+                let drop = |r: &[String; 10]| -> [String; 9] {
+                    std::array::from_fn(|k| r[if k < 8 { k } else { k + 1 }].clone())
+                };
+                let rows: Vec<[String; 9]> = rows.iter().map(drop).collect();
+                write_table(out, &drop(&head), &rows, 8)?;
+            }
             let unchanged = self.functions.len() - rows.len();
             if unchanged > 0 {
                 writeln!(

@@ -22,13 +22,19 @@
 //! out; contexts with the same stack (possible when the recorder keeps
 //! several nodes for one path) are written once with their values summed.
 //! Lines come in the order of the contexts (parents before children).
+//!
+//! Stacks deeper than [`crate::stacks::MAX_EXACT_FRAMES`] (1024) frames
+//! have their recursion folded past that depth into one frame named
+//! `f [recursion folded]` (readers take the count after the last space,
+//! so the suffix's spaces are safe), so the output stays linear in the
+//! profile's size (see [`crate::stacks`]).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::Write;
 
-use fwprof_profile::{ContextRecord, FunctionId};
+use fwprof_profile::ContextRecord;
 
+use crate::stacks::{Stacks, FOLDED_SUFFIX};
 use crate::{Error, ExportOptions, Profile};
 
 /// Write the folded stacks of `profile` for event `opts.event` to `out`.
@@ -51,35 +57,34 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
 /// # Errors
 /// As [`write`].
 pub(crate) fn folded_lines(profile: &Profile, event: usize) -> Result<Vec<(String, u64)>, Error> {
-    let contexts = checked_contexts(profile, event)?;
+    let stacks = Stacks::new(profile, event)?;
+    let values = stacks.values(profile, event);
     let names: Vec<Cow<str>> = profile
         .functions
         .iter()
         .map(|f| frame_name(&f.name, f.start))
         .collect();
     let mut lines: Vec<(String, u64)> = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut path = Vec::new();
-    for i in 0..contexts.len() {
-        let value = contexts[i].self_cost[event];
-        if value == 0 {
+    let mut written = vec![false; stacks.len()];
+    let mut frames = Vec::new();
+    for i in 0..profile.contexts.len() {
+        let node = stacks.node_of(i);
+        if values[node] == 0 || written[node] {
             continue;
         }
-        context_path(contexts, i, &mut path);
+        written[node] = true;
+        stacks.frames(node, &mut frames);
         let mut stack = String::new();
-        for (k, f) in path.iter().enumerate() {
+        for (k, f) in frames.iter().enumerate() {
             if k > 0 {
                 stack.push(';');
             }
-            stack.push_str(&names[f.index()]);
-        }
-        match seen.get(&stack) {
-            Some(&at) => lines[at].1 += value,
-            None => {
-                seen.insert(stack.clone(), lines.len());
-                lines.push((stack, value));
+            stack.push_str(&names[f.function.index()]);
+            if f.folded {
+                stack.push_str(FOLDED_SUFFIX);
             }
         }
+        lines.push((stack, values[node]));
     }
     Ok(lines)
 }
@@ -141,25 +146,10 @@ pub(crate) fn checked_contexts(profile: &Profile, event: usize) -> Result<&[Cont
     Ok(&profile.contexts)
 }
 
-/// The functions of context `i` from its root to itself, into `path`
-/// (cleared first). `contexts` must have passed [`checked_contexts`].
-pub(crate) fn context_path(contexts: &[ContextRecord], i: usize, path: &mut Vec<FunctionId>) {
-    path.clear();
-    let mut at = i;
-    loop {
-        path.push(contexts[at].function);
-        match contexts[at].parent {
-            Some(p) => at = p as usize,
-            None => break,
-        }
-    }
-    path.reverse();
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fwprof_profile::{FunctionRecord, Meta};
+    use fwprof_profile::{FunctionId, FunctionRecord, Meta};
 
     /// main -> a -> b, main -> b, a second main -> a node and a zero-cost
     /// main -> b -> main.

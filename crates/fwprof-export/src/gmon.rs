@@ -153,7 +153,7 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
         flush(&mut f.buf, out)?;
     }
 
-    let blocks = basic_blocks(profile, opts, width);
+    let blocks = basic_blocks(profile, opts, width)?;
     for group in blocks.chunks(BLOCKS_PER_RECORD) {
         f.buf.push(GMON_TAG_BB_COUNT);
         f.u32(group.len() as u32);
@@ -309,8 +309,15 @@ impl Histogram {
 /// the source line changes if the program's DWARF is available. Counts
 /// above the address width are split into several entries of the same
 /// address (gprof adds them).
-fn basic_blocks(profile: &Profile, opts: &ExportOptions, width: usize) -> Vec<(u64, u64)> {
-    let program = crate::callgrind::debug_program(profile, opts).ok();
+///
+/// # Errors
+/// A `--program` refused by [`crate::find_program`].
+fn basic_blocks(
+    profile: &Profile,
+    opts: &ExportOptions,
+    width: usize,
+) -> Result<Vec<(u64, u64)>, Error> {
+    let program = crate::callgrind::debug_program(profile, opts)?.ok();
     let line = |addr: u64| -> Option<(Option<String>, Option<u32>)> {
         let loc = program.as_ref()?.lines(addr).ok()??;
         Some((loc.file, loc.line))
@@ -352,7 +359,7 @@ fn basic_blocks(profile: &Profile, opts: &ExportOptions, width: usize) -> Vec<(u
         prev = Some((c.addr + c.len as u64, c.function, count));
         prev_line = here;
     }
-    blocks
+    Ok(blocks)
 }
 
 #[cfg(test)]

@@ -54,7 +54,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
-use std::path::PathBuf;
 
 use fwprof_isa::{decode, disasm, Style, Xlen};
 use fwprof_profile::{FunctionRecord, Profile};
@@ -91,61 +90,35 @@ pub struct ProgramChoice {
     pub note: Option<String>,
 }
 
-/// Opens the program to annotate, as `fwprof annotate` does:
-/// [`ExportOptions::program`] if given (used whatever its hash), else the
-/// recorded `meta.program` if its SHA-256 equals `meta.sha256`. A missing,
-/// unreadable or changed file gives no program and a note saying so; a
-/// program without DWARF gives a note too. Never fails.
-pub fn open_program(profile: &Profile, opts: &ExportOptions) -> ProgramChoice {
-    let path = opts
-        .program
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&profile.meta.program));
-    match Program::open(&path) {
-        Ok(p) if opts.program.is_some() || p.sha256_hex() == profile.meta.sha256 => {
-            let note = match p.debug_info() {
-                Ok(true) => None,
-                Ok(false) => Some(format!(
-                    "{} has no DWARF line information: the annotation shows disassembly only",
-                    path.display()
-                )),
-                Err(e) => Some(format!(
-                    "{}: {e}: the annotation shows disassembly only",
-                    path.display()
-                )),
-            };
-            ProgramChoice {
-                program: Some(p),
-                note,
-            }
-        }
-        Ok(_) => ProgramChoice {
-            program: None,
-            note: Some(format!(
-                "{} changed since it was recorded (SHA-256 differs): the annotation shows only \
-                 executed instructions, from the profile (give the recorded build with --program)",
+/// Opens the program to annotate by the rule every reader follows
+/// ([`fwprof_report::find_program`]): the recorded path if its SHA-256 is
+/// unchanged, else [`ExportOptions::program`]. A missing or changed file
+/// gives no program and a note saying so; a program without DWARF gives a
+/// note too.
+///
+/// # Errors
+/// [`Error::Mismatch`] for a `--program` whose SHA-256 differs from the
+/// recorded one (unless [`ExportOptions::force`]) or that cannot be read.
+pub fn open_program(profile: &Profile, opts: &ExportOptions) -> Result<ProgramChoice, Error> {
+    let found = crate::find_program(profile, opts)?;
+    let note = match (&found.program, &found.path) {
+        (Some(p), Some(path)) => match p.debug_info() {
+            Ok(true) => found.note,
+            Ok(false) => Some(format!(
+                "{} has no DWARF line information: the annotation shows disassembly only",
+                path.display()
+            )),
+            Err(e) => Some(format!(
+                "{}: {e}: the annotation shows disassembly only",
                 path.display()
             )),
         },
-        Err(e) => {
-            // Io errors name the path already.
-            let what = match e {
-                fwprof_symbols::Error::Io { .. } => e.to_string(),
-                e => format!("{}: {e}", path.display()),
-            };
-            let hint = if opts.program.is_some() {
-                ""
-            } else {
-                " (give the program with --program)"
-            };
-            ProgramChoice {
-                program: None,
-                note: Some(format!(
-                    "{what}: the annotation shows only executed instructions, from the profile{hint}"
-                )),
-            }
-        }
-    }
+        _ => found.note,
+    };
+    Ok(ProgramChoice {
+        program: found.program,
+        note,
+    })
 }
 
 /// Writes the HTML report of `profile` to `out`, opening the program with
@@ -155,7 +128,7 @@ pub fn open_program(profile: &Profile, opts: &ExportOptions) -> ProgramChoice {
 /// # Errors
 /// [`Error::Io`] if writing fails.
 pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Result<(), Error> {
-    let choice = open_program(profile, opts);
+    let choice = open_program(profile, opts)?;
     write_with(profile, &choice, opts, out)
 }
 
@@ -787,7 +760,7 @@ mod tests {
     #[test]
     fn annotation_from_profile_bits_names_targets() {
         let p = profile();
-        let choice = open_program(&p, &ExportOptions::new(0));
+        let choice = open_program(&p, &ExportOptions::new(0)).unwrap();
         assert!(choice.program.is_none());
         assert!(choice
             .note

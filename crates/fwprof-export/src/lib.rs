@@ -23,6 +23,7 @@ pub mod html;
 pub mod merge;
 pub mod pprof;
 pub mod speedscope;
+pub mod stacks;
 
 /// How the profile's costs were gathered, for titles and summaries:
 /// `None` for an exact profile; for a sampled one e.g. `sampled: 1799
@@ -88,10 +89,15 @@ pub struct ExportOptions {
     /// carries one event (gmon, folded, flamegraph, dot); formats that carry
     /// every event (callgrind, pprof, speedscope) put it first.
     pub event: usize,
-    /// The program's ELF, for formats that need debug information (line
-    /// numbers, inlined functions); `None` to use the recorded path, falling
-    /// back to the profile alone if it is missing or changed.
+    /// The program's ELF (`--program`), for formats that need debug
+    /// information (line numbers, inlined functions). Found by
+    /// [`fwprof_report::find_program`]: the recorded path first, then this
+    /// file; a file whose SHA-256 differs from the recorded one is refused
+    /// unless [`ExportOptions::force`].
     pub program: Option<PathBuf>,
+    /// Read a `program` whose SHA-256 differs from the recorded one
+    /// (`--force`).
+    pub force: bool,
     /// Directories to look for source files in (HTML annotation).
     pub source_dirs: Vec<PathBuf>,
     /// `dot`: leave out functions whose inclusive cost is below this
@@ -106,10 +112,25 @@ impl ExportOptions {
         ExportOptions {
             event,
             program: None,
+            force: false,
             source_dirs: Vec::new(),
             threshold: 0.5,
         }
     }
+}
+
+/// The profile's program by the one rule of [`fwprof_report::find_program`]
+/// (recorded path, then `opts.program`, refused on a SHA-256 mismatch
+/// unless `opts.force`).
+///
+/// # Errors
+/// [`Error::Mismatch`] naming both hashes, or an unreadable `--program`.
+pub(crate) fn find_program(
+    profile: &Profile,
+    opts: &ExportOptions,
+) -> Result<fwprof_report::FoundProgram, Error> {
+    fwprof_report::find_program(profile, opts.program.as_deref(), opts.force)
+        .map_err(|e| Error::Mismatch(e.to_string()))
 }
 
 /// Why an export, diff or merge failed.

@@ -15,7 +15,10 @@
 //!   event with `period` 1: every event was counted, none sampled.
 //! * **Samples**: one per calling context (node of [`Profile::contexts`])
 //!   with a non-zero cost in any event; its values are the context's self
-//!   costs and its `location_id`s the context's stack, leaf first. pprof's
+//!   costs and its `location_id`s the context's stack, leaf first. Past
+//!   1024 frames recursion is folded into one frame `f [recursion folded]`
+//!   (a function of its own) and contexts whose stacks are then equal are
+//!   one sample ([`crate::stacks`]). pprof's
 //!   *flat* of a function is then fwprof's *self*, and its *cum* (which
 //!   counts a function once per sample however often recursion repeats it)
 //!   is fwprof's *inclusive*.
@@ -39,8 +42,10 @@
 //!   four `has_*` flags are set: the profile is fully symbolized by fwprof
 //!   (`go tool pprof` must not try to symbolize a RISC-V ELF itself).
 //! * `time_nanos` is the start of the recording; `comment`s give the
-//!   fwprof version, the command line, the core model and, for a partial
-//!   run, why it is partial (`go tool pprof -comments`).
+//!   fwprof version, the command line, the core model, for a partial
+//!   run why it is partial, and for a sampled or instrumented profile how
+//!   it was taken (`sampled: ... (values are estimates)`; `go tool pprof
+//!   -comments`).
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -51,6 +56,7 @@ use fwprof_profile::FunctionId;
 use fwprof_symbols::Program;
 use prost::Message;
 
+use crate::stacks::{Frame, Stacks, FOLDED_SUFFIX};
 use crate::{folded, Error, ExportOptions, Profile};
 
 /// The messages of `profile.proto` that fwprof writes, with its field
@@ -187,26 +193,10 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     Ok(())
 }
 
-/// The program for DWARF: `opts.program` (which must be the profiled ELF
-/// when the profile records its SHA-256), else the recorded path if it
-/// still holds the profiled ELF, else none.
+/// The program for DWARF, found by [`crate::find_program`]; none when
+/// neither the recorded path nor `--program` holds the profiled ELF.
 fn open_program(profile: &Profile, opts: &ExportOptions) -> Result<Option<Program>, Error> {
-    let same =
-        |p: &Program| profile.meta.sha256.is_empty() || p.sha256_hex() == profile.meta.sha256;
-    match &opts.program {
-        Some(path) => {
-            let p = Program::open(path)
-                .map_err(|e| Error::Unsupported(format!("{}: {e}", path.display())))?;
-            if !same(&p) {
-                return Err(Error::Mismatch(format!(
-                    "{} is not the program this profile was recorded from (its SHA-256 differs)",
-                    path.display()
-                )));
-            }
-            Ok(Some(p))
-        }
-        None => Ok(Program::open(&profile.meta.program).ok().filter(same)),
-    }
+    Ok(crate::find_program(profile, opts)?.program)
 }
 
 /// pprof's unit of every event: each counts occurrences.
@@ -244,6 +234,9 @@ enum Site {
     Entry(FunctionId),
     /// A call instruction at this address in this function.
     Call(u64, FunctionId),
+    /// A frame standing for recursion folded past 1024 frames: the
+    /// function's entry, named `f [recursion folded]`.
+    Folded(FunctionId),
 }
 
 /// Builds the message from the profile's contexts.
@@ -315,6 +308,18 @@ impl Builder<'_> {
                 )
             }
             Site::Call(addr, f) => (addr, self.call_lines(addr, f)),
+            Site::Folded(f) => {
+                let r = &self.profile.functions[f.index()];
+                let name = format!("{}{FOLDED_SUFFIX}", r.name);
+                let function_id = self.inlined(&name, r.file.as_deref().unwrap_or(""));
+                (
+                    r.start,
+                    vec![proto::Line {
+                        function_id,
+                        line: 0,
+                    }],
+                )
+            }
         };
         let id = self.locations.len() as u64 + 1;
         self.locations.push(proto::Location {
@@ -373,7 +378,6 @@ fn build(
     opts: &ExportOptions,
     program: Option<&Program>,
 ) -> Result<proto::Profile, Error> {
-    let contexts = &profile.contexts;
     let mut b = Builder {
         profile,
         program,
@@ -416,31 +420,45 @@ fn build(
         }
     }
 
+    let stacks = Stacks::new(profile, opts.event)?;
+    let values: Vec<Vec<u64>> = order.iter().map(|&e| stacks.values(profile, e)).collect();
+    let mut written = vec![false; stacks.len()];
     let mut sample = Vec::new();
     let mut path = Vec::new();
-    for (i, c) in contexts.iter().enumerate() {
-        if c.self_cost.iter().all(|&v| v == 0) {
+    for i in 0..profile.contexts.len() {
+        let node = stacks.node_of(i);
+        if written[node] || values.iter().all(|v| v[node] == 0) {
             continue;
         }
-        folded::context_path(contexts, i, &mut path);
+        written[node] = true;
+        stacks.frames(node, &mut path);
         let mut location_id = Vec::with_capacity(path.len());
-        let leaf = path[path.len() - 1];
-        location_id.push(b.location(Site::Entry(leaf)));
+        let site_of = |f: Frame| {
+            if f.folded {
+                Site::Folded(f.function)
+            } else {
+                Site::Entry(f.function)
+            }
+        };
+        location_id.push(b.location(site_of(path[path.len() - 1])));
         for w in path.windows(2).rev() {
             let (caller, callee) = (w[0], w[1]);
-            let site = match call_sites.get(&(caller, callee)) {
-                Some(&Some(addr)) => Site::Call(addr, caller),
-                _ => Site::Entry(caller),
+            let site = match call_sites.get(&(caller.function, callee.function)) {
+                Some(&Some(addr)) if !caller.folded && !callee.folded => {
+                    Site::Call(addr, caller.function)
+                }
+                _ => site_of(caller),
             };
             location_id.push(b.location(site));
         }
         let value = order
             .iter()
-            .map(|&e| {
-                i64::try_from(c.self_cost[e]).map_err(|_| {
+            .zip(&values)
+            .map(|(&e, v)| {
+                i64::try_from(v[node]).map_err(|_| {
                     Error::Unsupported(format!(
                         "a {} cost of {} does not fit pprof's int64",
-                        profile.events[e], c.self_cost[e]
+                        profile.events[e], v[node]
                     ))
                 })
             })
@@ -493,6 +511,9 @@ fn build(
     }
     if let Some(why) = &meta.partial {
         comments.push(format!("partial profile: {why}"));
+    }
+    if let Some(note) = crate::method_note(profile) {
+        comments.push(note);
     }
     let comment = comments.iter().map(|c| b.strings.id(c)).collect();
     let default_sample_type = sample_type[0].r#type;

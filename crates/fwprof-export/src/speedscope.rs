@@ -18,13 +18,19 @@
 //! the file and line of its first instruction when DWARF gave them. The
 //! unit is `"none"`: events are counts (instructions, cycles, misses), not
 //! times, and speedscope shows them as plain numbers.
+//!
+//! Stacks deeper than 1024 frames have their recursion folded into one
+//! frame `f [recursion folded]` (its own entry in `shared.frames`), and
+//! contexts whose stacks are then equal are one sample ([`crate::stacks`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write;
 
 use serde::Serialize;
 
-use crate::{folded, Error, ExportOptions, Profile};
+use crate::stacks::{Stacks, FOLDED_SUFFIX};
+use crate::{Error, ExportOptions, Profile};
 
 /// Value of `$schema`, the one the schema allows.
 const SCHEMA: &str = "https://www.speedscope.app/file-format-schema.json";
@@ -48,7 +54,7 @@ struct Shared<'a> {
 
 #[derive(Serialize)]
 struct Frame<'a> {
-    name: &'a str,
+    name: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     file: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -76,41 +82,57 @@ struct SampledProfile {
 /// index is out of range or the context tree is malformed; [`Error::Io`]
 /// if writing fails.
 pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Result<(), Error> {
-    let contexts = folded::checked_contexts(profile, opts.event)?;
+    let tree = Stacks::new(profile, opts.event)?;
+    let n = tree.len();
 
-    // Depth-first order of the tree, children in index order.
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); contexts.len()];
+    // Depth-first order of the stacks, children in the order they were
+    // first entered.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut roots = Vec::new();
-    for (i, c) in contexts.iter().enumerate() {
-        match c.parent {
-            Some(p) => children[p as usize].push(i),
-            None => roots.push(i),
+    for node in 0..n {
+        match tree.parent(node) {
+            Some(p) => children[p].push(node),
+            None => roots.push(node),
         }
     }
-    let mut order = Vec::with_capacity(contexts.len());
+    let mut order = Vec::with_capacity(n);
     let mut todo: Vec<usize> = roots.into_iter().rev().collect();
     while let Some(i) = todo.pop() {
         order.push(i);
         todo.extend(children[i].iter().rev());
     }
+    drop(children);
 
-    // One frame per function used, numbered in order of first use.
-    let mut frame_of: HashMap<u32, usize> = HashMap::new();
+    let mut events = vec![opts.event];
+    events.extend(
+        (0..profile.events.len())
+            .filter(|&e| e != opts.event && profile.contexts.iter().any(|c| c.self_cost[e] != 0)),
+    );
+    let values: Vec<Vec<u64>> = events.iter().map(|&e| tree.values(profile, e)).collect();
+
+    // One frame per function (and per function folded) used, numbered in
+    // order of first use.
+    let mut frame_of: HashMap<(u32, bool), usize> = HashMap::new();
     let mut frames = Vec::new();
-    let mut stacks: Vec<Vec<usize>> = vec![Vec::new(); contexts.len()];
+    let mut stacks: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut path = Vec::new();
     for &i in &order {
-        if contexts[i].self_cost.iter().all(|&v| v == 0) {
+        if values.iter().all(|v| v[i] == 0) {
             continue;
         }
-        folded::context_path(contexts, i, &mut path);
+        tree.frames(i, &mut path);
         stacks[i] = path
             .iter()
             .map(|f| {
-                *frame_of.entry(f.0).or_insert_with(|| {
-                    let r = &profile.functions[f.index()];
+                *frame_of.entry((f.function.0, f.folded)).or_insert_with(|| {
+                    let r = &profile.functions[f.function.index()];
+                    let name = if f.folded {
+                        Cow::Owned(format!("{}{FOLDED_SUFFIX}", r.name))
+                    } else {
+                        Cow::Borrowed(r.name.as_str())
+                    };
                     frames.push(Frame {
-                        name: &r.name,
+                        name,
                         file: r.file.as_deref(),
                         line: r.line,
                     });
@@ -121,21 +143,16 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     }
 
     let program = crate::flamegraph::program_name(profile);
-    let mut events = vec![opts.event];
-    events.extend(
-        (0..profile.events.len())
-            .filter(|&e| e != opts.event && contexts.iter().any(|c| c.self_cost[e] != 0)),
-    );
     let profiles = events
         .iter()
-        .map(|&e| {
+        .zip(&values)
+        .map(|(&e, v)| {
             let mut samples = Vec::new();
             let mut weights = Vec::new();
             for &i in &order {
-                let v = contexts[i].self_cost[e];
-                if v != 0 {
+                if v[i] != 0 {
                     samples.push(stacks[i].clone());
-                    weights.push(v);
+                    weights.push(v[i]);
                 }
             }
             SampledProfile {
@@ -151,7 +168,14 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
         .collect();
     let file = File {
         schema: SCHEMA,
-        name: crate::flamegraph::title(profile, &profile.events[opts.event]),
+        name: match crate::method_note(profile) {
+            // Sampled values are estimates: the title says so.
+            Some(note) => format!(
+                "{} ({note})",
+                crate::flamegraph::title(profile, &profile.events[opts.event])
+            ),
+            None => crate::flamegraph::title(profile, &profile.events[opts.event]),
+        },
         exporter: format!("fwprof {}", env!("CARGO_PKG_VERSION")),
         active_profile_index: 0,
         shared: Shared { frames },

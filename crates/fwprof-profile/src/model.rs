@@ -49,7 +49,8 @@ impl Target {
 pub struct Meta {
     /// Format version the profile was written with ([`FORMAT_VERSION`]).
     pub format_version: u32,
-    /// Path of the profiled ELF as given on the command line.
+    /// Path of the profiled ELF: absolute since fwprof stored it so (as given
+    /// on the command line in older profiles).
     pub program: String,
     /// SHA-256 of the ELF file, 64 lowercase hex digits (empty if unknown).
     pub sha256: String,

@@ -80,6 +80,41 @@ pub fn wilson_interval(k: f64, n: u64, z: f64) -> (f64, f64) {
     )
 }
 
+/// Newcombe's hybrid score interval for a difference of proportions
+/// `p1 − p2` of two independent samples (R. G. Newcombe, *Interval
+/// estimation for the difference between independent proportions:
+/// comparison of eleven methods*, Statistics in Medicine 17, 1998,
+/// method 10), built from each proportion's interval `(l, u)`:
+/// `(p1 − p2 − sqrt((p1 − l1)² + (u2 − p2)²), p1 − p2 + sqrt((u1 − p1)² + (p2 − l2)²))`.
+/// With [`wilson_interval`]s this is method 10 exactly; a proportion known
+/// exactly (an exact profile's share) is passed as `(p, p)`. Fractions in,
+/// fractions out (the bounds lie in `[-1, 1]`).
+pub fn newcombe_difference(p1: f64, ci1: (f64, f64), p2: f64, ci2: (f64, f64)) -> (f64, f64) {
+    let d = p1 - p2;
+    let lo = d - ((p1 - ci1.0).powi(2) + (ci2.1 - p2).powi(2)).sqrt();
+    let hi = d + ((ci1.1 - p1).powi(2) + (p2 - ci2.0).powi(2)).sqrt();
+    (lo.max(-1.0), hi.min(1.0))
+}
+
+/// [`newcombe_difference`] of `k1/n1 − k2/n2` with the Wilson intervals
+/// of both (normal quantile `z`, [`Z_95`] for 95%). E.g. 56/70 − 48/80
+/// gives (0.0524, 0.3339) (Newcombe 1998, Table II).
+pub fn newcombe_interval(k1: f64, n1: u64, k2: f64, n2: u64, z: f64) -> (f64, f64) {
+    let p = |k: f64, n: u64| {
+        if n == 0 {
+            0.0
+        } else {
+            (k / n as f64).clamp(0.0, 1.0)
+        }
+    };
+    newcombe_difference(
+        p(k1, n1),
+        wilson_interval(k1, n1, z),
+        p(k2, n2),
+        wilson_interval(k2, n2, z),
+    )
+}
+
 /// Kendall's tau-b rank correlation of two paired samples (Kendall 1945,
 /// the tie-corrected form):
 /// `(n_c − n_d) / sqrt((n₀ − n₁)(n₀ − n₂))` with `n_c`/`n_d` the
@@ -930,13 +965,14 @@ impl Comparison {
     pub fn write_text(&self, w: &mut dyn Write) -> io::Result<()> {
         let unit = crate::unit(&self.event);
         for (label, s) in [("reference", &self.reference), ("other", &self.other)] {
-            writeln!(
-                w,
-                "{label:<9}  {}: {}, {} {unit} in all",
-                s.program,
-                s.describe(),
-                s.total
-            )?;
+            // A sampled total is samples × period up to the last sample:
+            // an estimate that leaves out what ran after it.
+            let all = if s.method == Method::Sample {
+                format!("~{} {unit} in all (estimated from samples)", s.total)
+            } else {
+                format!("{} {unit} in all", s.total)
+            };
+            writeln!(w, "{label:<9}  {}: {}, {all}", s.program, s.describe())?;
         }
         writeln!(
             w,
@@ -1057,6 +1093,22 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn newcombe_interval_matches_newcombe_1998() {
+        // Table II of Newcombe 1998: 56/70 - 48/80, method 10: 0.0524 to 0.3339.
+        let (lo, hi) = newcombe_interval(56.0, 70, 48.0, 80, Z_95);
+        assert!(
+            (lo - 0.0524).abs() < 5e-5 && (hi - 0.3339).abs() < 5e-5,
+            "{lo} {hi}"
+        );
+        // Equal proportions: an interval symmetric about 0.
+        let (lo, hi) = newcombe_interval(5.0, 50, 5.0, 50, Z_95);
+        assert!(lo < 0.0 && hi > 0.0 && (lo + hi).abs() < 1e-12);
+        // An exactly known proportion has no width of its own.
+        let (lo, hi) = newcombe_difference(0.5, (0.5, 0.5), 0.25, (0.25, 0.25));
+        assert_eq!((lo, hi), (0.25, 0.25));
+    }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol

@@ -157,6 +157,7 @@ pub fn report_value(profile: &Profile) -> Value {
             "seed": s.seed,
             "truncated_stacks": s.unwind_failures,
             "idle_samples": s.idle_samples,
+            "values_are_estimates": true,
         });
     }
     doc

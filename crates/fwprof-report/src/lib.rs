@@ -45,12 +45,13 @@ mod flat;
 mod instrumented;
 mod json;
 mod options;
+mod program;
 
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
 pub use call_graph::write_call_graph;
 pub use compare::{
-    compare, kendall_tau_b, wilson_interval, CompareError, Comparison, FunctionComparison, Grade,
-    Verdict, Z_95,
+    compare, kendall_tau_b, newcombe_difference, newcombe_interval, wilson_interval, CompareError,
+    Comparison, FunctionComparison, Grade, Verdict, Z_95,
 };
 pub use cycles::{find_cycles, Cycles};
 pub use events::{event_by_name, parse_columns, Column, Derived, EventError, STALL_EVENTS};
@@ -58,6 +59,7 @@ pub use flat::write_flat;
 pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};
+pub use program::{find_program, FoundProgram, ProgramError};
 
 /// The line that says a profile is sampled, as the text reports print it:
 /// `sampled profile: 1234 samples, period 10007 instructions (jittered,

@@ -277,7 +277,8 @@ pub enum Error {
     /// The ELF is not a 32- or 64-bit RISC-V program.
     #[error("not a RISC-V program ({0})")]
     NotRiscv(String),
-    /// A call-frame section could not be read.
+    /// A call-frame section could not be read (an [`Unwinder`] leaves such
+    /// a section out and reports it in [`Unwinder::warnings`]).
     #[error("cannot read {section}: {message}")]
     Cfi {
         /// `.eh_frame` or `.debug_frame`.

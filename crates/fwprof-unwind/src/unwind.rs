@@ -40,6 +40,20 @@ enum Cached {
     Row(Arc<Row>),
 }
 
+/// `table`, or `None` with a warning naming the section if it could not
+/// be read.
+fn usable<T>(table: Result<T, Error>, warnings: &mut Vec<String>) -> Option<T> {
+    match table {
+        Ok(t) => Some(t),
+        Err(e) => {
+            warnings.push(format!(
+                "{e}; unwinding without it (frame pointers and code analysis)"
+            ));
+            None
+        }
+    }
+}
+
 /// A stack unwinder for one program. Build it once (it indexes every FDE)
 /// and call [`Unwinder::unwind`] for each stop. Rows are cached per lookup
 /// address, so repeated samples of the same code cost a lookup each.
@@ -54,6 +68,8 @@ pub struct Unwinder {
     entry_function: Option<(u64, u64)>,
     max_frames: usize,
     code_analysis: bool,
+    /// Call-frame sections left out because they could not be read.
+    warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for Unwinder {
@@ -78,8 +94,9 @@ impl Unwinder {
     ///
     /// # Errors
     /// [`Error::Elf`] if the file is not ELF, [`Error::NotRiscv`] for
-    /// another architecture, [`Error::Cfi`] if a call-frame section's
-    /// entries cannot be iterated.
+    /// another architecture. A call-frame section whose entries cannot be
+    /// iterated (corrupt CFI) is left out, as if the program had none, and
+    /// named in [`Unwinder::warnings`].
     pub fn from_elf(elf: &[u8]) -> Result<Unwinder, Error> {
         let parts = crate::elf::read(elf)?;
         Unwinder::build(parts.layout, parts.eh_frame, parts.debug_frame, parts.text)
@@ -89,8 +106,11 @@ impl Unwinder {
     /// contents, `debug_frame` the contents of `.debug_frame` (text-relative
     /// pointer encodings are not supported this way: the text base is 0).
     ///
+    /// A section whose entries cannot be iterated is left out and named in
+    /// [`Unwinder::warnings`].
+    ///
     /// # Errors
-    /// [`Error::Cfi`] if a section's entries cannot be iterated.
+    /// None today; the `Result` keeps room for layout checks.
     pub fn new(
         layout: Layout,
         eh_frame: Option<(u64, Vec<u8>)>,
@@ -107,12 +127,17 @@ impl Unwinder {
     ) -> Result<Unwinder, Error> {
         let size = layout.address_size;
         let keep = |a: u64| layout.in_code(a);
-        let eh = eh_frame
-            .map(|(addr, data)| Table::eh_frame(addr, data, text, size, &keep))
-            .transpose()?;
+        // Corrupt CFI is treated like missing CFI (the fallback rules
+        // unwind without it), with one warning per section.
+        let mut warnings = Vec::new();
+        let eh = eh_frame.and_then(|(addr, data)| {
+            usable(
+                Table::eh_frame(addr, data, text, size, &keep),
+                &mut warnings,
+            )
+        });
         let debug = debug_frame
-            .map(|data| Table::debug_frame(data, size, &keep))
-            .transpose()?;
+            .and_then(|data| usable(Table::debug_frame(data, size, &keep), &mut warnings));
         let entry_function = layout.function_of(layout.entry);
         Ok(Unwinder {
             layout,
@@ -124,7 +149,17 @@ impl Unwinder {
             entry_function,
             max_frames: DEFAULT_MAX_FRAMES,
             code_analysis: true,
+            warnings,
         })
+    }
+
+    /// One line per call-frame section (`.eh_frame`, `.debug_frame`) that
+    /// was left out because it could not be read, naming the section and
+    /// the cause, e.g. `cannot read .eh_frame: Hit the end of input before
+    /// it was expected; unwinding without it (frame pointers and code
+    /// analysis)`. Empty when all CFI was usable.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The program layout in use.
