@@ -106,3 +106,23 @@ fn rewriting_code_without_fence_i_keeps_the_cache_bounded() {
     assert!(s.max_blocks_per_flush <= 2 * 4096 + 8, "{s:?}");
     assert!(sm.hooks().max_sizes <= 2 * 4096 + 8);
 }
+
+#[test]
+fn a_store_into_code_before_a_block_s_final_branch_still_runs_the_branch() {
+    // The store is the last instruction before the block's final branch:
+    // the run resumes at the branch (it used to resume after it, at the
+    // block's end, skipping the branch and running the `addi`).
+    let first = auipc(5, 0);
+    let mut prog = vec![first]; // 0x00: t0 = BASE
+    prog.extend(li(6, first as i32)); // 0x04, 0x08: t1 = that instruction
+    prog.extend([
+        sw(5, 6, 0),     // 0x0c: rewrite 0x00 with itself (translated code)
+        b(0, 0, 0, 8),   // 0x10: beq x0, x0, 0x18 (always taken)
+        addi(10, 10, 1), // 0x14: skipped
+        ECALL,           // 0x18
+    ]);
+    let (sm, s) = run_to_ecall(&prog);
+    assert_eq!(sm.hart().x(10), 0, "the branch was skipped");
+    assert_eq!(sm.executed(), 6);
+    assert_eq!(s.invalidated, 1, "{s:?}");
+}
