@@ -117,8 +117,12 @@ struct Timed<const PACED: bool> {
     /// Per translated block: the address of each instruction, and whether
     /// its last one transfers control (branch, jump, call, return, system).
     blocks: Vec<(Box<[u64]>, bool)>,
-    /// The block that ran last and how many of its instructions executed.
+    /// The block that ran last and how many of its instructions executed
+    /// (None before the first block and after a block-cache flush).
     last: Option<(u32, u32)>,
+    /// [`Timed::sample_pc`] as it was at the latest block-cache flush (the
+    /// block that ran last is gone from `blocks`), while `last` is None.
+    flushed_pc: Option<u64>,
 }
 
 impl<const PACED: bool> Timed<PACED> {
@@ -141,7 +145,9 @@ impl<const PACED: bool> Timed<PACED> {
     /// last block ended in straight-line code (the hart's pc, the next
     /// instruction, is then in the same place in the program).
     fn sample_pc(&self) -> Option<u64> {
-        let (id, ran) = self.last?;
+        let Some((id, ran)) = self.last else {
+            return self.flushed_pc;
+        };
         let (pcs, transfer) = self.blocks.get(id as usize)?;
         // `ran` is u32::MAX for a block that ran to its end.
         let ran = (ran as usize).min(pcs.len());
@@ -181,6 +187,14 @@ impl<const PACED: bool> Hooks for Timed<PACED> {
     }
     fn split_block(&mut self, pcs: &[u64]) -> usize {
         self.model.split_block(pcs)
+    }
+    fn on_cache_flush(&mut self) {
+        self.model.on_cache_flush();
+        if PACED {
+            self.flushed_pc = self.sample_pc();
+            self.last = None;
+            self.blocks.clear();
+        }
     }
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
@@ -521,6 +535,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
                 sleeps: Vec::new(),
                 blocks: Vec::new(),
                 last: None,
+                flushed_pc: None,
             };
             run.go(Simulator::new(mem, &prog, env, hooks))?
         }
@@ -532,6 +547,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
                 sleeps: Vec::new(),
                 blocks: Vec::new(),
                 last: None,
+                flushed_pc: None,
             };
             run.go(Simulator::new(mem, &prog, env, hooks))?
         }

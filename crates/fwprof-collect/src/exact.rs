@@ -6,6 +6,9 @@ use fwprof_isa::{Inst, Op};
 
 /// Entries in the direct-mapped call-length cache (a power of two).
 const CALL_CACHE: usize = 1024;
+/// `prev_block` after a cache flush: the previous block's ids are gone, its
+/// last instruction's address is kept in `prev_flushed_pc`.
+const PREV_FLUSHED: u32 = u32::MAX - 1;
 use fwprof_sim::{BlockId, Hooks, JumpKind, TrapInfo};
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
@@ -106,7 +109,11 @@ struct BlockMeta {
 /// Exact profile collector: per-block execution counts and a shadow call stack.
 ///
 /// Cost per executed block: one counter increment. Cost per `jal`/`jalr`:
-/// a function lookup through a direct-mapped cache and a push or pop.
+/// a function lookup through a direct-mapped cache and a push or pop. At a
+/// block-cache flush ([`Hooks::on_cache_flush`], e.g. `fence.i`) the block
+/// counts are folded into per-address counts and the per-block state is
+/// dropped: the cost is the blocks translated since the previous flush, and
+/// memory stays bounded by the program's code, however often it flushes.
 #[derive(Debug)]
 pub struct ExactCollector<M: CostModel = ()> {
     /// The cost model, which sees every hook first.
@@ -117,6 +124,14 @@ pub struct ExactCollector<M: CostModel = ()> {
     insts: Vec<(u64, u32, u8)>,
     /// `(block, executed) → times` for blocks left early.
     cuts: HashMap<(u32, u32), u64>,
+    /// Executed instructions per address of the blocks of earlier cache
+    /// generations: `addr → (raw, len, count)` (raw and len as first seen).
+    folded: HashMap<u64, (u32, u8, u64)>,
+    /// Executed instructions counted in `folded`.
+    folded_executed: u64,
+    /// Address of the last instruction of the block that ran last before
+    /// the latest flush (see [`PREV_FLUSHED`]).
+    prev_flushed_pc: u64,
     stack: CallStack,
     traps: HashMap<(u64, u64), u64>,
     /// Length of every block-ending instruction that links (a call), by address.
@@ -157,6 +172,9 @@ impl<M: CostModel> ExactCollector<M> {
             blocks: Vec::new(),
             insts: Vec::new(),
             cuts: HashMap::new(),
+            folded: HashMap::new(),
+            folded_executed: 0,
+            prev_flushed_pc: 0,
             stack: CallStack::with_extra_events(M::EXTRA),
             traps: HashMap::new(),
             call_lens: HashMap::new(),
@@ -221,6 +239,9 @@ impl<M: CostModel> ExactCollector<M> {
 
     /// Address of the last instruction of block `b` (the site of a jump out of it).
     fn last_pc(&self, b: u32) -> u64 {
+        if b == PREV_FLUSHED {
+            return self.prev_flushed_pc;
+        }
         match self.blocks.get(b as usize) {
             Some(m) if m.len > 0 => self.insts[(m.first + m.len - 1) as usize].0,
             _ => 0,
@@ -239,8 +260,13 @@ impl<M: CostModel> ExactCollector<M> {
 
     /// Executed instructions so far, as this collector has counted them
     /// (block lengths, less the instructions of blocks left early). Costs a
-    /// pass over the blocks.
+    /// pass over the blocks translated since the last cache flush.
     pub fn executed(&self) -> u64 {
+        self.folded_executed + self.blocks_executed()
+    }
+
+    /// Executed instructions of the blocks of the current cache generation.
+    fn blocks_executed(&self) -> u64 {
         let whole: u64 = self.blocks.iter().map(|m| m.count * u64::from(m.len)).sum();
         let cut: u64 = self
             .cuts
@@ -250,13 +276,11 @@ impl<M: CostModel> ExactCollector<M> {
         whole - cut
     }
 
-    /// End of run: expand block counts to per-address counts and close the
-    /// call stack (see [`ExactCollector::finish`]); also returns the cost
-    /// model, for its own per-address costs.
-    pub fn finish_with_model(mut self, executed: u64) -> (ExactData, M) {
-        self.start();
-        self.sync_clock(true);
-        let mut per_addr: HashMap<u64, (u32, u8, u64)> = HashMap::new();
+    /// Add the current generation's block counts to the per-address counts
+    /// in `folded` and forget the blocks (their ids are dead). Costs the
+    /// blocks and cuts of this generation.
+    fn fold_blocks(&mut self) {
+        self.folded_executed += self.blocks_executed();
         for meta in &self.blocks {
             let n = meta.count;
             if n == 0 {
@@ -264,20 +288,36 @@ impl<M: CostModel> ExactCollector<M> {
             }
             let first = meta.first as usize;
             for &(addr, raw, len) in &self.insts[first..first + meta.len as usize] {
-                per_addr.entry(addr).or_insert((raw, len, 0)).2 += n;
+                self.folded.entry(addr).or_insert((raw, len, 0)).2 += n;
             }
         }
-        for (&(b, executed_in_block), &times) in &self.cuts {
-            let meta = self.blocks[b as usize];
-            let first = meta.first as usize;
-            for &(addr, _, _) in
-                &self.insts[first + executed_in_block as usize..first + meta.len as usize]
-            {
-                if let Some(e) = per_addr.get_mut(&addr) {
-                    e.2 -= times;
+        // Iterating or clearing a map costs its capacity, even when empty.
+        if !self.cuts.is_empty() {
+            for (&(b, executed_in_block), &times) in &self.cuts {
+                let meta = self.blocks[b as usize];
+                let first = meta.first as usize;
+                for &(addr, _, _) in
+                    &self.insts[first + executed_in_block as usize..first + meta.len as usize]
+                {
+                    if let Some(e) = self.folded.get_mut(&addr) {
+                        e.2 -= times;
+                    }
                 }
             }
+            self.cuts = HashMap::new();
         }
+        self.blocks.clear();
+        self.insts.clear();
+    }
+
+    /// End of run: expand block counts to per-address counts and close the
+    /// call stack (see [`ExactCollector::finish`]); also returns the cost
+    /// model, for its own per-address costs.
+    pub fn finish_with_model(mut self, executed: u64) -> (ExactData, M) {
+        self.start();
+        self.sync_clock(true);
+        self.fold_blocks();
+        let per_addr = std::mem::take(&mut self.folded);
         let mut sites: Vec<InstSite> = per_addr
             .into_iter()
             .filter(|(_, v)| v.2 > 0)
@@ -363,6 +403,16 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
             .position(|&pc| Some(self.map.lookup_or_add(pc)) != func)
             .unwrap_or(pcs.len());
         same.min(model)
+    }
+
+    /// Folds the block counts into per-address counts (see the type's docs).
+    fn on_cache_flush(&mut self) {
+        self.model.on_cache_flush();
+        if self.prev_block != u32::MAX {
+            self.prev_flushed_pc = self.last_pc(self.prev_block);
+            self.prev_block = PREV_FLUSHED;
+        }
+        self.fold_blocks();
     }
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {

@@ -1030,6 +1030,10 @@ impl<M: CostModel> Hooks for InstrumentCollector<M> {
         self.model.split_block(pcs)
     }
 
+    fn on_cache_flush(&mut self) {
+        self.model.on_cache_flush();
+    }
+
     #[inline(always)]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
         self.model.on_block_exec(id, executed);

@@ -20,6 +20,9 @@ impl Hooks for Counter {
     fn on_block_translated(&mut self, _id: BlockId, _pcs: &[u64], insts: &[Inst]) {
         self.sizes.push(insts.len() as u32);
     }
+    fn on_cache_flush(&mut self) {
+        self.sizes.clear();
+    }
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
         self.executed += self.sizes[id.0 as usize] as u64;

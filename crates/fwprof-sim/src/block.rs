@@ -10,8 +10,9 @@
 //! Lookup: a direct-mapped table of `DIRECT_SLOTS` entries in front of a
 //! `HashMap`. Chaining: each block remembers the id of the block that
 //! followed it on the fall-through path and on the other path, validated by
-//! start pc when used (an indirect jump's target varies). A chain never
-//! leads to a dead block: killing a block unlinks every chain to it.
+//! start pc when used (an indirect jump's target varies). Killing a block
+//! sets its start pc to [`DEAD_START`], which no pc equals, so the same
+//! check refuses every chain to a dead block without visiting the chains.
 //!
 //! Each instruction is kept twice, in parallel arenas: as decoded
 //! ([`Inst`], for hooks and the general executor) and lowered for the fast
@@ -19,7 +20,19 @@
 //!
 //! Invalidation: blocks are registered per 64-byte code line; a write to a
 //! line (self-modifying code) kills exactly the blocks whose bytes it
-//! overlaps. `fence.i` kills everything. Killed ids are never reused.
+//! overlaps. Killed ids are not reused before the next flush.
+//!
+//! Flush (`fence.i`, a switch of single-step mode, or a compaction once
+//! killed blocks outnumber live ones): every block dies at once and block ids
+//! restart at 0. Its cost does not depend on the length of the run: the
+//! arenas are truncated (their elements have no destructor), the direct
+//! table is emptied by advancing a generation number its entries carry, the
+//! hash maps are cleared in time proportional to what was inserted since the
+//! previous flush (an oversized table is dropped instead), and the code-line
+//! marks in [`Memory`] are left in place: a later write to a line that no
+//! longer holds a block finds no block in `invalidate`, which then unmarks
+//! the line (each mark is removed at most once, so this is paid for by the
+//! translation that set it).
 
 use crate::hooks::{BlockId, Hooks, JumpKind};
 use crate::memory::{Memory, CODE_LINE_SHIFT};
@@ -42,6 +55,38 @@ pub(crate) const AFTER_FENCE_I: u8 = 4;
 
 /// "No block" marker for chain slots.
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
+
+/// [`Block::start`] of a killed block: odd and at the very top of the
+/// address space, so no pc (always 2-byte aligned) equals it and every
+/// chain to the block fails the run loop's start-pc check.
+pub(crate) const DEAD_START: u64 = u64::MAX;
+
+/// A flush that discards this many killed blocks or more, when they are at
+/// least half the cache, is done right after the invalidation that killed
+/// them (compaction): a program that rewrites its code without `fence.i`
+/// keeps the arenas bounded too.
+const COMPACT_DEAD: usize = 4096;
+
+/// Counters of the block cache since the simulator was built
+/// ([`crate::Simulator::cache_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheStats {
+    /// Blocks translated.
+    pub translated: u64,
+    /// Whole-cache flushes: `fence.i`, switches of single-step mode, and
+    /// compactions after many blocks were killed by writes to their code.
+    pub flushes: u64,
+    /// Blocks killed by writes to their code (self-modifying code).
+    pub invalidated: u64,
+    /// The most blocks (live or killed) one flush discarded: the work of a
+    /// flush, in the cache and in every collector's
+    /// [`crate::Hooks::on_cache_flush`], is proportional to it (blocks
+    /// translated since the previous flush), not to the run's length.
+    pub max_blocks_per_flush: u64,
+    /// Blocks in the cache now (live or killed, since the last flush).
+    pub blocks: u64,
+}
 
 /// What the run loop reads for every executed block (32 bytes; the rest is
 /// in [`BlockInfo`]).
@@ -142,8 +187,14 @@ pub(crate) struct BlockCache {
     /// `insts` lowered, index for index.
     pub uops: Vec<Uop>,
     map: HashMap<u64, u32>,
-    direct: Vec<(u64, u32)>,
+    /// `(pc, id, generation)`: valid only when the generation is `generation`.
+    direct: Vec<(u64, u32, u32)>,
     lines: HashMap<u64, Vec<u32>>,
+    /// Advanced by every flush (see [`BlockCache::flush`]).
+    generation: u32,
+    /// Killed blocks since the last flush.
+    dead: usize,
+    stats: CacheStats,
     /// Maximum instructions per block (1 in single-step mode).
     pub max_len: usize,
 }
@@ -156,9 +207,20 @@ impl BlockCache {
             insts: Vec::new(),
             uops: Vec::new(),
             map: HashMap::new(),
-            direct: vec![(u64::MAX, NO_BLOCK); DIRECT_SLOTS],
+            direct: vec![(DEAD_START, NO_BLOCK, 0); DIRECT_SLOTS],
             lines: HashMap::new(),
+            generation: 0,
+            dead: 0,
+            stats: CacheStats::default(),
             max_len: MAX_BLOCK_INSTS,
+        }
+    }
+
+    /// The cache's counters.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats {
+            blocks: self.blocks.len() as u64,
+            ..self.stats
         }
     }
 
@@ -171,12 +233,12 @@ impl BlockCache {
     #[inline]
     pub fn lookup(&mut self, pc: u64) -> Option<u32> {
         let s = Self::slot(pc);
-        let (p, id) = self.direct[s];
-        if p == pc {
+        let (p, id, g) = self.direct[s];
+        if p == pc && g == self.generation {
             return Some(id);
         }
         let id = *self.map.get(&pc)?;
-        self.direct[s] = (pc, id);
+        self.direct[s] = (pc, id, self.generation);
         Some(id)
     }
 
@@ -275,31 +337,35 @@ impl BlockCache {
             mem.mark_code(ip, self.insts[first + k].len as u64);
         }
         self.map.insert(pc, id);
-        self.direct[Self::slot(pc)] = (pc, id);
+        self.direct[Self::slot(pc)] = (pc, id, self.generation);
+        self.stats.translated += 1;
         hooks.on_block_translated(BlockId(id), &pcs, &self.insts[first..first + count]);
         Ok(id)
     }
 
-    /// Mark block `id` dead and drop it from the lookup tables. Chains to it
-    /// must be cut afterwards ([`BlockCache::unlink_dead`]).
+    /// Mark block `id` dead and drop it from the lookup tables; its start
+    /// becomes [`DEAD_START`], so chains to it are no longer followed.
     fn kill(&mut self, id: u32) {
         let info = &mut self.info[id as usize];
         if !info.live {
             return;
         }
         info.live = false;
-        let start = self.blocks[id as usize].start;
+        let start = std::mem::replace(&mut self.blocks[id as usize].start, DEAD_START);
         if self.map.get(&start) == Some(&id) {
             self.map.remove(&start);
         }
         let s = Self::slot(start);
         if self.direct[s].1 == id {
-            self.direct[s] = (u64::MAX, NO_BLOCK);
+            self.direct[s] = (DEAD_START, NO_BLOCK, 0);
         }
+        self.dead += 1;
+        self.stats.invalidated += 1;
     }
 
     /// Kill every block overlapping one of the written ranges `(addr, len)`.
-    /// Returns true if any block died.
+    /// Returns true if any block died. Costs the blocks registered on the
+    /// written lines, whatever the size of the cache.
     pub fn invalidate(&mut self, writes: &[(u64, u64)], mem: &mut Memory) -> bool {
         let mut any = false;
         for &(addr, len) in writes {
@@ -329,38 +395,46 @@ impl BlockCache {
                 }
             }
         }
-        if any {
-            self.unlink_dead();
-        }
         any
     }
 
-    /// Cut every chain that leads to a dead block.
-    fn unlink_dead(&mut self) {
-        let info = &self.info;
-        let alive = |id: u32| id != NO_BLOCK && info[id as usize].live;
-        for b in &mut self.blocks {
-            if !alive(b.fall) {
-                b.fall = NO_BLOCK;
-            }
-            if !alive(b.taken) {
-                b.taken = NO_BLOCK;
-            }
-        }
+    /// True when killed blocks are many and at least half the cache: time
+    /// for a flush, which frees them (see [`COMPACT_DEAD`]).
+    pub fn wants_compaction(&self) -> bool {
+        self.dead >= COMPACT_DEAD && self.dead * 2 >= self.blocks.len()
     }
 
-    /// Kill every block (`fence.i`, single-step switch).
-    pub fn flush(&mut self, mem: &mut Memory) {
-        for (b, info) in self.blocks.iter_mut().zip(&mut self.info) {
-            info.live = false;
-            b.fall = NO_BLOCK;
-            b.taken = NO_BLOCK;
+    /// Kill every block and restart ids at 0 (`fence.i`, single-step
+    /// switch, compaction). The caller tells the hooks
+    /// ([`crate::Hooks::on_cache_flush`]). Costs O(1) plus the blocks and
+    /// lines registered since the previous flush (see the module docs).
+    pub fn flush(&mut self) {
+        let n = self.blocks.len();
+        self.stats.flushes += 1;
+        self.stats.max_blocks_per_flush = self.stats.max_blocks_per_flush.max(n as u64);
+        self.blocks.clear();
+        self.info.clear();
+        self.insts.clear();
+        self.uops.clear();
+        self.dead = 0;
+        clear_map(&mut self.map);
+        clear_map(&mut self.lines);
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Once in 2^32 flushes: entries of the generation now reused go.
+            self.direct.fill((DEAD_START, NO_BLOCK, 0));
         }
-        self.map.clear();
-        self.lines.clear();
-        self.direct
-            .iter_mut()
-            .for_each(|e| *e = (u64::MAX, NO_BLOCK));
-        mem.unmark_all_code();
+    }
+}
+
+/// Empty `m` in time proportional to what was inserted since the last
+/// flush: `clear` costs the table's capacity, so a table much larger than
+/// what it holds (grown in an earlier, larger generation) is dropped
+/// instead (its size was paid for by the insertions that grew it).
+fn clear_map<V>(m: &mut HashMap<u64, V>) {
+    if m.capacity() > 4 * m.len() + 64 {
+        *m = HashMap::new();
+    } else {
+        m.clear();
     }
 }

@@ -7,7 +7,15 @@
 use fwprof_isa::Inst;
 
 /// Dense id of a translated block (index into the simulator's block cache).
-/// Ids are never reused within a run, even after `fence.i` flushes the cache.
+///
+/// Ids count up from 0 in translation order and are not reused until the
+/// cache is flushed (`fence.i`, a switch of single-step mode, or a
+/// compaction after many blocks were killed by writes to their code); a
+/// block killed by a write to its code keeps its id until then and never
+/// runs again. At a flush the simulator calls [`Hooks::on_cache_flush`]:
+/// every id announced before is dead, and ids restart at 0. So a collector
+/// can keep its per-block state in vectors indexed by id, whose length
+/// stays within the blocks of one flush, not of the whole run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlockId(pub u32);
 
@@ -91,6 +99,18 @@ pub trait Hooks {
     fn split_block(&mut self, pcs: &[u64]) -> usize {
         pcs.len()
     }
+
+    /// The block cache was flushed: every [`BlockId`] announced so far is
+    /// dead and the next translated block gets id 0 again. Called between
+    /// blocks (after the block whose `fence.i` caused it completed and its
+    /// hooks ran). A collector that keeps state per block id folds it into
+    /// state per address here (e.g. block execution counts into
+    /// per-address counts) and forgets the ids. Its work should be
+    /// proportional to the blocks translated since the previous flush
+    /// ([`crate::CacheStats::max_blocks_per_flush`]), not to the run: a
+    /// guest may execute `fence.i` millions of times.
+    #[inline]
+    fn on_cache_flush(&mut self) {}
 
     /// Block `id` starts executing; `executed` instructions executed before
     /// it (the simulator's count, [`crate::Simulator::executed`]). Counting
@@ -279,6 +299,12 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         // Both are asked: either may keep state about translation.
         let a = self.0.split_block(pcs);
         self.1.split_block(pcs).min(a)
+    }
+
+    #[inline]
+    fn on_cache_flush(&mut self) {
+        self.0.on_cache_flush();
+        self.1.on_cache_flush();
     }
 
     #[inline]

@@ -39,7 +39,7 @@ mod sim;
 mod trap;
 mod uop;
 
-pub use block::{jump_kind, MAX_BLOCK_INSTS};
+pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{BlockId, Hooks, JumpKind, TrapInfo};
@@ -54,6 +54,8 @@ pub use trap::{
 
 #[cfg(test)]
 mod test_asm;
+#[cfg(test)]
+mod tests_flush;
 #[cfg(test)]
 mod tests_fp;
 #[cfg(test)]

@@ -38,6 +38,7 @@ const T_TRANSLATED: u64 = 9;
 const T_BRANCH_FRONT: u64 = 10;
 const T_CALL_ARGS: u64 = 11;
 const T_IDLE: u64 = 12;
+const T_FLUSH: u64 = 13;
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
@@ -50,6 +51,9 @@ pub trait Front: Send {
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]);
     /// As [`Hooks::on_branch`]; returns the word for the collector.
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64;
+    /// As [`Hooks::on_cache_flush`]: every block id is dead, ids restart
+    /// at 0 (a front that keeps state per id forgets it here).
+    fn on_cache_flush(&mut self) {}
 }
 
 /// No front: the collector does all its work on the worker thread.
@@ -318,6 +322,10 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 hooks.on_idle(w[i + 1], w[i + 2]);
                 i += 3;
             }
+            T_FLUSH => {
+                hooks.on_cache_flush();
+                i += 1;
+            }
             T_TRANSLATED => {
                 if let Some((id, pcs, insts)) = translated.next() {
                     hooks.on_block_translated(*id, pcs, insts);
@@ -355,6 +363,13 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
             .translated
             .push((id, pcs.to_vec(), insts.to_vec()));
         self.put([T_TRANSLATED]);
+    }
+
+    fn on_cache_flush(&mut self) {
+        if F::ACTIVE {
+            self.front.on_cache_flush();
+        }
+        self.put([T_FLUSH]);
     }
 
     #[inline(always)]
@@ -455,6 +470,9 @@ mod tests {
         fn on_block_exec(&mut self, id: BlockId, executed: u64) {
             self.0.push(format!("exec {id:?} {executed}"));
         }
+        fn on_cache_flush(&mut self) {
+            self.0.push("flush".into());
+        }
         fn on_block_cut(&mut self, id: BlockId, executed: u32) {
             self.0.push(format!("cut {id:?} {executed}"));
         }
@@ -485,14 +503,15 @@ mod tests {
     }
 
     /// A loop of 300 iterations with a store, a load, a register shift, a
-    /// call and return, and a `rdcycle` whose value is stored and reloaded;
-    /// then `ecall` (a fault: mtvec is 0).
+    /// call and return, and a `rdcycle` whose value is stored and reloaded,
+    /// and a `fence.i` (a cache flush); then `ecall` (a fault: mtvec is 0).
     fn program() -> Vec<u32> {
         let (t0, t1, t2, a0, a1, ra) = (5, 6, 7, 10, 11, 1);
         let mut w = Vec::new();
         w.extend(li(t0, DATA as u32 as i32));
         w.extend(li(a0, 300));
         let top = w.len();
+        w.push(FENCE_I);
         w.push(sw(t0, a0, 0));
         w.push(lw(a1, t0, 0));
         w.push(r(0x33, 1, 0, t1, a1, a0)); // sll t1, a1, a0
@@ -537,6 +556,7 @@ mod tests {
             "operands",
             "branch",
             "cycles",
+            "flush",
         ] {
             assert!(a.iter().any(|l| l.starts_with(kind)), "no {kind} call");
         }

@@ -2,7 +2,7 @@
 //! the run loop.
 
 use crate::block::AFTER_FENCE_I;
-use crate::block::{BlockCache, NO_BLOCK};
+use crate::block::{BlockCache, CacheStats, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::memory::Memory;
@@ -139,7 +139,33 @@ impl<H: Hooks> Simulator<H> {
         let len = if on { 1 } else { crate::block::MAX_BLOCK_INSTS };
         if self.cache.max_len != len {
             self.cache.max_len = len;
-            self.cache.flush(&mut self.mem);
+            self.flush_cache();
+        }
+    }
+
+    /// Counters of the block cache (translations, flushes, the most blocks
+    /// one flush discarded), e.g. to check that `fence.i` costs the same
+    /// at the end of a long run as at its start.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// Kill every block, then tell the hooks ([`Hooks::on_cache_flush`]).
+    /// The run loop must not follow a chain or use a block id taken before.
+    fn flush_cache(&mut self) {
+        self.cache.flush();
+        self.hooks.on_cache_flush();
+    }
+
+    /// Kill the blocks that writes since the last call touched
+    /// (self-modifying code); flush the cache when killed blocks pile up
+    /// ([`BlockCache::wants_compaction`]). Between blocks only (the next
+    /// block is looked up afresh).
+    fn invalidate_written_code(&mut self) {
+        let w = self.mem.take_code_writes();
+        self.cache.invalidate(&w, &mut self.mem);
+        if self.cache.wants_compaction() {
+            self.flush_cache();
         }
     }
 
@@ -170,8 +196,7 @@ impl<H: Hooks> Simulator<H> {
         let xlen = if RV64 { Xlen::Rv64 } else { Xlen::Rv32 };
         // Writes made by tools or the environment before this run.
         if self.mem.has_code_writes() {
-            let w = self.mem.take_code_writes();
-            self.cache.invalidate(&w, &mut self.mem);
+            self.invalidate_written_code();
         }
         // The next point (in executed instructions) where the loop must look
         // up from the blocks: the limit, or the next poll of `interrupt`.
@@ -203,8 +228,9 @@ impl<H: Hooks> Simulator<H> {
                 checkpoint = next_checkpoint(self.hart.executed);
             }
             let pc = self.hart.pc;
-            // Chains never lead to dead blocks, and a fall-through chain's
-            // start always matches; an indirect jump's target may not.
+            // A chain to a killed block fails this check (its start is
+            // `DEAD_START`), as may an indirect jump's; after a flush no
+            // chain is left (`next_id` is reset, the arenas are empty).
             let id = if next_id != NO_BLOCK && self.cache.blocks[next_id as usize].start == pc {
                 next_id
             } else {
@@ -289,7 +315,8 @@ impl<H: Hooks> Simulator<H> {
             if b.after != 0 {
                 self.block_done(id, next_pc);
                 if b.after & AFTER_FENCE_I != 0 {
-                    // The flush killed every block, this one included.
+                    // The flush killed every block, this one included, and
+                    // ids restart at 0: no id from before may be used.
                     next_id = NO_BLOCK;
                     chain_from = None;
                 }
@@ -350,8 +377,7 @@ impl<H: Hooks> Simulator<H> {
         let exc = self.hart.pending;
         if exc.cause == CAUSE_CODE_WRITTEN {
             self.hart.pc = exc.tval;
-            let w = self.mem.take_code_writes();
-            self.cache.invalidate(&w, &mut self.mem);
+            self.invalidate_written_code();
             return Ok(None);
         }
         let inst = self.cache.insts[first + ran - 1];
@@ -409,7 +435,7 @@ impl<H: Hooks> Simulator<H> {
                 self.hooks
                     .on_mret(pc, target, self.hart.executed, self.hart.x[2]);
             }
-            fwprof_isa::Op::FenceI => self.cache.flush(&mut self.mem),
+            fwprof_isa::Op::FenceI => self.flush_cache(),
             _ => {}
         }
     }
@@ -689,8 +715,7 @@ impl<H: Hooks> Simulator<H> {
         self.hart.normalize_x();
         self.hart.pc = next;
         if self.mem.has_code_writes() {
-            let w = self.mem.take_code_writes();
-            self.cache.invalidate(&w, &mut self.mem);
+            self.invalidate_written_code();
         }
         match out {
             Ok(EnvOutcome::Continue) => Ok(None),

@@ -98,7 +98,11 @@ pub fn li(rd: u32, v: i32) -> [u32; 2] {
 /// events, traps, mrets and jumps.
 #[derive(Default, Debug)]
 pub struct Rec {
+    /// Sizes of every block translated, across flushes (block id `i` of
+    /// the current generation is `sizes[base + i]`).
     pub sizes: Vec<u32>,
+    pub base: usize,
+    pub flushes: u32,
     pub pcs: Vec<Vec<u64>>,
     pub count: u64,
     pub cuts: u32,
@@ -112,16 +116,20 @@ pub struct Rec {
 impl Hooks for Rec {
     const WANTS_JUMPS: bool = true;
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
-        assert_eq!(id.0 as usize, self.sizes.len());
+        assert_eq!(id.0 as usize, self.sizes.len() - self.base);
         self.sizes.push(insts.len() as u32);
         self.pcs.push(pcs.to_vec());
     }
+    fn on_cache_flush(&mut self) {
+        self.base = self.sizes.len();
+        self.flushes += 1;
+    }
     fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
-        self.count += self.sizes[id.0 as usize] as u64;
+        self.count += self.sizes[self.base + id.0 as usize] as u64;
     }
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
         self.cuts += 1;
-        self.count -= (self.sizes[id.0 as usize] - executed) as u64;
+        self.count -= (self.sizes[self.base + id.0 as usize] - executed) as u64;
     }
     fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, _sp: u64) {
         self.jumps.push((kind, pc, target, instret));

@@ -328,7 +328,7 @@ pub(crate) fn exec_block<const RV64: bool, H: Hooks>(
                     hooks.on_mem(n as u32, addr, std::mem::size_of::<$t>() as u8, true);
                 }
                 if m.has_code_writes() {
-                    return code_written(h, uops, n, start, end);
+                    return code_written(h, u, &insts[n], start);
                 }
                 continue;
             }};
@@ -644,21 +644,20 @@ pub(crate) fn keep_branch() {
     unsafe { std::arch::asm!("", options(nomem, nostack, preserves_flags)) }
 }
 
-/// The store at `uops[n]` wrote translated code: stop after it.
+/// The store `u` (decoded: `inst`) wrote translated code: stop after it.
+/// The run resumes at the instruction after the store, which may be the
+/// block's final branch (not among the uops `exec_block` runs), so its
+/// address comes from the store's own length, not from the next uop or the
+/// block's end.
 #[cold]
 #[inline(never)]
-fn code_written(h: &mut Hart, uops: &[Uop], n: usize, start: u64, end: u64) -> (u64, usize) {
-    let next = uops
-        .get(n + 1)
-        .map_or(end, |u| start.wrapping_add(u64::from(u.off)));
+fn code_written(h: &mut Hart, u: &Uop, inst: &Inst, start: u64) -> (u64, usize) {
+    let pc = start.wrapping_add(u64::from(u.off));
     h.pending = Exc {
         cause: CAUSE_CODE_WRITTEN,
-        tval: next,
+        tval: pc.wrapping_add(u64::from(inst.len)),
     };
-    (
-        start.wrapping_add(u64::from(uops[n].off)),
-        EXCEPTION | (n + 1),
-    )
+    (pc, EXCEPTION | (usize::from(u.idx) + 1))
 }
 
 #[cfg(test)]

@@ -40,6 +40,9 @@ impl Hooks for PcTrace {
         assert_eq!(id.0 as usize, self.blocks.len());
         self.blocks.push(pcs.to_vec());
     }
+    fn on_cache_flush(&mut self) {
+        self.blocks.clear();
+    }
     fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
         self.flush();
         self.pending.extend_from_slice(&self.blocks[id.0 as usize]);

@@ -146,6 +146,9 @@ pub struct TimingModel {
     icache_epoch: u64,
     /// `(block, instructions run) → times` for blocks left early.
     cuts: std::collections::HashMap<(u32, u32), u64>,
+    /// Costs per address of the blocks of earlier cache generations
+    /// (folded at each [`Hooks::on_cache_flush`]).
+    folded: std::collections::HashMap<u64, Costs>,
     totals: Costs,
     /// The executing block, the index of its first site, how many of its
     /// instructions are charged, and how many executed (its length unless
@@ -185,6 +188,7 @@ impl TimingModel {
             lines: Vec::new(),
             icache_epoch: 0,
             cuts: std::collections::HashMap::new(),
+            folded: std::collections::HashMap::new(),
             totals: [0; NUM_EVENTS],
             cur: NO_BLOCK,
             cur_first: 0,
@@ -212,31 +216,8 @@ impl TimingModel {
     /// times are merged) and the totals.
     pub fn finish(mut self) -> (Vec<(u64, Costs)>, Costs) {
         self.finish_block();
-        // Executions per site: whole runs of its block, plus cut runs that
-        // got past it.
-        let mut runs: Vec<u64> = vec![0; self.sites.len()];
-        for b in &self.blocks {
-            for k in 0..b.len {
-                runs[(b.first + k) as usize] = b.count;
-            }
-        }
-        for (&(block, ran), &times) in &self.cuts {
-            let b = self.blocks[block as usize];
-            for k in 0..ran.min(b.len) {
-                runs[(b.first + k) as usize] += times;
-            }
-        }
-        let mut per: Vec<(u64, Costs)> = Vec::new();
-        for (i, s) in self.sites.iter().enumerate() {
-            if runs[i] == 0 && self.dynamic[i] == [0; NUM_EVENTS] {
-                continue;
-            }
-            let mut c = self.dynamic[i];
-            for (a, st) in c.iter_mut().zip(self.stat[i]) {
-                *a += st * runs[i];
-            }
-            per.push((s.pc, c));
-        }
+        let mut per = self.site_costs();
+        per.extend(self.folded.drain());
         per.sort_by_key(|&(pc, _)| pc);
         let mut merged: Vec<(u64, Costs)> = Vec::with_capacity(per.len());
         for (pc, c) in per {
@@ -250,6 +231,61 @@ impl TimingModel {
             }
         }
         (merged, self.totals)
+    }
+
+    /// The costs of every site of the current cache generation that ran or
+    /// was charged anything, as `(pc, costs)` in site order.
+    fn site_costs(&self) -> Vec<(u64, Costs)> {
+        // Executions per site: whole runs of its block, plus cut runs that
+        // got past it.
+        let mut runs: Vec<u64> = vec![0; self.sites.len()];
+        for b in &self.blocks {
+            for k in 0..b.len {
+                runs[(b.first + k) as usize] = b.count;
+            }
+        }
+        if !self.cuts.is_empty() {
+            for (&(block, ran), &times) in &self.cuts {
+                let b = self.blocks[block as usize];
+                for k in 0..ran.min(b.len) {
+                    runs[(b.first + k) as usize] += times;
+                }
+            }
+        }
+        let mut per: Vec<(u64, Costs)> = Vec::new();
+        for (i, s) in self.sites.iter().enumerate() {
+            if runs[i] == 0 && self.dynamic[i] == [0; NUM_EVENTS] {
+                continue;
+            }
+            let mut c = self.dynamic[i];
+            for (a, st) in c.iter_mut().zip(self.stat[i]) {
+                *a += st * runs[i];
+            }
+            per.push((s.pc, c));
+        }
+        per
+    }
+
+    /// The block cache was flushed: charge the executing block, add the
+    /// costs of this generation's sites to `folded` by address, and forget
+    /// the blocks and sites (their ids are dead). Costs the blocks of this
+    /// generation.
+    fn fold_blocks(&mut self) {
+        self.finish_block();
+        for (pc, c) in self.site_costs() {
+            let acc = self.folded.entry(pc).or_insert([0; NUM_EVENTS]);
+            for (a, b) in acc.iter_mut().zip(c) {
+                *a += b;
+            }
+        }
+        self.sites.clear();
+        self.stat.clear();
+        self.dynamic.clear();
+        self.blocks.clear();
+        self.lines.clear();
+        if !self.cuts.is_empty() {
+            self.cuts = std::collections::HashMap::new();
+        }
     }
 
     /// Add `v` of event `e` to site `idx` (dynamic part) and the totals.
@@ -684,6 +720,12 @@ impl Hooks for TimingModel {
     const WANTS_OPERANDS: bool = true;
     const MODELS_CYCLES: bool = true;
 
+    /// Charges the executing block and folds the costs per site into
+    /// costs per address (see [`TimingModel::finish`]).
+    fn on_cache_flush(&mut self) {
+        self.fold_blocks();
+    }
+
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;
         let first = self.sites.len();
@@ -888,6 +930,10 @@ impl fwprof_sim::Front for BranchFront {
         if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
             self.blocks[idx] = (pc, branch_kind(last), control_class(last.op.class()));
         }
+    }
+
+    fn on_cache_flush(&mut self) {
+        self.blocks.clear();
     }
 
     #[inline]

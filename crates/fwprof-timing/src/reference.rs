@@ -50,6 +50,8 @@ pub struct ReferenceModel {
     blocks: Vec<BlockMeta>,
     /// Costs per translated instruction (index into `sites`).
     costs: Vec<Costs>,
+    /// `(pc, costs)` of the executed sites of earlier cache generations.
+    folded: Vec<(u64, Costs)>,
     totals: Costs,
     /// The executing block, how many of its instructions are charged, and
     /// how many executed (its length unless cut).
@@ -80,6 +82,7 @@ impl ReferenceModel {
             sites: Vec::new(),
             blocks: Vec::new(),
             costs: Vec::new(),
+            folded: Vec::new(),
             totals: [0; NUM_EVENTS],
             cur: NO_BLOCK,
             charged: 0,
@@ -99,13 +102,8 @@ impl ReferenceModel {
     /// times are merged) and the totals.
     pub fn finish(mut self) -> (Vec<(u64, Costs)>, Costs) {
         self.charge_block();
-        let mut per: Vec<(u64, Costs)> = self
-            .sites
-            .iter()
-            .zip(&self.costs)
-            .filter(|(_, c)| c[ev::INSTRUCTIONS] > 0)
-            .map(|(s, c)| (s.pc, *c))
-            .collect();
+        self.fold_sites();
+        let mut per = self.folded;
         per.sort_by_key(|&(pc, _)| pc);
         let mut merged: Vec<(u64, Costs)> = Vec::with_capacity(per.len());
         for (pc, c) in per {
@@ -119,6 +117,19 @@ impl ReferenceModel {
             }
         }
         (merged, self.totals)
+    }
+
+    /// Move the costs of the executed sites to `folded`.
+    fn fold_sites(&mut self) {
+        let executed = self
+            .sites
+            .iter()
+            .zip(&self.costs)
+            .filter(|(_, c)| c[ev::INSTRUCTIONS] > 0)
+            .map(|(s, c)| (s.pc, *c));
+        self.folded.extend(executed);
+        self.sites.clear();
+        self.costs.clear();
     }
 
     /// Charge the executing block's instructions up to (not including)
@@ -360,6 +371,14 @@ impl Hooks for ReferenceModel {
     const WANTS_BRANCHES: bool = true;
     const WANTS_OPERANDS: bool = true;
     const MODELS_CYCLES: bool = true;
+
+    /// Charges the executing block, keeps the costs of this generation's
+    /// sites by address and forgets its blocks.
+    fn on_cache_flush(&mut self) {
+        self.charge_block();
+        self.fold_sites();
+        self.blocks.clear();
+    }
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;

@@ -573,3 +573,35 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
         assert_eq!(alone, piped, "{preset}");
     }
 }
+
+#[test]
+fn costs_of_blocks_flushed_by_fence_i_are_kept() {
+    // 50 iterations of a loop whose `fence.i` flushes the block cache: the
+    // costs of every flushed generation are folded by address, in the
+    // fast model as in the reference.
+    const FENCE_I: u32 = 0x0000_100f;
+    let core = CoreConfig::from_toml(EVERYTHING, "everything.toml").unwrap();
+    let w = [
+        addi(A0, 0, 50),  // 0
+        lw(A1, T0, 0),    // 1: loop
+        addi(A2, A1, 1),  // 2: load-use
+        FENCE_I,          // 3
+        addi(A0, A0, -1), // 4
+        b(1, A0, 0, -16), // 5: bne a0, zero, loop
+        ECALL,            // 6
+    ];
+    let (fast, reference) = both_on_words(&core, &w);
+    assert_eq!(fast, reference);
+    let at = |k: usize, e: usize| {
+        fast.0
+            .iter()
+            .find(|(a, _)| *a == BASE + 4 * k as u64)
+            .map_or(0, |(_, c)| c[e])
+    };
+    for k in 1..=5 {
+        assert_eq!(at(k, ev::INSTRUCTIONS), 50, "instruction {k}");
+    }
+    assert_eq!(fast.1[ev::INSTRUCTIONS], 2 + 5 * 50);
+    assert_eq!(at(1, ev::LOADS), 50);
+    assert!(at(2, ev::STALL_LOAD_USE) > 0);
+}
