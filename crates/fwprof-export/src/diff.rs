@@ -95,7 +95,16 @@ pub struct ShareChange {
     pub low: f64,
     /// Upper bound of the 95% interval of `after - before`, in points.
     pub high: f64,
+    /// Lower bound of the interval `--fail-above` judges by, in points:
+    /// at [`GATE_Z`], the 95% level shared by up to 500 functions
+    /// (Bonferroni), so that a gate over a whole profile is not tripped
+    /// by the one function in twenty whose 95% interval misses by chance.
+    pub gate_low: f64,
 }
+
+/// The normal quantile of `--fail-above`'s intervals on sampled shares:
+/// two-sided 1 − 0.05/500 (99.99%), z = 3.891.
+pub const GATE_Z: f64 = 3.891;
 
 impl ShareChange {
     /// `after - before`, in points.
@@ -370,17 +379,29 @@ fn sample_count(p: &Profile) -> Option<u64> {
 /// (its count estimated as share × n), an exact side none.
 fn share_change(b: u64, tb: u64, nb: Option<u64>, a: u64, ta: u64, na: Option<u64>) -> ShareChange {
     let share = |c: u64, t: u64| if t == 0 { 0.0 } else { c as f64 / t as f64 };
-    let interval = |p: f64, n: Option<u64>| match n {
-        Some(n) => fwprof_report::wilson_interval(p * n as f64, n, fwprof_report::Z_95),
+    let interval = |p: f64, n: Option<u64>, z: f64| match n {
+        Some(n) => fwprof_report::wilson_interval(p * n as f64, n, z),
         None => (p, p),
     };
     let (pb, pa) = (share(b, tb), share(a, ta));
-    let (lo, hi) = fwprof_report::newcombe_difference(pa, interval(pa, na), pb, interval(pb, nb));
+    let (lo, hi) = fwprof_report::newcombe_difference(
+        pa,
+        interval(pa, na, fwprof_report::Z_95),
+        pb,
+        interval(pb, nb, fwprof_report::Z_95),
+    );
+    let (gate_lo, _) = fwprof_report::newcombe_difference(
+        pa,
+        interval(pa, na, GATE_Z),
+        pb,
+        interval(pb, nb, GATE_Z),
+    );
     ShareChange {
         before: 100.0 * pb,
         after: 100.0 * pa,
         low: 100.0 * lo,
         high: 100.0 * hi,
+        gate_low: 100.0 * gate_lo,
     }
 }
 
@@ -435,7 +456,7 @@ impl Diff {
         }
         for f in &self.functions {
             let c = f.self_cost[e];
-            if !grew(c) || f.share.is_some_and(|s| s.low <= 0.0) {
+            if !grew(c) || f.share.is_some_and(|s| s.gate_low <= 0.0) {
                 continue;
             }
             out.push(format!(
