@@ -124,7 +124,7 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
         );
     };
     let mut meta = base_meta(
-        &a.exec, &p, &program, &run.stop, run.rv64, run.target, start_time,
+        a, &p, &program, &run.stop, run.rv64, run.target, start_time,
     );
     crate::record::mark_failed(&mut meta, &run.error);
     meta.method = Method::Instrument;

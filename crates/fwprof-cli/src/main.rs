@@ -7,19 +7,22 @@
 //! | the guest's own | the program exited |
 //! | 128+N | the guest was killed by signal N (Linux), or took a fatal trap (bare metal, `mtvec` = 0: the signal Linux would send for that cause) |
 //! | 124 | `--max-instructions` reached |
-//! | 130 | interrupted by Ctrl-C (SIGINT) |
+//! | 128+N | stopped by signal N: SIGINT (Ctrl-C, 130), SIGTERM (143) or SIGHUP (129); the partial profile is written, marked `signal SIGINT` (`SIGTERM`, `SIGHUP`) |
+//! | 2 | usage error (argument parsing; also `record -o -`) |
 //! | 125 | an error of fwprof itself (bad ELF, unreadable file, ...) |
 
 mod cli;
 mod compare_cmd;
 mod exit;
 mod export_cmd;
+mod files;
 mod instrument;
 mod progress;
 mod record;
 mod reliability;
 mod report_cmd;
 mod sample;
+mod signals;
 
 use std::process::ExitCode;
 

@@ -523,7 +523,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     }
 
     let mut meta = record::base_meta(
-        &a.exec,
+        a,
         &p,
         &program,
         &stop,
