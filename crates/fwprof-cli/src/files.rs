@@ -27,7 +27,10 @@ pub fn read_profile(path: &Path) -> Result<Profile> {
 /// Write `write`'s output to `path` (`-`: standard output) by the rule of
 /// `fwprof_profile::output`: regular files atomically keeping their mode,
 /// links followed, devices and FIFOs written in place.
-pub fn write_output<E>(path: &Path, write: impl FnOnce(&mut dyn Write) -> Result<(), E>) -> Result<()>
+pub fn write_output<E>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<()>
 where
     E: From<std::io::Error> + std::error::Error + Send + Sync + 'static,
 {

@@ -338,7 +338,9 @@ fn record(args: &cli::RecordArgs, verbosity: Verbosity) -> Result<u8> {
         report_stop(&out.stop, out.rv64);
     }
 
-    let mut meta = base_meta(args, &p, &program, &out.stop, out.rv64, out.target, start_time);
+    let mut meta = base_meta(
+        args, &p, &program, &out.stop, out.rv64, out.target, start_time,
+    );
     mark_failed(&mut meta, &out.error);
     meta.core = core_name;
     meta.sleep_ns = out.sleep_ns;

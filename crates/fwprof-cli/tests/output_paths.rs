@@ -17,7 +17,10 @@ fn stderr(o: &Output) -> String {
 }
 
 fn bare_prog() -> String {
-    common::repo().join("examples/crc32/crc32.rv32imac.elf").display().to_string()
+    common::repo()
+        .join("examples/crc32/crc32.rv32imac.elf")
+        .display()
+        .to_string()
 }
 
 /// Record the bare-metal example into `dir/p.data`.
@@ -39,11 +42,17 @@ fn dev_null_stays_a_device_for_every_writer() {
     ];
     let prog = bare_prog();
     for args in runs {
-        let args: Vec<&str> = args.iter().map(|a| if *a == "PROG" { prog.as_str() } else { a }).collect();
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == "PROG" { prog.as_str() } else { a })
+            .collect();
         let o = fwprof(tmp.path(), &args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
         let m = std::fs::metadata(null).unwrap();
-        assert!(m.file_type().is_char_device(), "{args:?} replaced /dev/null");
+        assert!(
+            m.file_type().is_char_device(),
+            "{args:?} replaced /dev/null"
+        );
     }
 }
 
@@ -52,7 +61,11 @@ fn a_fifo_is_read_as_a_stream() {
     let tmp = tempfile::tempdir().unwrap();
     recorded(tmp.path());
     let fifo = tmp.path().join("pipe");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(&fifo).unwrap())
@@ -73,7 +86,10 @@ fn a_symlink_stays_a_link_and_keeps_its_targets_mode() {
     let dir = tmp.path();
     std::fs::create_dir(dir.join("real")).unwrap();
     for (name, args) in [
-        ("prof", vec!["record", "-q", "-o", "link-prof", "--", "PROG"]),
+        (
+            "prof",
+            vec!["record", "-q", "-o", "link-prof", "--", "PROG"],
+        ),
         ("html", vec!["html", "-o", "link-html", "p.data"]),
     ] {
         let target = dir.join("real").join(name);
@@ -82,10 +98,16 @@ fn a_symlink_stays_a_link_and_keeps_its_targets_mode() {
         let link = format!("link-{name}");
         std::os::unix::fs::symlink(format!("real/{name}"), dir.join(&link)).unwrap();
         let prog = bare_prog();
-        let args: Vec<&str> = args.iter().map(|a| if *a == "PROG" { prog.as_str() } else { a }).collect();
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == "PROG" { prog.as_str() } else { a })
+            .collect();
         let o = fwprof(dir, &args);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        assert!(std::fs::symlink_metadata(dir.join(&link)).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(dir.join(&link))
+            .unwrap()
+            .file_type()
+            .is_symlink());
         let m = std::fs::metadata(&target).unwrap();
         assert_eq!(m.permissions().mode() & 0o7777, 0o640, "{name}");
         assert_ne!(std::fs::read(&target).unwrap(), b"old");
@@ -100,12 +122,20 @@ fn dash_is_standard_output_except_for_record() {
     let dir = tmp.path();
     let html = fwprof(dir, &["html", "-o", "-", "p.data"]);
     assert_eq!(html.status.code(), Some(0), "{}", stderr(&html));
-    assert!(html.stdout.starts_with(b"<!DOCTYPE html>") || html.stdout.starts_with(b"<!doctype html>"));
+    assert!(
+        html.stdout.starts_with(b"<!DOCTYPE html>") || html.stdout.starts_with(b"<!doctype html>")
+    );
     let merged = fwprof(dir, &["merge", "-o", "-", "p.data", "p.data"]);
     assert_eq!(merged.status.code(), Some(0), "{}", stderr(&merged));
     Profile::from_bytes(&merged.stdout).unwrap();
-    let ex = fwprof(dir, &["export", "--format", "callgrind", "-o", "-", "p.data"]);
-    assert!(ex.stdout.starts_with(b"# callgrind format") || String::from_utf8_lossy(&ex.stdout).contains("events:"));
+    let ex = fwprof(
+        dir,
+        &["export", "--format", "callgrind", "-o", "-", "p.data"],
+    );
+    assert!(
+        ex.stdout.starts_with(b"# callgrind format")
+            || String::from_utf8_lossy(&ex.stdout).contains("events:")
+    );
     assert!(!dir.join("-").exists());
     let r = fwprof(dir, &["record", "-o", "-", "--", &bare_prog()]);
     assert_eq!(r.status.code(), Some(2));
@@ -129,11 +159,28 @@ fn an_output_that_is_an_input_is_refused() {
     let cases: [&[&str]; 8] = [
         &["record", "-o", "prog.elf", "--", "prog.elf"],
         &["record", "-o", "hard.elf", "--", "prog.elf"],
-        &["record", "--core", "core.toml", "-o", "core.toml", "--", "prog.elf"],
+        &[
+            "record",
+            "--core",
+            "core.toml",
+            "-o",
+            "core.toml",
+            "--",
+            "prog.elf",
+        ],
         &["html", "-o", "soft.data", "p.data"],
         &["html", "--program", "prog.elf", "-o", "hard.elf", "p.data"],
         &["export", "--format", "gmon", "-o", "p.data", "p.data"],
-        &["export", "--format", "gmon", "--program", "prog.elf", "-o", "prog.elf", "p.data"],
+        &[
+            "export",
+            "--format",
+            "gmon",
+            "--program",
+            "prog.elf",
+            "-o",
+            "prog.elf",
+            "p.data",
+        ],
         &["merge", "-o", "soft.data", "p.data", "p.data"],
     ];
     for args in cases {

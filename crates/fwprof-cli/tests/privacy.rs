@@ -47,16 +47,43 @@ fn every_output(dir: &Path) -> Vec<(String, Vec<u8>)> {
     run("report", &["report", "a.data"]);
     run("report json", &["report", "--format", "json", "a.data"]);
     run("annotate", &["annotate", "a.data"]);
-    for f in ["gmon", "callgrind", "pprof", "folded", "flamegraph", "speedscope", "dot"] {
-        run(&format!("export {f}"), &["export", "--format", f, "-o", &format!("out.{f}"), "a.data"]);
+    for f in [
+        "gmon",
+        "callgrind",
+        "pprof",
+        "folded",
+        "flamegraph",
+        "speedscope",
+        "dot",
+    ] {
+        run(
+            &format!("export {f}"),
+            &["export", "--format", f, "-o", &format!("out.{f}"), "a.data"],
+        );
     }
     run("html", &["html", "-o", "out.html", "a.data"]);
     run("diff", &["diff", "a.data", "b.data"]);
-    run("diff json", &["diff", "--format", "json", "a.data", "b.data"]);
+    run(
+        "diff json",
+        &["diff", "--format", "json", "a.data", "b.data"],
+    );
     run("compare", &["compare", "a.data", "b.data"]);
-    run("compare json", &["compare", "--format", "json", "a.data", "b.data"]);
+    run(
+        "compare json",
+        &["compare", "--format", "json", "a.data", "b.data"],
+    );
     run("merge", &["merge", "-o", "out.merged", "a.data", "b.data"]);
-    for f in ["gmon", "callgrind", "pprof", "folded", "flamegraph", "speedscope", "dot", "html", "merged"] {
+    for f in [
+        "gmon",
+        "callgrind",
+        "pprof",
+        "folded",
+        "flamegraph",
+        "speedscope",
+        "dot",
+        "html",
+        "merged",
+    ] {
         let path = dir.join(format!("out.{f}"));
         let mut bytes = std::fs::read(&path).unwrap();
         if f == "pprof" {
@@ -76,33 +103,72 @@ fn no_output_shows_a_secret_unless_saved() {
     let prog = common::repo().join("examples/crc32/crc32.rv64-linux.elf");
     let prog = prog.to_str().unwrap();
     let planted = format!("FWPROF_TEST_SECRET={GUEST_SECRET}");
-    fwprof(dir, &["record", "-q", "-o", "a.data", "-E", &planted, "--", prog]);
-    fwprof(dir, &["record", "-q", "-o", "b.data", "-E", "OTHER=1", "--", prog]);
+    fwprof(
+        dir,
+        &["record", "-q", "-o", "a.data", "-E", &planted, "--", prog],
+    );
+    fwprof(
+        dir,
+        &["record", "-q", "-o", "b.data", "-E", "OTHER=1", "--", prog],
+    );
     for f in ["a.data", "b.data"] {
         let bytes = std::fs::read(dir.join(f)).unwrap();
-        assert!(!contains(&bytes, GUEST_SECRET) && !contains(&bytes, HOST_SECRET), "{f}");
+        assert!(
+            !contains(&bytes, GUEST_SECRET) && !contains(&bytes, HOST_SECRET),
+            "{f}"
+        );
     }
     let a = Profile::read(dir.join("a.data")).unwrap();
     assert!(a.meta.environment.is_empty());
-    assert!(a.meta.environment_names.iter().any(|n| n == "FWPROF_TEST_SECRET"));
-    assert!(a.meta.environment_names.iter().any(|n| n == "FWPROF_HOST_SECRET"));
-    assert_eq!(a.meta.environment_sha256.as_ref().map(String::len), Some(64));
+    assert!(a
+        .meta
+        .environment_names
+        .iter()
+        .any(|n| n == "FWPROF_TEST_SECRET"));
+    assert!(a
+        .meta
+        .environment_names
+        .iter()
+        .any(|n| n == "FWPROF_HOST_SECRET"));
+    assert_eq!(
+        a.meta.environment_sha256.as_ref().map(String::len),
+        Some(64)
+    );
 
     let outs = every_output(dir);
     for (what, bytes) in &outs {
         assert!(!contains(bytes, GUEST_SECRET), "{what} shows the -E secret");
-        assert!(!contains(bytes, HOST_SECRET), "{what} shows the host secret");
+        assert!(
+            !contains(bytes, HOST_SECRET),
+            "{what} shows the host secret"
+        );
     }
     // diff and compare say that the environments differed (names only).
     for what in ["diff stderr", "compare stderr"] {
         let (_, e) = outs.iter().find(|(w, _)| w == what).unwrap();
         let e = String::from_utf8_lossy(e);
         assert!(e.contains("the environments differed"), "{what}: {e}");
-        assert!(e.contains("FWPROF_TEST_SECRET") && e.contains("OTHER"), "{what}: {e}");
+        assert!(
+            e.contains("FWPROF_TEST_SECRET") && e.contains("OTHER"),
+            "{what}: {e}"
+        );
     }
 
     // With --save-env the values are kept and shown where values are shown.
-    fwprof(dir, &["record", "-q", "--save-env", "-o", "a.data", "-E", &planted, "--", prog]);
+    fwprof(
+        dir,
+        &[
+            "record",
+            "-q",
+            "--save-env",
+            "-o",
+            "a.data",
+            "-E",
+            &planted,
+            "--",
+            prog,
+        ],
+    );
     let a = Profile::read(dir.join("a.data")).unwrap();
     assert!(a.meta.environment.contains(&planted));
     assert!(a.meta.environment.iter().any(|e| e.ends_with(HOST_SECRET)));
@@ -118,7 +184,15 @@ fn a_bare_metal_profile_stores_no_environment() {
     let planted = format!("FWPROF_TEST_SECRET={GUEST_SECRET}");
     fwprof(
         tmp.path(),
-        &["record", "-q", "--save-env", "-E", &planted, "--", prog.to_str().unwrap()],
+        &[
+            "record",
+            "-q",
+            "--save-env",
+            "-E",
+            &planted,
+            "--",
+            prog.to_str().unwrap(),
+        ],
     );
     let bytes = std::fs::read(tmp.path().join("fwprof.data")).unwrap();
     assert!(!contains(&bytes, GUEST_SECRET) && !contains(&bytes, HOST_SECRET));

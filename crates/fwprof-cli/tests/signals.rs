@@ -45,7 +45,12 @@ fn endless(dir: &Path) -> Option<PathBuf> {
     .unwrap();
     let out = dir.join("endless.elf");
     let st = Command::new("riscv64-unknown-elf-gcc")
-        .args(["-nostdlib", "-nostartfiles", "-static", "-Wl,-Ttext=0x80000000"])
+        .args([
+            "-nostdlib",
+            "-nostartfiles",
+            "-static",
+            "-Wl,-Ttext=0x80000000",
+        ])
         .args(["-march=rv64imac", "-mabi=lp64", "-g"])
         .arg(&src)
         .arg("-o")
@@ -82,7 +87,10 @@ fn wait_for_handlers(child: &Child) {
     let want = (1u64 << (SIGHUP - 1)) | (1 << (SIGINT - 1)) | (1 << (SIGTERM - 1));
     let start = Instant::now();
     while caught(child.id()) & want != want {
-        assert!(start.elapsed() < Duration::from_secs(60), "fwprof never started its run");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "fwprof never started its run"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // Let some instructions run.
@@ -101,7 +109,11 @@ fn kill(pid: u32, sig: i32) {
 /// Stop `args` with `sig` (and `extra` more signals right after); check
 /// the exit status, the one line on stderr and the partial profile.
 fn stop_with(dir: &Path, args: &[&str], sig: i32, extra: &[i32]) {
-    let out_name = format!("p-{}-{}.data", args.join("_").replace(['-', '/', '.'], ""), sig);
+    let out_name = format!(
+        "p-{}-{}.data",
+        args.join("_").replace(['-', '/', '.'], ""),
+        sig
+    );
     let mut full = vec!["record", "-o", &out_name];
     full.extend_from_slice(args);
     full.extend_from_slice(&["--", "endless.elf"]);
@@ -115,7 +127,10 @@ fn stop_with(dir: &Path, args: &[&str], sig: i32, extra: &[i32]) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(128 + sig), "{full:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(&format!("stopped by {}", name(sig))), "{full:?}: {err}");
+    assert!(
+        err.contains(&format!("stopped by {}", name(sig))),
+        "{full:?}: {err}"
+    );
     let p = Profile::read(dir.join(&out_name)).unwrap_or_else(|e| panic!("{full:?}: {e}"));
     assert_eq!(
         p.meta.partial.as_deref(),
@@ -137,7 +152,12 @@ fn every_method_stops_cleanly_on_every_signal() {
         stop_with(tmp.path(), &[], sig, &[]);
     }
     stop_with(tmp.path(), &["--core", "generic"], SIGTERM, &[]);
-    stop_with(tmp.path(), &["--method", "sample", "--period", "100000"], SIGHUP, &[]);
+    stop_with(
+        tmp.path(),
+        &["--method", "sample", "--period", "100000"],
+        SIGHUP,
+        &[],
+    );
     stop_with(tmp.path(), &["--method", "instrument"], SIGINT, &[]);
     // `run` too: 128+N and one line.
     for sig in [SIGTERM, SIGHUP, SIGINT] {

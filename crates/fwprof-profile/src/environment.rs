@@ -57,7 +57,10 @@ impl Meta {
     /// variables only one of them had when the names are known; `None` if
     /// they are the same or either is unknown. Never shows a value.
     pub fn environment_difference(&self, other: &Meta) -> Option<String> {
-        let (a, b) = (self.environment_fingerprint()?, other.environment_fingerprint()?);
+        let (a, b) = (
+            self.environment_fingerprint()?,
+            other.environment_fingerprint()?,
+        );
         if a == b {
             return None;
         }
@@ -134,7 +137,10 @@ mod tests {
         assert!(!d.contains("secret"));
         let mut c = a.clone();
         c.set_environment(&["A=2".into(), "X=secret".into()], false);
-        assert!(a.environment_difference(&c).unwrap().contains("different values"));
+        assert!(a
+            .environment_difference(&c)
+            .unwrap()
+            .contains("different values"));
         assert_eq!(a.environment_difference(&a.clone()), None);
         // An old file with values compares by their digest.
         let mut old = Meta::new("p");

@@ -127,7 +127,9 @@ impl Profile {
             if read_full(&mut r, &mut header[HEADER_LEN_V1..])? < HEADER_LEN - HEADER_LEN_V1 {
                 return Err(Error::Truncated);
             }
-            Some(u32::from_le_bytes([header[20], header[21], header[22], header[23]]))
+            Some(u32::from_le_bytes([
+                header[20], header[21], header[22], header[23],
+            ]))
         } else {
             None
         };

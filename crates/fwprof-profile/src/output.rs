@@ -96,7 +96,10 @@ fn file_id(m: &fs::Metadata) -> (u64, u64) {
 fn file_id(_: &fs::Metadata) -> (u64, u64) {
     // No inode numbers: never claim two paths are one file.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    (u64::MAX, NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    (
+        u64::MAX,
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+    )
 }
 
 /// The path a chain of symbolic links at `path` ends at (`path` itself if

@@ -112,7 +112,9 @@ impl Profile {
         let nf = self.functions.len();
         for (i, r) in self.instrumented.iter().enumerate() {
             if r.function.index() >= nf {
-                return Some(format!("instrumented record {i} names a function out of range"));
+                return Some(format!(
+                    "instrumented record {i} names a function out of range"
+                ));
             }
             if r.histogram.len() > 64 {
                 return Some(format!(

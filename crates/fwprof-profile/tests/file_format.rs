@@ -190,13 +190,17 @@ fn other_versions_are_refused() {
     for v in [0u32, 3, 0x0100_0002] {
         bytes[8..12].copy_from_slice(&v.to_le_bytes());
         match Profile::from_bytes(&bytes) {
-            Err(e @ Error::UnsupportedVersion {
-                oldest: 1,
-                newest: 2,
-                ..
-            }) => assert_eq!(
+            Err(
+                e @ Error::UnsupportedVersion {
+                    oldest: 1,
+                    newest: 2,
+                    ..
+                },
+            ) => assert_eq!(
                 e.to_string(),
-                format!("unsupported profile format version {v} (this fwprof reads versions 1 to 2)")
+                format!(
+                    "unsupported profile format version {v} (this fwprof reads versions 1 to 2)"
+                )
             ),
             other => panic!("{other:?}"),
         }

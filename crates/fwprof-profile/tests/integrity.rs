@@ -24,7 +24,8 @@ fn small() -> Profile {
             cost: vec![3],
         })
         .unwrap();
-    p.arcs.push(fwprof_profile::Arc::spontaneous(main, 1, vec![131_820]));
+    p.arcs
+        .push(fwprof_profile::Arc::spontaneous(main, 1, vec![131_820]));
     p.totals = vec![3];
     p
 }
@@ -58,7 +59,10 @@ fn every_single_bit_flip_is_rejected_in_words() {
         }
     }
     let body_flips = (bytes.len() - 24) * 8 + 32;
-    assert!(kinds["checksum mismatch: the file is damaged"] >= body_flips, "{kinds:?}");
+    assert!(
+        kinds["checksum mismatch: the file is damaged"] >= body_flips,
+        "{kinds:?}"
+    );
 }
 
 #[test]
@@ -125,5 +129,7 @@ fn fields_readers_trust_are_validated() {
         max: 0,
         histogram: vec![],
     });
-    assert!(matches!(reencoded(&p), Err(Error::Inconsistent(m)) if m.contains("instrumented record 0")));
+    assert!(
+        matches!(reencoded(&p), Err(Error::Inconsistent(m)) if m.contains("instrumented record 0"))
+    );
 }

@@ -22,7 +22,10 @@ fn a_regular_file_is_replaced_keeping_its_mode() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
     write_text(&path, "new").unwrap();
     assert_eq!(fs::read_to_string(&path).unwrap(), "new");
-    assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o7777, 0o640);
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o7777,
+        0o640
+    );
     // No temporary file is left; a failing writer leaves the old file.
     let r = output::write_file(&path, |w: &mut dyn Write| {
         w.write_all(b"half")?;
@@ -60,16 +63,31 @@ fn a_symbolic_link_stays_a_link_and_its_target_is_replaced() {
     let link2 = dir.path().join("link2.txt");
     std::os::unix::fs::symlink(&link, &link2).unwrap();
     write_text(&link2, "new").unwrap();
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert!(fs::symlink_metadata(&link2).unwrap().file_type().is_symlink());
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::symlink_metadata(&link2)
+        .unwrap()
+        .file_type()
+        .is_symlink());
     assert_eq!(fs::read_to_string(&target).unwrap(), "new");
-    assert_eq!(fs::metadata(&target).unwrap().permissions().mode() & 0o7777, 0o604);
+    assert_eq!(
+        fs::metadata(&target).unwrap().permissions().mode() & 0o7777,
+        0o604
+    );
     // A dangling link creates its target.
     let dangling = dir.path().join("dangling");
     std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
     write_text(&dangling, "made").unwrap();
-    assert!(fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
-    assert_eq!(fs::read_to_string(dir.path().join("made.txt")).unwrap(), "made");
+    assert!(fs::symlink_metadata(&dangling)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        fs::read_to_string(dir.path().join("made.txt")).unwrap(),
+        "made"
+    );
 }
 
 #[test]
@@ -83,13 +101,19 @@ fn dev_null_stays_a_character_device() {
 fn a_fifo_is_written_as_a_stream() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
-    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
     assert!(status.success());
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || {
             let mut s = String::new();
-            fs::File::open(&fifo).unwrap().read_to_string(&mut s).unwrap();
+            fs::File::open(&fifo)
+                .unwrap()
+                .read_to_string(&mut s)
+                .unwrap();
             s
         })
     };
