@@ -157,7 +157,10 @@ pub struct RunArgs {
 /// `fwprof record`.
 #[derive(Args, Debug)]
 pub struct RecordArgs {
-    /// Output profile file.
+    /// Output profile file (never `-`: standard output carries the
+    /// program's own output). Written atomically; a symbolic link's
+    /// target is replaced; a device or FIFO is written in place; the
+    /// program itself or the `--core` file is refused.
     #[arg(
         short = 'o',
         long = "output",
@@ -197,6 +200,12 @@ pub struct RecordArgs {
     /// `-finstrument-functions-exclude-function-list`.
     #[arg(long, value_name = "PATTERN")]
     pub exclude: Vec<String>,
+    /// Store the guest environment's values in the profile (Linux).
+    /// Without it only the variables' names and a SHA-256 of the whole
+    /// environment are stored, so a profile can be shared without leaking
+    /// secrets; bare-metal profiles store no environment at all.
+    #[arg(long)]
+    pub save_env: bool,
     /// No progress line and no summary on stderr.
     #[arg(short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -384,7 +393,7 @@ pub struct HtmlArgs {
     /// Profile to read.
     #[arg(default_value = "fwprof.data", value_name = "FILE")]
     pub file: PathBuf,
-    /// Output file.
+    /// Output file, `-` for stdout.
     #[arg(
         short = 'o',
         long = "output",
@@ -433,7 +442,7 @@ pub struct MergeArgs {
     /// Profiles to sum (at least two).
     #[arg(required = true, num_args = 2.., value_name = "FILE")]
     pub inputs: Vec<PathBuf>,
-    /// Output profile.
+    /// Output profile, `-` for stdout.
     #[arg(short = 'o', long = "output", required = true, value_name = "OUT")]
     pub output: PathBuf,
     /// Merge even if the profiles are of different programs or event sets

@@ -7,14 +7,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
 
 use crate::cli::{CompareArgs, FormatArg};
 
 /// Read a profile, naming the file in the error.
 fn read(path: &Path) -> Result<Profile> {
-    Profile::read(path).with_context(|| format!("cannot read {}", path.display()))
+    crate::files::read_profile(path)
 }
 
 /// Run `fwprof compare`.
@@ -25,6 +25,9 @@ pub fn compare(a: &CompareArgs) -> Result<u8> {
     let c = fwprof_report::compare(&reference, &other, event, a.top)?;
     for warning in &c.warnings {
         eprintln!("fwprof: warning: {warning}");
+    }
+    if let Some(note) = reference.meta.environment_difference(&other.meta) {
+        eprintln!("fwprof: warning: {note}");
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());

@@ -6,8 +6,6 @@ use fwprof_sim::StopReason;
 pub const FWPROF_ERROR: u8 = 125;
 /// `--max-instructions` reached (as `timeout(1)`).
 pub const INSTRUCTION_LIMIT: u8 = 124;
-/// SIGINT.
-pub const SIGINT: i32 = 2;
 
 /// The status of a process killed by SIGPIPE, as a shell reports it.
 pub const BROKEN_PIPE: u8 = 128 + 13;
@@ -72,7 +70,7 @@ pub fn status_for(stop: &StopReason) -> u8 {
     match stop {
         StopReason::Exit(code) => (*code & 0xff) as u8,
         StopReason::InstructionLimit => INSTRUCTION_LIMIT,
-        StopReason::Interrupted => (128 + SIGINT) as u8,
+        StopReason::Interrupted => (128 + crate::signals::stopping_signal()) as u8,
         StopReason::Fault { cause, .. } => (128 + signal_for_cause(*cause)) as u8,
         StopReason::Signal { signo, .. } => (128 + signo) as u8,
     }

@@ -1,11 +1,12 @@
 //! `export`, `html`, `diff`, `merge` and `completions`: read profiles,
-//! call `fwprof-export`, and write the result (files atomically: a
-//! temporary file renamed into place).
+//! call `fwprof-export`, and write the result by the output-path rule of
+//! `fwprof_profile::output` (`-` = standard output; never over an input).
 
-use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
+
+use crate::files::{refuse_output_over_input, write_output};
 use clap::CommandFactory;
 use fwprof_export::ExportOptions;
 use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
@@ -17,7 +18,7 @@ use crate::cli::{
 
 /// Read a profile, naming the file in the error.
 fn read(path: &Path) -> Result<Profile> {
-    Profile::read(path).with_context(|| format!("cannot read {}", path.display()))
+    crate::files::read_profile(path)
 }
 
 /// Index of event `name` (instructions when `None`).
@@ -28,44 +29,13 @@ fn event_index(profile: &Profile, name: Option<&str>) -> Result<usize> {
     })
 }
 
-/// Run `write` into `path` atomically (`-` = stdout).
-fn write_output(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> Result<(), fwprof_export::Error>,
-) -> Result<()> {
-    if path == Path::new("-") {
-        let stdout = std::io::stdout();
-        let mut w = std::io::BufWriter::new(stdout.lock());
-        write(&mut w)?;
-        w.flush()?;
-        return Ok(());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.fwprof-tmp-{}", std::process::id()));
-    let result = (|| -> Result<()> {
-        let f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        let mut w = std::io::BufWriter::new(f);
-        write(&mut w)?;
-        let f = w.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 /// `fwprof export`.
 pub fn export(a: &ExportArgs) -> Result<u8> {
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.format.default_output().into());
+    refuse_output_over_input(&out, &inputs(&a.file, a.program.as_deref()))?;
     let profile = read(&a.file)?;
     let mut opts = ExportOptions::new(event_index(&profile, a.event.as_deref())?);
     opts.program = a.program.clone();
@@ -77,10 +47,6 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
         );
     }
     opts.threshold = a.threshold;
-    let out = a
-        .output
-        .clone()
-        .unwrap_or_else(|| a.format.default_output().into());
     if matches!(
         a.format,
         ExportFormat::Folded
@@ -91,7 +57,7 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
         let folded = fwprof_export::stacks::folded_stack_count(&profile)?;
         if folded > 0 {
             eprintln!(
-                "fwprof: {folded} stacks deeper than {} frames had their recursion folded into                  frames marked `{}`",
+                "fwprof: {folded} stacks deeper than {} frames had their recursion folded into frames marked `{}`",
                 fwprof_export::stacks::MAX_EXACT_FRAMES,
                 fwprof_export::stacks::FOLDED_SUFFIX.trim_start()
             );
@@ -113,6 +79,7 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
 
 /// `fwprof html`.
 pub fn html(a: &HtmlArgs) -> Result<u8> {
+    refuse_output_over_input(&a.output, &inputs(&a.file, a.program.as_deref()))?;
     let profile = read(&a.file)?;
     let mut opts = ExportOptions::new(event_index(&profile, None)?);
     opts.program = a.program.clone();
@@ -137,6 +104,9 @@ pub fn diff(a: &DiffArgs) -> Result<u8> {
     for warning in diff.warnings() {
         eprintln!("fwprof: warning: {warning}");
     }
+    if let Some(note) = before.meta.environment_difference(&after.meta) {
+        eprintln!("fwprof: warning: {note}");
+    }
     if let Some(pct) = a.fail_above {
         if !(pct >= 0.0 && pct.is_finite()) {
             anyhow::bail!("--fail-above {pct}: expected a percentage of 0 or more");
@@ -158,16 +128,27 @@ pub fn diff(a: &DiffArgs) -> Result<u8> {
 
 /// `fwprof merge`.
 pub fn merge(a: &MergeArgs) -> Result<u8> {
+    let named: Vec<(&Path, &str)> = a
+        .inputs
+        .iter()
+        .map(|p| (p.as_path(), "an input profile"))
+        .collect();
+    refuse_output_over_input(&a.output, &named)?;
     let profiles = a
         .inputs
         .iter()
         .map(|p| read(p))
         .collect::<Result<Vec<_>>>()?;
     let merged = fwprof_export::merge::merge(&profiles, a.force)?;
-    merged
-        .write_atomic(&a.output)
-        .with_context(|| format!("cannot write {}", a.output.display()))?;
+    write_output(&a.output, |w| merged.write_to(w))?;
     Ok(0)
+}
+
+/// The files `export` and `html` read: the profile and `--program`.
+fn inputs<'a>(profile: &'a Path, program: Option<&'a Path>) -> Vec<(&'a Path, &'static str)> {
+    let mut v = vec![(profile, "the profile being read")];
+    v.extend(program.map(|p| (p, "the --program ELF")));
+    v
 }
 
 /// `fwprof completions`.
@@ -183,6 +164,7 @@ pub fn completions(a: &CompletionsArgs) -> Result<u8> {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut cmd, "fwprof", &mut script);
     let mut out = std::io::stdout().lock();
+    use std::io::Write as _;
     out.write_all(&script)?;
     out.flush()?;
     Ok(0)

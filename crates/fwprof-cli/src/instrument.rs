@@ -125,9 +125,7 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
             a.exec.program.display()
         );
     };
-    let mut meta = base_meta(
-        &a.exec, &p, &program, &run.stop, run.rv64, run.target, start_time,
-    );
+    let mut meta = base_meta(a, &p, &program, &run.stop, run.rv64, run.target, start_time);
     crate::record::mark_failed(&mut meta, &run.error);
     meta.method = Method::Instrument;
     meta.core = core_name;

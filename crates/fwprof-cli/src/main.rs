@@ -7,7 +7,8 @@
 //! | the guest's own | the program exited |
 //! | 128+N | the guest was killed by signal N (Linux), or took a fatal trap (bare metal, `mtvec` = 0: the signal Linux would send for that cause) |
 //! | 124 | `--max-instructions` reached |
-//! | 130 | interrupted by Ctrl-C (SIGINT) |
+//! | 128+N | stopped by signal N: SIGINT (Ctrl-C, 130), SIGTERM (143) or SIGHUP (129); the partial profile is written, marked `signal SIGINT` (`SIGTERM`, `SIGHUP`) |
+//! | 2 | usage error (argument parsing; also `record -o -`) |
 //! | 125 | an error of fwprof itself (bad ELF, unreadable file, ...) |
 //! | 141 | fwprof's own output went to a pipe whose reader went away (as a process killed by SIGPIPE) |
 //! | 2 | a usage error (clap's convention: unknown option, bad value, a combination the options cannot make) |
@@ -16,12 +17,14 @@ mod cli;
 mod compare_cmd;
 mod exit;
 mod export_cmd;
+mod files;
 mod instrument;
 mod progress;
 mod record;
 mod reliability;
 mod report_cmd;
 mod sample;
+mod signals;
 
 use std::process::ExitCode;
 

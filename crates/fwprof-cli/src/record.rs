@@ -24,13 +24,15 @@ use crate::progress::{Progress, Verbosity};
 pub fn dispatch(cli: cli::Cli) -> Result<u8> {
     match cli.command {
         Command::Run(a) => run(&a.exec),
-        Command::Record(a) => match a.method {
-            cli::MethodArg::Exact => record(
-                &a.exec,
-                &a.output,
-                a.core.as_deref(),
-                Verbosity::from_flags(a.quiet, a.verbose),
-            ),
+        Command::Record(a) if a.output == Path::new("-") => {
+            // Found by looking at the arguments alone: a usage error.
+            eprintln!(
+                "fwprof: record -o -: a profile cannot go to standard output (the program's own output goes there); name a file"
+            );
+            Ok(USAGE_ERROR)
+        }
+        Command::Record(a) => match refuse_record_over_input(&a).map(|()| a.method)? {
+            cli::MethodArg::Exact => record(&a, Verbosity::from_flags(a.quiet, a.verbose)),
             cli::MethodArg::Sample => crate::sample::record_sampled(&a),
             cli::MethodArg::Instrument => crate::instrument::record_instrumented(&a),
         },
@@ -44,6 +46,19 @@ pub fn dispatch(cli: cli::Cli) -> Result<u8> {
         Command::Compare(a) => crate::compare_cmd::compare(&a),
         Command::Reliability(a) => crate::reliability::run(&a),
     }
+}
+
+/// Exit status of a usage error (clap's).
+const USAGE_ERROR: u8 = 2;
+
+/// `record` must not write its profile over the program or the `--core`
+/// description file it reads.
+fn refuse_record_over_input(a: &cli::RecordArgs) -> Result<()> {
+    let mut inputs = vec![(a.exec.program.as_path(), "the program being profiled")];
+    if let Some(core) = a.core.as_deref().map(Path::new).filter(|p| p.is_file()) {
+        inputs.push((core, "the --core description"));
+    }
+    crate::files::refuse_output_over_input(&a.output, &inputs)
 }
 
 /// Everything needed to start a simulation.
@@ -112,13 +127,10 @@ pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
     Ok(Prepared { cfg, elf, summary })
 }
 
-/// Ctrl-C sets this flag; the simulator polls it and stops cleanly.
+/// The flag SIGINT, SIGTERM and SIGHUP set; the simulator polls it and
+/// stops cleanly (see [`crate::signals`]).
 pub(crate) fn interrupt_flag() -> SyncArc<AtomicBool> {
-    let flag = SyncArc::new(AtomicBool::new(false));
-    let f = flag.clone();
-    // A second handler registration fails only if one exists: then keep going without it.
-    let _ = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst));
-    flag
+    crate::signals::stop_flag()
 }
 
 /// The outcome of one simulation.
@@ -273,7 +285,10 @@ pub(crate) fn report_stop(stop: &StopReason, rv64: bool) {
     match stop {
         StopReason::Exit(_) => {}
         StopReason::InstructionLimit => eprintln!("fwprof: instruction limit reached"),
-        StopReason::Interrupted => eprintln!("fwprof: interrupted"),
+        StopReason::Interrupted => eprintln!(
+            "fwprof: stopped by {}",
+            crate::signals::name(crate::signals::stopping_signal())
+        ),
         StopReason::Fault { cause, pc, tval, raw, len } => {
             let xlen = if rv64 { fwprof_isa::Xlen::Rv64 } else { fwprof_isa::Xlen::Rv32 };
             let inst = fwprof_isa::decode(*raw, xlen);
@@ -305,7 +320,8 @@ fn run(a: &ExecArgs) -> Result<u8> {
 /// [`fwprof_timing::EVENTS`], `instructions` first), when `--core` was given.
 type Timing = (Vec<(u64, fwprof_timing::Costs)>, fwprof_timing::Costs);
 
-fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity) -> Result<u8> {
+fn record(args: &cli::RecordArgs, verbosity: Verbosity) -> Result<u8> {
+    let (a, output, core) = (&args.exec, args.output.as_path(), args.core.as_deref());
     // A bad core description stops here: nothing runs.
     let core = core.map(CoreConfig::load).transpose()?;
     let p = prepare(a)?;
@@ -353,7 +369,9 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
         report_stop(&out.stop, out.rv64);
     }
 
-    let mut meta = base_meta(a, &p, &program, &out.stop, out.rv64, out.target, start_time);
+    let mut meta = base_meta(
+        args, &p, &program, &out.stop, out.rv64, out.target, start_time,
+    );
     mark_failed(&mut meta, &out.error);
     meta.core = core_name;
     meta.sleep_ns = out.sleep_ns;
@@ -383,10 +401,11 @@ fn record(a: &ExecArgs, output: &Path, core: Option<&str>, verbosity: Verbosity)
 }
 
 /// The metadata every recording method fills alike: program identity,
-/// ISA, target, command line, environment, version, start time, symbol
+/// ISA, target, command line, environment (names and digest; values only
+/// with `--save-env`; nothing for bare metal), version, start time, symbol
 /// warnings, and how the run ended (`partial`, `exit_status`).
 pub(crate) fn base_meta(
-    a: &ExecArgs,
+    args: &cli::RecordArgs,
     p: &Prepared,
     program: &fwprof_symbols::Program,
     stop: &StopReason,
@@ -394,6 +413,7 @@ pub(crate) fn base_meta(
     target: Target,
     start_time: u64,
 ) -> Meta {
+    let a = &args.exec;
     // The absolute path, so readers in another directory find the program
     // (and, through its DWARF, its sources); argv[0] stays as given.
     let program_path = std::path::absolute(&a.program).unwrap_or_else(|_| a.program.clone());
@@ -409,14 +429,19 @@ pub(crate) fn base_meta(
     meta.command = std::iter::once(a.program.display().to_string())
         .chain(a.args.iter().cloned())
         .collect();
-    meta.environment = p.cfg.env.clone();
+    meta.set_environment(&p.cfg.env, args.save_env);
     meta.fwprof_version = env!("CARGO_PKG_VERSION").to_string();
     meta.start_time = start_time;
     meta.warnings = program.warnings();
     match stop {
         StopReason::Exit(code) => meta.exit_status = Some(*code),
         StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
-        StopReason::Interrupted => meta.partial = Some("interrupted".into()),
+        StopReason::Interrupted => {
+            meta.partial = Some(format!(
+                "signal {}",
+                crate::signals::name(crate::signals::stopping_signal())
+            ))
+        }
         StopReason::Fault { cause, pc, .. } => {
             meta.partial = Some(format!(
                 "guest fault: {} at {pc:#x}",
@@ -572,8 +597,7 @@ fn build_profile(
 /// `fwprof report`; `color`: colour the text report (see
 /// [`crate::report_cmd::use_color`]).
 pub fn report(a: &cli::ReportArgs, color: bool) -> Result<u8> {
-    let profile =
-        Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let profile = crate::files::read_profile(&a.file)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
     crate::report_cmd::write_styled(&profile, a, color, &mut w)?;
@@ -582,8 +606,7 @@ pub fn report(a: &cli::ReportArgs, color: bool) -> Result<u8> {
 
 /// `fwprof annotate`.
 pub fn annotate(a: &cli::AnnotateArgs) -> Result<u8> {
-    let profile =
-        Profile::read(&a.file).with_context(|| format!("cannot read {}", a.file.display()))?;
+    let profile = crate::files::read_profile(&a.file)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
     crate::report_cmd::annotate(&profile, a, &mut w)?;

@@ -1338,25 +1338,9 @@ fn svg(runs: &[Run]) -> String {
     s
 }
 
-/// Write `bytes` to `path` through a temporary file in the same directory.
+/// Write `bytes` to `path` by the output-path rule (`crate::files`).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "chart.svg".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.fwprof-tmp-{}", std::process::id()));
-    let result = std::fs::write(&tmp, bytes)
-        .with_context(|| format!("cannot write {}", tmp.display()))
-        .and_then(|()| {
-            std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-        });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    crate::files::write_output(path, |w| w.write_all(bytes))
 }
 
 #[cfg(test)]

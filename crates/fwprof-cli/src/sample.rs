@@ -559,15 +559,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         record::report_stop(&stop, prog.rv64);
     }
 
-    let mut meta = record::base_meta(
-        &a.exec,
-        &p,
-        &program,
-        &stop,
-        prog.rv64,
-        prog.target,
-        start_time,
-    );
+    let mut meta = record::base_meta(a, &p, &program, &stop, prog.rv64, prog.target, start_time);
     record::mark_failed(&mut meta, &run_error);
     meta.warnings.extend(unwinder.warnings().iter().cloned());
     meta.core = core_name;

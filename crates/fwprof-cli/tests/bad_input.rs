@@ -316,8 +316,8 @@ fn ctrl_c_saves_a_partial_profile() {
     assert!(st.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert_one_line_error(&out, "interrupted");
-    assert_eq!(partial_reason(tmp.path()), "interrupted");
+    assert_one_line_error(&out, "stopped by SIGINT");
+    assert_eq!(partial_reason(tmp.path()), "signal SIGINT");
     let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
     assert!(
         p.totals[0] > 1000,

@@ -774,7 +774,8 @@ mod tests {
     /// own root.
     fn profile(sha: &str, events: &[&str], funcs: &[(&str, u64, u64)]) -> Profile {
         let mut meta = Meta::new("p.elf");
-        meta.sha256 = sha.into();
+        // A SHA-256 is 64 hex digits (`Profile::validate`): repeat the pattern.
+        meta.sha256 = sha.repeat(64 / sha.len());
         let n = events.len();
         let mut p = Profile::new(meta, events.iter().map(|e| e.to_string()).collect());
         for (k, &(name, i, c)) in funcs.iter().enumerate() {
@@ -870,7 +871,7 @@ mod tests {
         let d = compare(&b, &a, 0).unwrap();
         assert_eq!(
             d.warnings(),
-            ["the profiles are of different programs (BEFORE p.elf sha256 aaaa…, AFTER p.elf sha256 bbbb…): functions are matched by name"]
+            ["the profiles are of different programs (BEFORE p.elf sha256 aaaaaaaaaaaa…, AFTER p.elf sha256 bbbbbbbbbbbb…): functions are matched by name"]
         );
         assert_eq!(d.events, ["instructions"]);
         assert_eq!(d.before_only, ["cycles"]);

@@ -244,7 +244,10 @@ struct PageMeta<'a> {
     xlen: u32,
     core: Option<&'a str>,
     command: &'a [String],
+    /// Values only when recorded with `--save-env`; none for bare metal.
     environment: &'a [String],
+    /// How many variables the guest saw (names are not shown).
+    environment_count: usize,
     fwprof_version: &'a str,
     start_time: u64,
     partial: Option<&'a str>,
@@ -495,6 +498,8 @@ fn build_page<'a>(profile: &'a Profile, choice: &ProgramChoice, opts: &ExportOpt
         let more = "the calling-context tree is malformed and is left out";
         note = Some(note.map_or(more.to_string(), |n| format!("{n}; {more}")));
     }
+    // A bare-metal guest has no environment (old profiles stored the host's).
+    let bare = m.target == fwprof_profile::Target::Baremetal;
     Page {
         schema: SCHEMA,
         meta: PageMeta {
@@ -506,7 +511,12 @@ fn build_page<'a>(profile: &'a Profile, choice: &ProgramChoice, opts: &ExportOpt
             xlen: m.xlen,
             core: m.core.as_deref(),
             command: &m.command,
-            environment: &m.environment,
+            environment: if bare { &[] } else { &m.environment },
+            environment_count: if bare {
+                0
+            } else {
+                m.environment_names.len().max(m.environment.len())
+            },
             fwprof_version: &m.fwprof_version,
             start_time: m.start_time,
             partial: m.partial.as_deref(),

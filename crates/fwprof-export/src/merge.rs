@@ -493,7 +493,8 @@ mod tests {
     /// `n` scales every count.
     fn run(n: u64, sha: &str) -> Profile {
         let mut meta = Meta::new("prog.elf");
-        meta.sha256 = sha.into();
+        // A SHA-256 is 64 hex digits (`Profile::validate`): repeat the pattern.
+        meta.sha256 = sha.repeat(64 / sha.len());
         meta.command = vec!["prog.elf".into(), n.to_string()];
         let mut p = Profile::new(meta, vec!["instructions".into(), "cycles".into()]);
         let main = p.add_function(FunctionRecord::new("main", 0x100, 0x110));
@@ -570,7 +571,7 @@ mod tests {
         let e = merge(&[run(1, "aa"), run(1, "bb")], false).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "profiles 1 and 2 are of different programs: prog.elf (sha256 aa…) and prog.elf (sha256 bb…); --force merges them anyway"
+            "profiles 1 and 2 are of different programs: prog.elf (sha256 aaaaaaaaaaaa…) and prog.elf (sha256 bbbbbbbbbbbb…); --force merges them anyway"
         );
         let m = merge(&[run(1, "aa"), run(1, "bb")], true).unwrap();
         assert_eq!(m.totals, [26, 52]);

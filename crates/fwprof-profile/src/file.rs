@@ -4,38 +4,56 @@
 //! ```text
 //! offset  size  field
 //! 0       8     magic  "FWPROF" 0x00 0x01
-//! 8       4     format version, u32 little-endian
+//! 8       4     format version, u32 little-endian (2; 1 is still read)
 //! 12      8     body length in bytes, u64 little-endian
-//! 20      n     body: the Profile as CBOR (RFC 8949)
+//! 20      4     CRC-32C (Castagnoli) of the body, u32 little-endian
+//!               (version 2 only; a version-1 header ends at 20)
+//! 24      n     body: the Profile as CBOR (RFC 8949)
 //! ```
 
-use std::fs::{self, File};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::fs::File;
+use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
 use crate::error::Error;
-use crate::model::{Profile, EVENT_INSTRUCTIONS};
+use crate::model::Profile;
 
 /// The first 8 bytes of every profile file: `FWPROF`, NUL, 0x01.
 pub const MAGIC: [u8; 8] = *b"FWPROF\0\x01";
 
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version this build writes: 2, whose header carries a
+/// CRC-32C of the body. Version-1 files (no checksum) are still read.
+pub const FORMAT_VERSION: u32 = 2;
 
-const HEADER_LEN: usize = 20;
+/// The oldest format version this build reads.
+pub const OLDEST_FORMAT_VERSION: u32 = 1;
+
+/// Header length of a version-1 file (no checksum).
+const HEADER_LEN_V1: usize = 20;
+/// Header length of a version-2 file.
+const HEADER_LEN: usize = 24;
 
 impl Profile {
-    /// Encodes the profile (header and CBOR body) into `w`.
+    /// Encodes the profile (header and CBOR body) into `w`, as format
+    /// version [`FORMAT_VERSION`] whatever `meta.format_version` says.
     ///
     /// Errors: [`Error::Encode`] if serialisation fails, [`Error::Io`] if
     /// writing fails.
     pub fn write_to(&self, mut w: impl Write) -> Result<(), Error> {
         let mut body = Vec::new();
-        ciborium::into_writer(self, &mut body).map_err(|e| Error::Encode(e.to_string()))?;
+        if self.meta.format_version == FORMAT_VERSION {
+            ciborium::into_writer(self, &mut body)
+        } else {
+            let mut copy = self.clone();
+            copy.meta.format_version = FORMAT_VERSION;
+            ciborium::into_writer(&copy, &mut body)
+        }
+        .map_err(|e| Error::Encode(e.to_string()))?;
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(&MAGIC);
         header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
         header[12..20].copy_from_slice(&(body.len() as u64).to_le_bytes());
+        header[20..24].copy_from_slice(&crc32c::crc32c(&body).to_le_bytes());
         w.write_all(&header)?;
         w.write_all(&body)?;
         w.flush()?;
@@ -49,45 +67,15 @@ impl Profile {
         Ok(out)
     }
 
-    /// Writes the profile to `path` atomically: into a temporary file in
-    /// the same directory, fsynced, then renamed over `path`, so readers see
-    /// either the old file or the complete new one.
+    /// Writes the profile to `path` by the rule of [`crate::output`]: a
+    /// regular file or a new path atomically (a temporary file in the same
+    /// directory, synced, then renamed over `path`, keeping the old file's
+    /// mode), so readers see either the old file or the complete new one; a
+    /// symbolic link's target by the same rule; a device or FIFO in place.
     ///
     /// Errors: [`Error::Io`] (the temporary file is removed) or [`Error::Encode`].
     pub fn write_atomic(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let path = path.as_ref();
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => Path::new(".").to_path_buf(),
-        };
-        let name = path.file_name().ok_or_else(|| {
-            Error::Io(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "profile path has no file name",
-            ))
-        })?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".tmp.{}", std::process::id()));
-        let tmp = dir.join(tmp_name);
-        let result = (|| {
-            let file = File::create(&tmp)?;
-            let mut w = BufWriter::new(file);
-            self.write_to(&mut w)?;
-            let file = w.into_inner().map_err(|e| Error::Io(e.into_error()))?;
-            file.sync_all()?;
-            drop(file);
-            fs::rename(&tmp, path)?;
-            // Make the rename itself durable; not all systems allow this.
-            if let Ok(d) = File::open(&dir) {
-                let _ = d.sync_all();
-            }
-            Ok(())
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result
+        crate::output::write_file(path.as_ref(), |w| self.write_to(w))
     }
 
     /// Reads and checks a profile file (see [`Profile::read_from`]).
@@ -96,16 +84,21 @@ impl Profile {
         Profile::read_from(BufReader::new(file))
     }
 
-    /// Reads a profile from `r` and checks its shape with [`Profile::validate`].
+    /// Reads a profile from `r`, verifies its checksum and checks its shape
+    /// with [`Profile::validate`]. A version-1 file has no checksum: it is
+    /// read unchecked, and `meta.format_version` of the result says so
+    /// ([`Profile::is_checksummed`]); `meta.format_version` is always the
+    /// header's version.
     ///
     /// Errors: [`Error::NotAProfile`] (bad magic), [`Error::UnsupportedVersion`],
-    /// [`Error::Truncated`] (header or body cut short), [`Error::Corrupt`]
-    /// (CBOR that does not decode to a profile, or bytes after the body),
-    /// [`Error::Inconsistent`] (ids or vector lengths wrong), [`Error::Io`].
-    /// Never panics, whatever the bytes.
+    /// [`Error::Truncated`] (header or body cut short),
+    /// [`Error::ChecksumMismatch`], [`Error::TrailingBytes`],
+    /// [`Error::Corrupt`] (a body that does not decode to a profile),
+    /// [`Error::Inconsistent`] (ids, vector lengths or fields wrong),
+    /// [`Error::Io`]. Never panics, whatever the bytes.
     pub fn read_from(mut r: impl Read) -> Result<Profile, Error> {
         let mut header = [0u8; HEADER_LEN];
-        let got = read_full(&mut r, &mut header)?;
+        let got = read_full(&mut r, &mut header[..HEADER_LEN_V1])?;
         if got < MAGIC.len() {
             return Err(if header[..got] == MAGIC[..got] {
                 Error::Truncated
@@ -116,16 +109,30 @@ impl Profile {
         if header[..8] != MAGIC {
             return Err(Error::NotAProfile);
         }
-        if got < HEADER_LEN {
+        if got < 12 {
             return Err(Error::Truncated);
         }
         let version = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
-        if version != FORMAT_VERSION {
+        if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(Error::UnsupportedVersion {
                 found: version,
-                supported: FORMAT_VERSION,
+                oldest: OLDEST_FORMAT_VERSION,
+                newest: FORMAT_VERSION,
             });
         }
+        if got < HEADER_LEN_V1 {
+            return Err(Error::Truncated);
+        }
+        let checksum = if version >= 2 {
+            if read_full(&mut r, &mut header[HEADER_LEN_V1..])? < HEADER_LEN - HEADER_LEN_V1 {
+                return Err(Error::Truncated);
+            }
+            Some(u32::from_le_bytes([
+                header[20], header[21], header[22], header[23],
+            ]))
+        } else {
+            None
+        };
         let mut len_bytes = [0u8; 8];
         len_bytes.copy_from_slice(&header[12..20]);
         let body_len = u64::from_le_bytes(len_bytes);
@@ -138,94 +145,46 @@ impl Profile {
         }
         let mut extra = [0u8; 1];
         if read_full(&mut r, &mut extra)? != 0 {
-            return Err(Error::Corrupt("trailing bytes after the body".into()));
+            return Err(Error::TrailingBytes);
+        }
+        if checksum.is_some_and(|c| c != crc32c::crc32c(&body)) {
+            return Err(Error::ChecksumMismatch);
         }
         let mut slice = &body[..];
-        let profile: Profile = ciborium::from_reader(&mut slice).map_err(|e| match e {
-            ciborium::de::Error::Io(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
-                Error::Corrupt("CBOR body ends early".into())
-            }
-            e => Error::Corrupt(e.to_string()),
+        let mut profile: Profile = ciborium::from_reader(&mut slice).map_err(|e| {
+            Error::Corrupt(match e {
+                ciborium::de::Error::Io(_) => "the body ends in the middle of a value".into(),
+                ciborium::de::Error::Syntax(at) => {
+                    format!("the body is not valid CBOR (at byte {at} of the body)")
+                }
+                ciborium::de::Error::Semantic(_, what) => {
+                    format!("the body does not have the profile's layout ({what})")
+                }
+                ciborium::de::Error::RecursionLimitExceeded => {
+                    "the body nests values too deeply".into()
+                }
+            })
         })?;
         if !slice.is_empty() {
-            return Err(Error::Corrupt("trailing bytes inside the body".into()));
+            return Err(Error::Corrupt(
+                "the body has bytes after the profile".into(),
+            ));
         }
+        profile.meta.format_version = version;
         profile.validate()?;
         Ok(profile)
+    }
+
+    /// True if the profile was read from a file whose checksum was verified
+    /// (format version 2 and later), or was made in memory; false for a
+    /// version-1 file, whose damage could not have been detected.
+    pub fn is_checksummed(&self) -> bool {
+        self.meta.format_version >= 2
     }
 
     /// Decodes a profile from an in-memory file image (see [`Profile::read_from`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Profile, Error> {
         Profile::read_from(bytes)
-    }
-
-    /// Checks the shape of the profile: at least one event and the first is
-    /// `"instructions"`; every cost vector has one entry per event; every
-    /// function id is in range; `start <= end`; addresses strictly
-    /// increasing with lengths 2 or 4; xlen 32 or 64; every context's
-    /// parent comes before it.
-    ///
-    /// Errors: [`Error::Inconsistent`] naming the first problem found.
-    pub fn validate(&self) -> Result<(), Error> {
-        self.shape_problem()
-            .map_or(Ok(()), |m| Err(Error::Inconsistent(m)))
-    }
-
-    fn shape_problem(&self) -> Option<String> {
-        let n = self.events.len();
-        if self.events.first().map(String::as_str) != Some(EVENT_INSTRUCTIONS) {
-            return Some(format!("the first event must be \"{EVENT_INSTRUCTIONS}\""));
-        }
-        if self.meta.xlen != 32 && self.meta.xlen != 64 {
-            return Some(format!("xlen {}", self.meta.xlen));
-        }
-        if self.totals.len() != n {
-            return Some(format!(
-                "totals have {} entries for {} events",
-                self.totals.len(),
-                n
-            ));
-        }
-        let nf = self.functions.len();
-        if nf > u32::MAX as usize {
-            return Some("too many functions".into());
-        }
-        for (i, f) in self.functions.iter().enumerate() {
-            if f.self_cost.len() != n || f.inclusive.len() != n {
-                return Some(format!(
-                    "function {i} ({}) has cost vectors of the wrong length",
-                    f.name
-                ));
-            }
-            if f.start > f.end {
-                return Some(format!("function {i} ({}) ends before it starts", f.name));
-            }
-        }
-        if let Err(m) = self.costs.check_shape(n, nf) {
-            return Some(m);
-        }
-        for (i, a) in self.arcs.iter().enumerate() {
-            if a.callee.index() >= nf || a.caller.is_some_and(|c| c.index() >= nf) {
-                return Some(format!("arc {i} names a function out of range"));
-            }
-            if a.inclusive.len() != n {
-                return Some(format!("arc {i} has a cost vector of the wrong length"));
-            }
-        }
-        for (i, c) in self.contexts.iter().enumerate() {
-            if c.function.index() >= nf {
-                return Some(format!("context {i} names a function out of range"));
-            }
-            if c.parent.is_some_and(|p| p as usize >= i) {
-                return Some(format!(
-                    "context {i} has a parent that does not come before it"
-                ));
-            }
-            if c.self_cost.len() != n {
-                return Some(format!("context {i} has a cost vector of the wrong length"));
-            }
-        }
-        None
     }
 }
 

@@ -9,7 +9,9 @@
 //! event, in the order of [`Profile::events`]. The crate knows nothing of
 //! the simulator; collectors build a `Profile`, [`Profile::write_atomic`]
 //! stores it and [`Profile::read`] loads it back after checking it (the
-//! format is described in `docs/profile-format.md`).
+//! format is described in `docs/profile-format.md`; its header carries a
+//! CRC-32C of the body, verified on read). [`output`] holds the rule by
+//! which fwprof writes any output path.
 //!
 //! ```
 //! use fwprof_profile::{AddressCost, Arc, FunctionId, FunctionRecord, Meta, Profile};
@@ -35,14 +37,18 @@
 #![deny(missing_docs)]
 
 mod costs;
+mod environment;
 mod error;
 mod file;
 mod invariants;
 mod model;
+pub mod output;
+mod validate;
 
 pub use costs::{AddressCost, AddressCostRef, AddressCosts};
+pub use environment::environment_sha256;
 pub use error::Error;
-pub use file::{FORMAT_VERSION, MAGIC};
+pub use file::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION};
 pub use model::{
     Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,
     Profile, SampleRecord, SamplingInfo, Target, TrapRecord, EVENT_INSTRUCTIONS,

@@ -64,14 +64,34 @@ pub struct Meta {
     pub target: Target,
     /// Guest command line (`argv`, program name first).
     pub command: Vec<String>,
-    /// Guest environment as `NAME=value` strings.
+    /// Guest environment as `NAME=value` strings, in the guest's order:
+    /// only when the user asked for the values (`record --save-env`), else
+    /// empty. Version-1 files always hold the values (of the host's
+    /// environment, also for bare metal); they are still read as they are.
     pub environment: Vec<String>,
+    /// Names of the guest's environment variables, in the guest's order
+    /// (Linux guests; empty for bare metal, which has no environment, and
+    /// in files written before it existed). No values: see
+    /// [`Meta::environment`].
+    #[serde(default)]
+    pub environment_names: Vec<String>,
+    /// SHA-256 of the whole guest environment, 64 lowercase hex digits
+    /// (see [`environment_sha256`](crate::environment_sha256)), so that
+    /// two profiles can be told to have run in different environments
+    /// without storing the values. `None` for bare metal and in files
+    /// written before it existed (then [`Meta::environment_fingerprint`]
+    /// computes it from stored values).
+    #[serde(default)]
+    pub environment_sha256: Option<String>,
     /// Version of fwprof that recorded the profile.
     pub fwprof_version: String,
     /// Start of the recording, seconds since the Unix epoch.
     pub start_time: u64,
-    /// Why the profile covers only part of the run (`"interrupted"`,
-    /// `"instruction limit"`, `"guest fault: ..."`); `None` for a complete run.
+    /// Why the profile covers only part of the run (`"signal SIGINT"`,
+    /// `"signal SIGTERM"`, `"signal SIGHUP"` when fwprof was stopped by that
+    /// signal; `"instruction limit"`, `"guest fault: ..."`; files written
+    /// before version 2 say `"interrupted"` for Ctrl-C); `None` for a
+    /// complete run.
     pub partial: Option<String>,
     /// Exit status of the guest if it exited.
     pub exit_status: Option<i32>,
@@ -222,6 +242,8 @@ impl Meta {
             xlen: 64,
             target: Target::Baremetal,
             environment: Vec::new(),
+            environment_names: Vec::new(),
+            environment_sha256: None,
             fwprof_version: String::new(),
             start_time: 0,
             partial: None,

@@ -119,7 +119,9 @@ fn header_layout_is_as_documented() {
         FORMAT_VERSION
     );
     let body = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
-    assert_eq!(body as usize, bytes.len() - 20);
+    assert_eq!(body as usize, bytes.len() - 24);
+    let crc = u32::from_le_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!(crc, crc32c::crc32c(&bytes[24..]));
 }
 
 #[test]
@@ -185,13 +187,23 @@ fn bad_magic_is_not_a_profile() {
 #[test]
 fn other_versions_are_refused() {
     let mut bytes = sample().to_bytes().unwrap();
-    bytes[8..12].copy_from_slice(&2u32.to_le_bytes());
-    match Profile::from_bytes(&bytes) {
-        Err(Error::UnsupportedVersion {
-            found: 2,
-            supported: 1,
-        }) => {}
-        other => panic!("{other:?}"),
+    for v in [0u32, 3, 0x0100_0002] {
+        bytes[8..12].copy_from_slice(&v.to_le_bytes());
+        match Profile::from_bytes(&bytes) {
+            Err(
+                e @ Error::UnsupportedVersion {
+                    oldest: 1,
+                    newest: 2,
+                    ..
+                },
+            ) => assert_eq!(
+                e.to_string(),
+                format!(
+                    "unsupported profile format version {v} (this fwprof reads versions 1 to 2)"
+                )
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 }
 
@@ -212,16 +224,26 @@ fn trailing_bytes_and_garbage_bodies_are_corrupt() {
     bytes.push(0);
     assert!(matches!(
         Profile::from_bytes(&bytes),
-        Err(Error::Corrupt(_))
+        Err(Error::TrailingBytes)
     ));
-    let mut garbage = MAGIC.to_vec();
-    garbage.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    garbage.extend_from_slice(&3u64.to_le_bytes());
-    garbage.extend_from_slice(&[0xff, 0xff, 0xff]);
-    assert!(matches!(
-        Profile::from_bytes(&garbage),
-        Err(Error::Corrupt(_))
-    ));
+    // A body with a right checksum that is not CBOR: words, not `Syntax(0)`.
+    match Profile::from_bytes(&v2_file(&[0xff, 0xff, 0xff])) {
+        Err(e @ Error::Corrupt(_)) => assert_eq!(
+            e.to_string(),
+            "the profile file is damaged: the body does not have the profile's layout (invalid type: break, expected map)"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A version-2 file around `body`, with its right checksum.
+fn v2_file(body: &[u8]) -> Vec<u8> {
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&crc32c::crc32c(body).to_le_bytes());
+    bytes.extend_from_slice(body);
+    bytes
 }
 
 fn reencoded(p: &Profile) -> Result<Profile, Error> {
@@ -296,11 +318,7 @@ proptest! {
 
     #[test]
     fn arbitrary_bodies_never_panic(body in proptest::collection::vec(any::<u8>(), 0..512)) {
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&body);
-        prop_assert!(Profile::from_bytes(&bytes).is_err());
+        prop_assert!(Profile::from_bytes(&v2_file(&body)).is_err());
     }
 
     #[test]

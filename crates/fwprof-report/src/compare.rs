@@ -582,9 +582,9 @@ pub fn compare(
         warnings.push(format!(
             "the profiles are of different programs ({} sha256 {}…, {} sha256 {}…); comparing anyway",
             rside.program,
-            &rside.sha256[..rside.sha256.len().min(12)],
+            rside.sha256.get(..12).unwrap_or(&rside.sha256),
             oside.program,
-            &oside.sha256[..oside.sha256.len().min(12)]
+            oside.sha256.get(..12).unwrap_or(&oside.sha256)
         ));
     }
     if rside.command.get(1..) != oside.command.get(1..) {

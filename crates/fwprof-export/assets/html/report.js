@@ -116,6 +116,8 @@
       const det = el('details', null, [el('summary', { text: m.environment.length + ' variables' })]);
       for (const v of m.environment) det.append(el('div', null, [el('code', { text: v })]));
       row('Environment', det);
+    } else if (m.environment_count) {
+      row('Environment', m.environment_count + ' variables; values not saved (record --save-env stores them)');
     }
     row('Exit status', m.exit_status === null ? (m.partial ? 'none (partial run)' : 'none') : String(m.exit_status));
     row('Recorded', m.start_time ? new Date(m.start_time * 1000).toISOString().replace('T', ' ').replace('.000Z', ' UTC') : null);

@@ -1,0 +1,59 @@
+//! The CLI's profile files and output paths: reading a profile (with the
+//! one-line note for an unchecked version-1 file), writing an output path
+//! by `fwprof_profile::output`'s rule, and refusing an output that is one
+//! of the command's inputs.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use fwprof_profile::Profile;
+
+/// Read a profile, naming the file in the error. A version-1 file (no
+/// checksum) is read with one note on stderr saying that its damage
+/// cannot be detected.
+pub fn read_profile(path: &Path) -> Result<Profile> {
+    let p = Profile::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !p.is_checksummed() {
+        eprintln!(
+            "fwprof: note: {} is a version-{} profile without a checksum: damage to it cannot be detected",
+            path.display(),
+            p.meta.format_version
+        );
+    }
+    Ok(p)
+}
+
+/// Write `write`'s output to `path` (`-`: standard output) by the rule of
+/// `fwprof_profile::output`: regular files atomically keeping their mode,
+/// links followed, devices and FIFOs written in place.
+pub fn write_output<E>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<()>
+where
+    E: From<std::io::Error> + std::error::Error + Send + Sync + 'static,
+{
+    fwprof_profile::output::write(path, write)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Refuse (an error, exit status 125) to write `output` when it is the
+/// same file (same device and inode, also through hard and symbolic
+/// links) as one of `inputs`, each given with what it is ("the program",
+/// "an input profile", ...): writing would destroy the input.
+pub fn refuse_output_over_input(output: &Path, inputs: &[(&Path, &str)]) -> Result<()> {
+    if output == Path::new("-") {
+        return Ok(());
+    }
+    for (input, what) in inputs {
+        if fwprof_profile::output::same_file(output, input) {
+            anyhow::bail!(
+                "refusing to write {}: it is {what} ({}), which the output would destroy",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
+}
