@@ -52,12 +52,22 @@ pub(crate) struct Prepared {
     pub(crate) cfg: RunConfig,
     /// The ELF file's contents.
     pub(crate) elf: Vec<u8>,
+    /// The guest memory limit in bytes (`--max-memory`).
+    pub(crate) max_memory: u64,
+}
+
+impl Prepared {
+    /// Empty guest memory bounded by `--max-memory`.
+    pub(crate) fn memory(&self) -> Memory {
+        Memory::with_limit(self.max_memory)
+    }
 }
 
 /// Read the program and build the run configuration (`--ram`, sandbox,
 /// guest environment, target).
 pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
     let ram = cli::parse_ram(&a.ram).map_err(anyhow::Error::msg)?;
+    let max_memory = cli::parse_max_memory(a.max_memory.as_deref()).map_err(anyhow::Error::msg)?;
     let elf = std::fs::read(&a.program)
         .with_context(|| format!("cannot read {}", a.program.display()))?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
@@ -85,7 +95,11 @@ pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
         ram,
         sandbox: Sandbox { read, write },
     };
-    Ok(Prepared { cfg, elf })
+    Ok(Prepared {
+        cfg,
+        elf,
+        max_memory,
+    })
 }
 
 /// Ctrl-C sets this flag; the simulator polls it and stops cleanly.
@@ -121,7 +135,7 @@ pub(crate) fn simulate<H: Hooks>(
     progress: Option<&AtomicU64>,
     make_hooks: impl FnOnce(&fwprof_os::LoadedProgram) -> H,
 ) -> Result<Outcome<H>> {
-    let mut mem = Memory::new();
+    let mut mem = p.memory();
     let (prog, env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
         .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
     let hooks = make_hooks(&prog);

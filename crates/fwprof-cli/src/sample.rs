@@ -476,7 +476,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     let limit = a.exec.max_instructions.unwrap_or(u64::MAX);
 
     let progress = Progress::start(Verbosity::from_flags(a.quiet, a.verbose));
-    let mut mem = Memory::new();
+    let mut mem = p.memory();
     let (prog, env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
         .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
     let mut run = Run {

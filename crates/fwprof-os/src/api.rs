@@ -48,6 +48,12 @@ pub trait GuestMemory {
     fn protect(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MemFault>;
     /// True if any byte of `[addr, addr+len)` is mapped.
     fn is_mapped(&self, addr: u64, len: u64) -> bool;
+    /// The guest memory limit as `(bytes mapped now, most bytes that may be
+    /// mapped)`, or `None` when mapping is unbounded (the default). A
+    /// [`GuestMemory::map`] that would take the first past the second fails.
+    fn memory_use(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// What the environment asks the simulator to do after a call.

@@ -118,13 +118,16 @@ fn fault(what: &str, e: crate::MemFault) -> LoadError {
     ))
 }
 
-/// Map an anonymous region found by `find_vma` and record it.
+/// Map an anonymous region found by `find_vma` and record it; `what` names
+/// it in the error when the guest memory limit cannot hold it.
 pub(crate) fn map_anon(
     aspace: &mut AddressSpace,
     mem: &mut dyn GuestMemory,
     size: u64,
     perm: Perm,
+    what: &str,
 ) -> Result<u64, LoadError> {
+    crate::loader::check_room(mem, size, what)?;
     let addr = aspace
         .find_vma(0, size)
         .ok_or_else(|| LoadError::Memory(format!("no room for a {size:#x}-byte mapping")))?;
@@ -149,7 +152,7 @@ pub(crate) fn build(
     // setup_arg_pages
     let size = inputs.stack_size.max(32 * PAGE) & !(PAGE - 1);
     let guard = PAGE;
-    let base = map_anon(aspace, mem, size + guard, rw)?;
+    let base = map_anon(aspace, mem, size + guard, rw, "stack (RLIMIT_STACK and a guard page)")?;
     mem.protect(base, guard, Perm::default())
         .map_err(|e| fault("guard page", e))?;
     aspace.insert(base, base + guard, Perm::default());
@@ -189,7 +192,7 @@ pub(crate) fn build(
         write: false,
         exec: true,
     };
-    let sigtramp = map_anon(aspace, mem, PAGE, rw)?;
+    let sigtramp = map_anon(aspace, mem, PAGE, rw, "signal trampoline page")?;
     let mut code = Vec::new();
     code.extend_from_slice(&0x08b0_0893u32.to_le_bytes()); // li a7, 139 (rt_sigreturn)
     code.extend_from_slice(&0x0000_0073u32.to_le_bytes()); // ecall

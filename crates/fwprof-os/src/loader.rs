@@ -262,6 +262,14 @@ fn parse_with<H: FileHeader<Endian = Endianness>>(
     if info.loads.is_empty() {
         return Err(malformed("no PT_LOAD segment: nothing to load"));
     }
+    if info.entry & 1 != 0 {
+        // Every RISC-V instruction starts at an even address (16-bit
+        // parcels); QEMU would start at the odd pc.
+        return Err(malformed(format!(
+            "bad entry point e_entry {:#x}: odd, and RISC-V instructions start at even addresses",
+            info.entry
+        )));
+    }
     // Sections are optional for loading; a broken section table is ignored.
     if let Ok(sections) = hdr.sections(endian, data) {
         for s in sections.iter() {
@@ -343,6 +351,24 @@ const RW: Perm = Perm {
     exec: false,
 };
 
+/// Refuse a mapping of `len` bytes that the guest memory limit
+/// ([`GuestMemory::memory_use`]) cannot hold, naming `what` it is for.
+pub(crate) fn check_room(mem: &dyn GuestMemory, len: u64, what: &str) -> Result<(), LoadError> {
+    match mem.memory_use() {
+        Some((used, limit)) if used.saturating_add(len) > limit => {
+            let already = if used > 0 {
+                format!(" ({used} bytes already mapped)")
+            } else {
+                String::new()
+            };
+            Err(LoadError::Memory(format!(
+                "{what} of {len} bytes exceeds the guest memory limit of {limit} bytes{already}; raise --max-memory"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn mem_err(what: &str, e: crate::MemFault) -> LoadError {
     LoadError::Memory(format!("{what}: cannot map guest address {:#x}", e.addr))
 }
@@ -399,6 +425,7 @@ pub(crate) fn map_linux(
         })?;
         let covered: Vec<Range> = ranges.iter().map(|r| r.0).collect();
         for (ms, me) in subtract((start, end), &covered) {
+            check_room(mem, me - ms, "PT_LOAD segment")?;
             mem.map(ms, me - ms, RW)
                 .map_err(|e| mem_err("PT_LOAD", e))?;
         }
@@ -438,6 +465,7 @@ pub(crate) fn map_bare_metal(
         LoadError::Memory(format!("RAM {base:#x}+{size:#x} wraps the address space"))
     })?;
     if size > 0 {
+        check_room(mem, size, "RAM (--ram)")?;
         mem.map(
             base,
             size,
@@ -455,6 +483,7 @@ pub(crate) fn map_bare_metal(
         let mut covered: Vec<Range> = outside.iter().map(|r| r.0).collect();
         covered.push((base, ram_end));
         for (ms, me) in subtract(r, &covered) {
+            check_room(mem, me - ms, "PT_LOAD segment")?;
             mem.map(ms, me - ms, RW)
                 .map_err(|e| mem_err("PT_LOAD", e))?;
             outside.push(((ms, me), s.perm));
