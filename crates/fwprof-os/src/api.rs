@@ -90,6 +90,15 @@ pub enum EnvError {
     /// Host I/O failed in a way that cannot be reported to the guest.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The host could not allocate a buffer whose size the guest chose
+    /// (e.g. for a `read`); the run stops rather than abort the process.
+    #[error("out of host memory: cannot allocate {bytes} bytes for {what}")]
+    HostMemory {
+        /// What the buffer was for, e.g. `read buffer`.
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// The guest asked for something fwprof does not serve and that cannot
     /// be answered with an error code (e.g. an unknown semihosting
     /// operation, on which QEMU 7.2 aborts).

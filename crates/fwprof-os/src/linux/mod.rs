@@ -197,7 +197,7 @@ pub(crate) fn ecall(
         nr::SIGALTSTACK => env.sys_sigaltstack(args, mem),
         nr::KILL | nr::TKILL | nr::TGKILL => env.sys_kill(number, args),
         nr::UNAME => env.sys_uname(mem, args),
-        nr::GETRANDOM => env.sys_getrandom(args, mem),
+        nr::GETRANDOM => env.sys_getrandom(args, mem)?,
         nr::CLOCK_GETTIME | nr::CLOCK_GETTIME64 | nr::CLOCK_GETRES => {
             misc::sys_clock_gettime(number, args, mem)
         }
