@@ -122,8 +122,8 @@ pub struct ExecArgs {
     /// Most guest memory mapped at once, as SIZE (hex or decimal; may end
     /// in K, M or G); a guest request beyond it fails with ENOMEM (default:
     /// half of the host's available memory).
-    #[arg(long, value_name = "SIZE")]
-    pub max_memory: Option<String>,
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
     /// Set a guest environment variable (Linux).
     #[arg(short = 'E', value_name = "VAR=VALUE")]
     pub set_env: Vec<String>,
@@ -459,19 +459,16 @@ pub fn parse_ram(s: &str) -> Result<(u64, u64), String> {
     Ok((base, size))
 }
 
-/// Parse `--max-memory SIZE` (hex/decimal, K/M/G suffix); `None` gives
-/// [`default_max_memory`].
+/// Parse a SIZE argument (`--max-memory`): hex or decimal bytes, with an
+/// optional K, M or G suffix; not zero.
 ///
 /// # Errors
-/// A message naming what is wrong with the text.
-pub fn parse_max_memory(s: Option<&str>) -> Result<u64, String> {
-    let Some(s) = s else {
-        return Ok(default_max_memory());
-    };
+/// A message naming what is wrong with the text (clap: usage error, 2).
+pub fn parse_size(s: &str) -> Result<u64, String> {
     match parse_num(s) {
-        Some(0) => Err(format!("--max-memory {s}: size must not be zero")),
+        Some(0) => Err("size must not be zero".into()),
         Some(v) => Ok(v),
-        None => Err(format!("--max-memory {s}: bad size (expected e.g. 512M, 4G or 0x10000000)")),
+        None => Err("bad size (expected e.g. 512M, 4G or 0x10000000)".into()),
     }
 }
 
@@ -536,11 +533,11 @@ mod tests {
 
     #[test]
     fn max_memory_parsing() {
-        assert_eq!(parse_max_memory(Some("512M")), Ok(512 << 20));
-        assert_eq!(parse_max_memory(Some("0x1000")), Ok(0x1000));
-        assert!(parse_max_memory(Some("0")).is_err());
-        assert!(parse_max_memory(Some("lots")).is_err());
-        assert!(parse_max_memory(None).unwrap() > 0);
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("0x1000"), Ok(0x1000));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(default_max_memory() > 0);
     }
 
     #[test]

@@ -479,6 +479,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     let mut mem = p.memory();
     let (prog, env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
         .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
+    let stack = env.stack_layout().cloned();
     let mut run = Run {
         unwinder: &mut unwinder,
         agg: &mut agg,
@@ -518,8 +519,9 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     let run_idle = run.idle_samples;
     let run_error = run.error.take();
     let finished = progress.finish();
+    let overflow = record::stack_overflow(&stop, stack.as_ref());
     if run_error.is_none() {
-        record::report_stop(&stop, prog.rv64);
+        record::report_stop(&stop, prog.rv64, overflow.as_deref());
     }
 
     let mut meta = record::base_meta(
@@ -531,6 +533,7 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
         prog.target,
         start_time,
     );
+    record::mark_overflow(&mut meta, &stop, overflow.as_deref());
     record::mark_failed(&mut meta, &run_error);
     meta.core = core_name;
     meta.method = Method::Sample;

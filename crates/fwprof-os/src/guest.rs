@@ -138,3 +138,17 @@ pub(crate) enum CStrError {
     /// No NUL within the limit.
     TooLong,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_buffer_the_host_cannot_allocate_is_an_error_not_an_abort() {
+        assert!(matches!(
+            try_zeroed(usize::MAX / 2, "read buffer"),
+            Err(EnvError::HostMemory { what: "read buffer", .. })
+        ));
+        assert_eq!(try_zeroed(3, "x").unwrap(), vec![0, 0, 0]);
+    }
+}

@@ -56,7 +56,7 @@ mod test_mem;
 mod tests;
 
 pub use api::*;
-pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP};
+pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP, STACK_GUARD_GAP};
 pub use sandbox::{Access, SandboxError};
 
 use std::path::PathBuf;

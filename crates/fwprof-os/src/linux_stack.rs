@@ -111,6 +111,26 @@ pub struct StackLayout {
     pub sigtramp: u64,
 }
 
+/// How far below the lowest stack address a fault still counts as a stack
+/// overflow: Linux's `stack_guard_gap` (256 pages). A frame larger than
+/// this that jumps past the gap is reported as an ordinary fault.
+pub const STACK_GUARD_GAP: u64 = 256 * PAGE;
+
+impl StackLayout {
+    /// The stack size in bytes (QEMU `guest_stack_size`, from `RLIMIT_STACK`).
+    pub fn size(&self) -> u64 {
+        self.stack_top + 8 - self.stack_limit
+    }
+
+    /// True if a fault at `addr` lies just below the stack: in the
+    /// [`STACK_GUARD_GAP`] bytes under `stack_limit` (the guard page QEMU
+    /// maps `PROT_NONE`, and the unmapped gap below it), where a
+    /// recursion that exhausts the stack lands.
+    pub fn overflow_at(&self, addr: u64) -> bool {
+        addr < self.stack_limit && addr >= self.stack_limit.saturating_sub(STACK_GUARD_GAP)
+    }
+}
+
 fn fault(what: &str, e: crate::MemFault) -> LoadError {
     LoadError::Memory(format!(
         "initial stack: {what} at {:#x} not writable",
