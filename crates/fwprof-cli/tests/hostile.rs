@@ -50,6 +50,8 @@ struct Ran {
 /// Run `cmd` to completion and take its rusage with `wait4` on its pid (so
 /// the figure is this child's own, not the maximum over all children).
 /// `stderr_null` sends its stderr to /dev/null instead of capturing it.
+// The child is reaped by `wait4` below, not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn measure(mut cmd: Command, stderr_null: bool) -> Ran {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped());
     cmd.stderr(if stderr_null {
