@@ -7,4 +7,5 @@ cd "$(dirname "$0")/.."
 
 export FWPROF_REQUIRE_QEMU=1
 tests/corpus/build.sh
+tests/hostile/build.sh
 cargo test --workspace --release --locked --no-fail-fast -- --test-threads=2

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# Builds every guest program in tests/hostile/ (*.c, *.S) for 64-bit RISC-V
-# Linux with riscv64-linux-gnu-gcc -static -O2 into tests/hostile/build/
-# (git-ignored), as build/<name>.elf. Rebuilds only what is out of date.
+# Builds the hostile guest programs: every tests/hostile/*.c into
+# tests/hostile/build/<name>.elf (rv64 Linux, riscv64-linux-gnu-gcc -static,
+# glibc). Rebuilds only what is missing or older than its source.
+# Run by scripts/test.sh and by crates/fwprof-cli/tests/hostile.rs.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-OUT="$HERE/build"
-mkdir -p "$OUT"
-shopt -s nullglob
-for src in "$HERE"/*.c "$HERE"/*.S; do
-    name="$(basename "${src%.*}")"
-    elf="$OUT/$name.elf"
-    if [[ ! -e "$elf" || "$src" -nt "$elf" ]]; then
-        riscv64-linux-gnu-gcc -static -O2 -g -o "$elf.tmp" "$src"
-        mv "$elf.tmp" "$elf"
-    fi
+mkdir -p "$HERE/build"
+for src in "$HERE"/*.c; do
+  name="$(basename "$src" .c)"
+  out="$HERE/build/$name.elf"
+  if [[ ! -e "$out" || "$src" -nt "$out" ]]; then
+    riscv64-linux-gnu-gcc -static -O1 -g -o "$out.tmp" "$src"
+    mv "$out.tmp" "$out"
+  fi
 done

@@ -119,6 +119,11 @@ pub struct ExecArgs {
     /// Bare-metal RAM as BASE:SIZE (hex or decimal; size may end in K, M or G).
     #[arg(long, value_name = "BASE:SIZE", default_value = "0x80000000:128M")]
     pub ram: String,
+    /// Most guest memory mapped at once, as SIZE (hex or decimal; may end
+    /// in K, M or G); a guest request beyond it fails with ENOMEM (default:
+    /// half of the host's available memory).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
     /// Set a guest environment variable (Linux).
     #[arg(short = 'E', value_name = "VAR=VALUE")]
     pub set_env: Vec<String>,
@@ -530,6 +535,33 @@ pub fn parse_ram(s: &str) -> Result<(u64, u64), String> {
     Ok((base, size))
 }
 
+/// Parse a SIZE argument (`--max-memory`): hex or decimal bytes, with an
+/// optional K, M or G suffix; not zero.
+///
+/// # Errors
+/// A message naming what is wrong with the text (clap: usage error, 2).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    match parse_num(s) {
+        Some(0) => Err("size must not be zero".into()),
+        Some(v) => Ok(v),
+        None => Err("bad size (expected e.g. 512M, 4G or 0x10000000)".into()),
+    }
+}
+
+/// The default guest memory limit: half of `MemAvailable` in
+/// `/proc/meminfo` when the run starts, or 4 GiB when that cannot be read.
+pub fn default_max_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().strip_suffix("kB"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        })
+        .map_or(4 << 30, |kib| kib.saturating_mul(1024) / 2)
+}
+
 fn parse_num(s: &str) -> Option<u64> {
     let s = s.trim();
     let (digits, mult) = match s.as_bytes().last()? {
@@ -574,6 +606,15 @@ pub fn guest_env(host: impl Iterator<Item = (String, String)>, a: &ExecArgs) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_memory_parsing() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("0x1000"), Ok(0x1000));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(default_max_memory() > 0);
+    }
 
     #[test]
     fn ram_parsing() {

@@ -112,8 +112,9 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
         })?,
     };
     let finished = progress.finish();
+    let overflow = crate::record::stack_overflow(&run.stop, run.stack.as_ref());
     if run.error.is_none() {
-        report_stop(&run.stop, run.rv64);
+        report_stop(&run.stop, run.rv64, overflow.as_deref());
     }
     let data = run.data;
     let Some(kind) = data.kind else {
@@ -126,6 +127,7 @@ pub fn record_instrumented(a: &RecordArgs) -> Result<u8> {
         );
     };
     let mut meta = base_meta(a, &p, &program, &run.stop, run.rv64, run.target, start_time);
+    crate::record::mark_overflow(&mut meta, &run.stop, overflow.as_deref());
     crate::record::mark_failed(&mut meta, &run.error);
     meta.method = Method::Instrument;
     meta.core = core_name;
@@ -265,6 +267,8 @@ struct Run {
     sleep_ns: u64,
     target: Target,
     rv64: bool,
+    /// The Linux initial stack (None for bare metal).
+    stack: Option<fwprof_os::StackLayout>,
     /// The collector had a timing model (cycles are measured).
     with_cycles: bool,
     data: InstrumentData,
@@ -288,6 +292,7 @@ fn run_collector<M: CostModel>(
         sleep_ns: out.sleep_ns,
         target: out.target,
         rv64: out.rv64,
+        stack: out.stack,
         with_cycles: M::EXTRA > 0,
         data,
     })

@@ -28,7 +28,6 @@ mod signals;
 
 use std::process::ExitCode;
 
-
 fn main() -> ExitCode {
     let cli = cli::parse();
     match record::dispatch(cli) {

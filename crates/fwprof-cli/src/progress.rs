@@ -89,7 +89,8 @@ impl Ticker {
 
 /// The line's state; a panic elsewhere while it was held leaves it usable.
 fn lock(line: &Mutex<Line>) -> std::sync::MutexGuard<'_, Line> {
-    line.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    line.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A running progress display. Create it just before the simulation starts,
@@ -117,15 +118,16 @@ impl Progress {
             let (shared, count) = (line.clone(), executed.clone());
             let draw = move || {
                 let mut l = lock(&shared);
-                if l.last_output.is_some_and(|t| t.elapsed() < QUIET_BEFORE_REDRAW) {
+                if l.last_output
+                    .is_some_and(|t| t.elapsed() < QUIET_BEFORE_REDRAW)
+                {
                     return;
                 }
                 let text = progress_text(count.load(Ordering::Relaxed), start.elapsed());
                 match &l.bar {
                     Some(bar) => bar.set_message(text),
                     None => {
-                        let bar =
-                            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
                         bar.set_style(
                             ProgressStyle::with_template("fwprof: {msg}")
                                 .unwrap_or_else(|_| ProgressStyle::default_spinner()),

@@ -69,9 +69,16 @@ pub(crate) struct Prepared {
     pub(crate) elf: Vec<u8>,
     /// What the loader's checks learned of it (`fwprof_os::inspect`).
     pub(crate) summary: fwprof_os::ElfSummary,
+    /// The guest memory limit in bytes (`--max-memory`).
+    pub(crate) max_memory: u64,
 }
 
 impl Prepared {
+    /// Empty guest memory bounded by `--max-memory`.
+    pub(crate) fn memory(&self) -> Memory {
+        Memory::with_limit(self.max_memory)
+    }
+
     /// Refuse a core model that cannot run this program: an RV32 core
     /// (`xlen = 32`, the `picorv32` and `ibex` presets) and an RV64
     /// program, or the reverse. Found after reading the program, so an
@@ -93,12 +100,13 @@ impl Prepared {
 /// guest environment, target).
 pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
     let ram = cli::parse_ram(&a.ram).map_err(anyhow::Error::msg)?;
+    let max_memory = a.max_memory.unwrap_or_else(cli::default_max_memory);
     let elf = std::fs::read(&a.program)
         .with_context(|| format!("cannot read {}", a.program.display()))?;
     // The loader's checks first, so that every command describes a bad
     // program in the same words, whatever it reads of it next.
-    let summary = fwprof_os::inspect(&elf)
-        .with_context(|| format!("cannot load {}", a.program.display()))?;
+    let summary =
+        fwprof_os::inspect(&elf).with_context(|| format!("cannot load {}", a.program.display()))?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let canon = |dirs: &[PathBuf], what: &str| -> Result<Vec<PathBuf>> {
         dirs.iter()
@@ -124,7 +132,12 @@ pub(crate) fn prepare(a: &ExecArgs) -> Result<Prepared> {
         ram,
         sandbox: Sandbox { read, write },
     };
-    Ok(Prepared { cfg, elf, summary })
+    Ok(Prepared {
+        cfg,
+        elf,
+        summary,
+        max_memory,
+    })
 }
 
 /// The flag SIGINT, SIGTERM and SIGHUP set; the simulator polls it and
@@ -145,6 +158,8 @@ pub(crate) struct Outcome<H> {
     pub(crate) sleep_ns: u64,
     pub(crate) target: Target,
     pub(crate) rv64: bool,
+    /// The Linux initial stack (None for bare metal).
+    pub(crate) stack: Option<fwprof_os::StackLayout>,
 }
 
 /// Load and run the program. With `progress`, the run is cut into
@@ -157,7 +172,7 @@ pub(crate) fn simulate<H: Hooks>(
     progress: Option<&Progress>,
     make_hooks: impl FnOnce(&fwprof_os::LoadedProgram) -> H,
 ) -> Result<Outcome<H>> {
-    let mut mem = Memory::new();
+    let mut mem = p.memory();
     let (prog, mut env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
         .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
     if let Some(hook) = progress.and_then(Progress::output_hook) {
@@ -165,6 +180,7 @@ pub(crate) fn simulate<H: Hooks>(
     }
     let progress = progress.map(Progress::counter);
     let hooks = make_hooks(&prog);
+    let stack = env.stack_layout().cloned();
     let mut sim = Simulator::new(mem, &prog, env, hooks);
     let flag = interrupt_flag();
     let limit = limit.unwrap_or(u64::MAX);
@@ -198,6 +214,7 @@ pub(crate) fn simulate<H: Hooks>(
         hooks: sim.into_hooks(),
         target: prog.target,
         rv64: prog.rv64,
+        stack,
     })
 }
 
@@ -209,6 +226,7 @@ struct Ended {
     sleep_ns: u64,
     target: Target,
     rv64: bool,
+    stack: Option<fwprof_os::StackLayout>,
 }
 
 impl<H> Outcome<H> {
@@ -222,6 +240,7 @@ impl<H> Outcome<H> {
                 sleep_ns: self.sleep_ns,
                 target: self.target,
                 rv64: self.rv64,
+                stack: self.stack,
             },
             self.hooks,
         )
@@ -280,8 +299,39 @@ pub(crate) fn sleep_ns(h: &fwprof_sim::Hart) -> u64 {
     h.idle_ticks().saturating_mul(100)
 }
 
-/// Print the one-line diagnostic for a stop that is not a normal exit.
-pub(crate) fn report_stop(stop: &StopReason, rv64: bool) {
+/// For a Linux guest killed by a load or store just below its stack (see
+/// [`fwprof_os::StackLayout::overflow_at`]): `stack overflow: store at
+/// 0x… below the stack (limit N bytes)`, N being the stack size
+/// (`RLIMIT_STACK`, as QEMU). `None` for any other stop.
+pub(crate) fn stack_overflow(
+    stop: &StopReason,
+    stack: Option<&fwprof_os::StackLayout>,
+) -> Option<String> {
+    let StopReason::Signal { cause, tval, .. } = stop else {
+        return None;
+    };
+    let access = match cause {
+        5 | 13 => "load",
+        7 | 15 => "store",
+        _ => return None,
+    };
+    let stack = stack.filter(|s| s.overflow_at(*tval))?;
+    Some(format!(
+        "stack overflow: {access} at {tval:#x} below the stack (limit {} bytes)",
+        stack.size()
+    ))
+}
+
+/// The partial-profile reason for a stack overflow (`stack_overflow`).
+pub(crate) fn mark_overflow(meta: &mut Meta, stop: &StopReason, overflow: Option<&str>) {
+    if let (StopReason::Signal { signo, pc, .. }, Some(o)) = (stop, overflow) {
+        meta.partial = Some(format!("killed by signal {signo}: {o} at pc {pc:#x}"));
+    }
+}
+
+/// Print the one-line diagnostic for a stop that is not a normal exit;
+/// `overflow` is [`stack_overflow`]'s description, if any.
+pub(crate) fn report_stop(stop: &StopReason, rv64: bool, overflow: Option<&str>) {
     match stop {
         StopReason::Exit(_) => {}
         StopReason::InstructionLimit => eprintln!("fwprof: instruction limit reached"),
@@ -299,6 +349,10 @@ pub(crate) fn report_stop(stop: &StopReason, rv64: bool) {
                 exit::cause_name(*cause)
             );
         }
+        StopReason::Signal { signo, pc, .. } if overflow.is_some() => eprintln!(
+            "fwprof: guest killed by signal {signo}: {} at pc {pc:#x}",
+            overflow.unwrap_or_default()
+        ),
         StopReason::Signal { signo, cause, pc, tval } => eprintln!(
             "fwprof: guest killed by signal {signo}: {} (mcause {cause}) at pc {pc:#x}, address {tval:#x}",
             exit::cause_name(*cause)
@@ -312,7 +366,8 @@ fn run(a: &ExecArgs) -> Result<u8> {
     if let Some(e) = out.error {
         return Err(anyhow::Error::new(e).context("simulation failed"));
     }
-    report_stop(&out.stop, out.rv64);
+    let overflow = stack_overflow(&out.stop, out.stack.as_ref());
+    report_stop(&out.stop, out.rv64, overflow.as_deref());
     Ok(exit::status_for(&out.stop))
 }
 
@@ -365,13 +420,15 @@ fn record(args: &cli::RecordArgs, verbosity: Verbosity) -> Result<u8> {
         }
     };
     let finished = progress.finish();
+    let overflow = stack_overflow(&out.stop, out.stack.as_ref());
     if out.error.is_none() {
-        report_stop(&out.stop, out.rv64);
+        report_stop(&out.stop, out.rv64, overflow.as_deref());
     }
 
     let mut meta = base_meta(
         args, &p, &program, &out.stop, out.rv64, out.target, start_time,
     );
+    mark_overflow(&mut meta, &out.stop, overflow.as_deref());
     mark_failed(&mut meta, &out.error);
     meta.core = core_name;
     meta.sleep_ns = out.sleep_ns;

@@ -508,12 +508,13 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     let limit = a.exec.max_instructions.unwrap_or(u64::MAX);
 
     let progress = Progress::start(Verbosity::from_flags(a.quiet, a.verbose));
-    let mut mem = Memory::new();
+    let mut mem = p.memory();
     let (prog, mut env) = fwprof_os::load(&p.elf, &p.cfg, &mut mem)
         .with_context(|| format!("cannot load {}", p.cfg.program.display()))?;
     if let Some(hook) = progress.output_hook() {
         env.set_before_output(hook);
     }
+    let stack = env.stack_layout().cloned();
     let mut run = Run {
         unwinder: &mut unwinder,
         agg: &mut agg,
@@ -555,11 +556,13 @@ pub fn record_sampled(a: &RecordArgs) -> Result<u8> {
     let run_idle = run.idle_samples;
     let run_error = run.error.take();
     let finished = progress.finish();
+    let overflow = record::stack_overflow(&stop, stack.as_ref());
     if run_error.is_none() {
-        record::report_stop(&stop, prog.rv64);
+        record::report_stop(&stop, prog.rv64, overflow.as_deref());
     }
 
     let mut meta = record::base_meta(a, &p, &program, &stop, prog.rv64, prog.target, start_time);
+    record::mark_overflow(&mut meta, &stop, overflow.as_deref());
     record::mark_failed(&mut meta, &run_error);
     meta.warnings.extend(unwinder.warnings().iter().cloned());
     meta.core = core_name;

@@ -383,3 +383,70 @@ fn endless_wfi_is_an_error_and_keeps_a_partial_profile() {
     assert_one_line_error(&o, "sleep forever");
     assert!(!tmp.path().join("fwprof.data").exists());
 }
+
+/// An odd `e_entry` is a bad entry point (RISC-V instructions start at even
+/// addresses): refused at load, one line, 125; it used to run at the odd pc.
+#[test]
+fn odd_entry_point_is_refused_at_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, elf) in [
+        (
+            "odd64.elf",
+            common::repo().join("examples/sha256/sha256.rv64-linux.elf"),
+        ),
+        ("odd32.elf", real_elf()),
+    ] {
+        let mut b = std::fs::read(elf).unwrap();
+        b[24] |= 1; // e_entry (low byte) in both ELF classes
+        std::fs::write(tmp.path().join(name), b).unwrap();
+        for cmd in ["run", "record"] {
+            let o = fwprof(tmp.path(), &[cmd, "--", name]);
+            assert_eq!(o.status.code(), Some(125), "{cmd} {name}: {}", stderr(&o));
+            assert_one_line_error(&o, "bad entry point e_entry 0x");
+            assert!(stderr(&o).contains("odd"), "{}", stderr(&o));
+        }
+    }
+}
+
+/// On bare metal `--max-memory` bounds `--ram`; a bad size is refused.
+#[test]
+fn ram_beyond_the_memory_limit_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let elf = real_elf();
+    let elf = elf.to_str().unwrap();
+    let o = fwprof(
+        tmp.path(),
+        &[
+            "run",
+            "--max-memory",
+            "64M",
+            "--ram",
+            "0x80000000:128M",
+            "--",
+            elf,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(125), "{}", stderr(&o));
+    assert_one_line_error(
+        &o,
+        "RAM (--ram) of 134217728 bytes exceeds the guest memory limit of 67108864 bytes",
+    );
+    // A malformed size is a usage error (clap, 2).
+    let o = fwprof(tmp.path(), &["run", "--max-memory", "lots", "--", elf]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--max-memory"), "{}", stderr(&o));
+    // Within the limit the program runs.
+    let o = fwprof(
+        tmp.path(),
+        &[
+            "run",
+            "--max-memory",
+            "256M",
+            "--ram",
+            "0x80000000:128M",
+            "--",
+            elf,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

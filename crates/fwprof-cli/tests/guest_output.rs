@@ -24,10 +24,21 @@ fn build(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     let bare = dir.join("lines.rv32imac.elf");
     let linux = dir.join("lines.rv64-linux.elf");
     let st = Command::new("riscv64-unknown-elf-gcc")
-        .args(["-march=rv32imac", "-mabi=ilp32", "-O2", "--specs=picolibc.specs"])
+        .args([
+            "-march=rv32imac",
+            "-mabi=ilp32",
+            "-O2",
+            "--specs=picolibc.specs",
+        ])
         .args(["--crt0=semihost", "--oslib=semihost"])
-        .args(["-Wl,--defsym=__flash=0x80000000", "-Wl,--defsym=__flash_size=0x400000"])
-        .args(["-Wl,--defsym=__ram=0x80400000", "-Wl,--defsym=__ram_size=0x7c00000"])
+        .args([
+            "-Wl,--defsym=__flash=0x80000000",
+            "-Wl,--defsym=__flash_size=0x400000",
+        ])
+        .args([
+            "-Wl,--defsym=__ram=0x80400000",
+            "-Wl,--defsym=__ram_size=0x7c00000",
+        ])
         .args(["-Wl,--defsym=__stack_size=0x10000"])
         .arg(&src)
         .arg("-o")
@@ -69,7 +80,10 @@ fn into_closed_pipe(mut cmd: Command) -> i32 {
 
 /// Run `cmd` with stdout on `/dev/full`; its status.
 fn into_full_disk(mut cmd: Command) -> i32 {
-    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
     shell_status(
         cmd.stdin(Stdio::null())
             .stdout(full)
@@ -94,11 +108,13 @@ fn fwprof_record(elf: &Path, out: &Path) -> Command {
 fn qemu_bare(elf: &Path) -> Command {
     // As scripts/qemu-ref.py runs bare-metal programs.
     let mut c = Command::new("qemu-system-riscv32");
-    c.args(["-M", "virt", "-m", "128M", "-bios", "none", "-display", "none"])
-        .args(["-nodefaults", "-chardev", "stdio,id=c0"])
-        .args(["-semihosting-config", "enable=on,target=native,chardev=c0"])
-        .args(["-serial", "none", "-monitor", "none", "-kernel"])
-        .arg(elf);
+    c.args([
+        "-M", "virt", "-m", "128M", "-bios", "none", "-display", "none",
+    ])
+    .args(["-nodefaults", "-chardev", "stdio,id=c0"])
+    .args(["-semihosting-config", "enable=on,target=native,chardev=c0"])
+    .args(["-serial", "none", "-monitor", "none", "-kernel"])
+    .arg(elf);
     c
 }
 
@@ -120,10 +136,30 @@ fn failing_guest_output_ends_the_run_as_under_qemu() {
     let profile = tmp.path().join("p.fwprof");
     // (what, QEMU's status, fwprof run's, fwprof record's)
     let cases = [
-        ("bare metal, closed pipe", into_closed_pipe(qemu_bare(&bare)), into_closed_pipe(fwprof_run(&bare)), into_closed_pipe(fwprof_record(&bare, &profile))),
-        ("bare metal, full disk", into_full_disk(qemu_bare(&bare)), into_full_disk(fwprof_run(&bare)), into_full_disk(fwprof_record(&bare, &profile))),
-        ("Linux, closed pipe", into_closed_pipe(qemu_linux(&linux)), into_closed_pipe(fwprof_run(&linux)), into_closed_pipe(fwprof_record(&linux, &profile))),
-        ("Linux, full disk", into_full_disk(qemu_linux(&linux)), into_full_disk(fwprof_run(&linux)), into_full_disk(fwprof_record(&linux, &profile))),
+        (
+            "bare metal, closed pipe",
+            into_closed_pipe(qemu_bare(&bare)),
+            into_closed_pipe(fwprof_run(&bare)),
+            into_closed_pipe(fwprof_record(&bare, &profile)),
+        ),
+        (
+            "bare metal, full disk",
+            into_full_disk(qemu_bare(&bare)),
+            into_full_disk(fwprof_run(&bare)),
+            into_full_disk(fwprof_record(&bare, &profile)),
+        ),
+        (
+            "Linux, closed pipe",
+            into_closed_pipe(qemu_linux(&linux)),
+            into_closed_pipe(fwprof_run(&linux)),
+            into_closed_pipe(fwprof_record(&linux, &profile)),
+        ),
+        (
+            "Linux, full disk",
+            into_full_disk(qemu_linux(&linux)),
+            into_full_disk(fwprof_run(&linux)),
+            into_full_disk(fwprof_record(&linux, &profile)),
+        ),
     ];
     for (what, qemu, run, record) in cases {
         assert_eq!(run, qemu, "{what}: fwprof run vs QEMU");
@@ -173,7 +209,15 @@ fn fwprof_output_into_a_closed_pipe_ends_as_sigpipe_in_every_command() {
         vec!["compare", "h.fwprof", "h.fwprof"],
         vec!["completions", "bash"],
     ];
-    for format in ["gmon", "callgrind", "pprof", "folded", "flamegraph", "speedscope", "dot"] {
+    for format in [
+        "gmon",
+        "callgrind",
+        "pprof",
+        "folded",
+        "flamegraph",
+        "speedscope",
+        "dot",
+    ] {
         commands.push(vec!["export", "h.fwprof", "--format", format, "-o", "-"]);
     }
     for args in commands {
@@ -185,8 +229,17 @@ fn fwprof_output_into_a_closed_pipe_ends_as_sigpipe_in_every_command() {
             .stderr(Stdio::piped())
             .output()
             .unwrap();
-        assert_eq!(shell_status(o.status), 141, "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
-        assert_eq!(o.status.signal(), Some(libc::SIGPIPE), "{args:?} dies of SIGPIPE");
+        assert_eq!(
+            shell_status(o.status),
+            141,
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            o.status.signal(),
+            Some(libc::SIGPIPE),
+            "{args:?} dies of SIGPIPE"
+        );
         assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{args:?} is quiet");
     }
 }

@@ -31,7 +31,9 @@ fn a_sampled_run_keeps_at_most_two_million_samples_one_by_one() {
     let (code, rss) = peak_rss_kib(
         Command::new(fwprof())
             .current_dir(tmp.path())
-            .args(["record", "-q", "--method", "sample", "--period", "1", "-o", "s.fwprof", "--"])
+            .args([
+                "record", "-q", "--method", "sample", "--period", "1", "-o", "s.fwprof", "--",
+            ])
             .arg(&prog)
             .stdout(std::process::Stdio::null()),
     );
@@ -44,7 +46,10 @@ fn a_sampled_run_keeps_at_most_two_million_samples_one_by_one() {
     let e = p.event_index("samples").unwrap();
     assert_eq!(p.totals[e], taken);
     assert!(
-        p.meta.warnings.iter().any(|w| w.contains(&format!("only the first 2097152 of {taken} samples"))),
+        p.meta
+            .warnings
+            .iter()
+            .any(|w| w.contains(&format!("only the first 2097152 of {taken} samples"))),
         "{:?}",
         p.meta.warnings
     );

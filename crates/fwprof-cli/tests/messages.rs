@@ -48,7 +48,11 @@ fn run_with_limit(dir: &Path, args: &[&str], limit: Duration) -> std::process::O
 fn a_bad_elf_is_described_in_the_same_words_by_every_command() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    std::fs::write(dir.join("bad.elf"), b"\xc9\x90\x95\x34 this is not an ELF file").unwrap();
+    std::fs::write(
+        dir.join("bad.elf"),
+        b"\xc9\x90\x95\x34 this is not an ELF file",
+    )
+    .unwrap();
     let mut seen = Vec::new();
     for args in [
         &["run", "--", "bad.elf"][..],
@@ -76,13 +80,28 @@ fn an_option_of_another_method_is_a_usage_error() {
     let tmp = tempfile::tempdir().unwrap();
     let prog = example("crc32/crc32.rv64-linux.elf").display().to_string();
     for (opts, flag) in [
-        (&["--period", "5"][..], "--period applies only to --method sample"),
+        (
+            &["--period", "5"][..],
+            "--period applies only to --method sample",
+        ),
         (&["--jitter"], "--jitter applies only to --method sample"),
         (&["--seed", "3"], "--seed applies only to --method sample"),
-        (&["--method", "instrument", "--period", "5"], "--period applies only"),
-        (&["--exclude", "main"], "--exclude applies only to --method instrument"),
-        (&["--method", "sample", "--exclude", "main"], "--exclude applies only"),
-        (&["--unit", "cycles", "--core", "generic"], "--unit applies only to --method sample or --method instrument"),
+        (
+            &["--method", "instrument", "--period", "5"],
+            "--period applies only",
+        ),
+        (
+            &["--exclude", "main"],
+            "--exclude applies only to --method instrument",
+        ),
+        (
+            &["--method", "sample", "--exclude", "main"],
+            "--exclude applies only",
+        ),
+        (
+            &["--unit", "cycles", "--core", "generic"],
+            "--unit applies only to --method sample or --method instrument",
+        ),
     ] {
         let mut args = vec!["record"];
         args.extend_from_slice(opts);
@@ -91,12 +110,18 @@ fn an_option_of_another_method_is_a_usage_error() {
         let e = text(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
         assert!(e.contains(flag), "{args:?}: {e}");
-        assert!(!tmp.path().join("fwprof.data").exists(), "{args:?} recorded");
+        assert!(
+            !tmp.path().join("fwprof.data").exists(),
+            "{args:?} recorded"
+        );
     }
     // The same options with their method are accepted.
     let o = run_fwprof(
         tmp.path(),
-        &["record", "-q", "--method", "sample", "--period", "5", "--jitter", "--seed", "3", "--", &prog],
+        &[
+            "record", "-q", "--method", "sample", "--period", "5", "--jitter", "--seed", "3", "--",
+            &prog,
+        ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
 }
@@ -129,7 +154,9 @@ fn an_rv32_core_refuses_an_rv64_program() {
 #[test]
 fn a_ram_range_that_cannot_hold_the_stack_is_refused_at_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let prog = example("huffman/huffman.rv32imac.elf").display().to_string();
+    let prog = example("huffman/huffman.rv32imac.elf")
+        .display()
+        .to_string();
     // Both looped in the guest's trap handler forever before.
     for (ram, words) in [
         (
@@ -154,7 +181,10 @@ fn a_ram_range_that_cannot_hold_the_stack_is_refused_at_once() {
         }
     }
     // A RAM that holds the stack top still runs the program.
-    let o = run_fwprof(tmp.path(), &["run", "--ram", "0x80000000:128M", "--", &prog]);
+    let o = run_fwprof(
+        tmp.path(),
+        &["run", "--ram", "0x80000000:128M", "--", &prog],
+    );
     assert_eq!(o.status.code(), Some(0));
 }
 
@@ -172,7 +202,9 @@ fn a_sandbox_refusal_is_reported_once_per_path_with_the_flag_that_allows_it() {
         gmon.display()
     );
     assert_eq!(
-        e.lines().filter(|l| l.starts_with("fwprof: the sandbox")).collect::<Vec<_>>(),
+        e.lines()
+            .filter(|l| l.starts_with("fwprof: the sandbox"))
+            .collect::<Vec<_>>(),
         vec![line.as_str()],
         "{e}"
     );
@@ -224,7 +256,17 @@ fn a_corrupt_debug_section_is_named_not_taken_for_missing_lines() {
         let o = run_fwprof(dir, &["record", "-q", "-o", "h.fwprof", "--", &e]);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         // Exports and reports go on without source lines, and say why.
-        let o = run_fwprof(dir, &["export", "h.fwprof", "--format", "callgrind", "-o", "cg.out"]);
+        let o = run_fwprof(
+            dir,
+            &[
+                "export",
+                "h.fwprof",
+                "--format",
+                "callgrind",
+                "-o",
+                "cg.out",
+            ],
+        );
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
         let cg = std::fs::read_to_string(dir.join("cg.out")).unwrap();
         let note = format!("corrupt {section} section");
@@ -237,14 +279,19 @@ fn a_corrupt_debug_section_is_named_not_taken_for_missing_lines() {
         let o = run_fwprof(dir, &["html", "h.fwprof", "-o", "h.html"]);
         let err = text(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{err}");
-        assert!(err.contains(&format!("corrupt {section} section")), "{section}: {err}");
+        assert!(
+            err.contains(&format!("corrupt {section} section")),
+            "{section}: {err}"
+        );
     }
 }
 
 #[test]
 fn annotate_says_once_per_file_that_its_source_was_not_found() {
     let tmp = tempfile::tempdir().unwrap();
-    let prog = example("huffman/huffman.rv64-linux.elf").display().to_string();
+    let prog = example("huffman/huffman.rv64-linux.elf")
+        .display()
+        .to_string();
     // DWARF names repo-relative sources: found from the repository root,
     // not from elsewhere.
     let o = run_fwprof(tmp.path(), &["record", "-q", "-o", "h.fwprof", "--", &prog]);
@@ -255,7 +302,11 @@ fn annotate_says_once_per_file_that_its_source_was_not_found() {
     let hint = "(source not found: --source-dir DIR tells fwprof where the sources are)";
     let hints: Vec<&str> = out.lines().filter(|l| l.contains(hint)).collect();
     assert_eq!(hints.len(), 1, "one file, one hint: {out}");
-    assert!(hints[0].contains("examples/huffman/huffman.c"), "{}", hints[0]);
+    assert!(
+        hints[0].contains("examples/huffman/huffman.c"),
+        "{}",
+        hints[0]
+    );
     // With the repository as --source-dir the lines are there.
     let root = repo().display().to_string();
     let o = run_fwprof(
@@ -270,11 +321,14 @@ fn annotate_says_once_per_file_that_its_source_was_not_found() {
 /// What a terminal shows of one line: the text after the last carriage
 /// return or erase-line sequence.
 fn visible(line: &str) -> &str {
-    let cut = [line.rfind('\r').map(|i| i + 1), line.rfind("\x1b[2K").map(|i| i + 4)]
-        .into_iter()
-        .flatten()
-        .max()
-        .unwrap_or(0);
+    let cut = [
+        line.rfind('\r').map(|i| i + 1),
+        line.rfind("\x1b[2K").map(|i| i + 4),
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .unwrap_or(0);
     &line[cut..]
 }
 
@@ -284,7 +338,9 @@ fn the_progress_line_is_cleared_before_guest_output() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let prog = example("huffman/huffman.rv64-linux.elf").display().to_string();
+    let prog = example("huffman/huffman.rv64-linux.elf")
+        .display()
+        .to_string();
     let expected = text(&run_fwprof(tmp.path(), &["run", "--", &prog]).stdout);
     let cmd = format!("'{}' record -o t.fwprof -- '{prog}'", fwprof().display());
     let o = Command::new("script")
@@ -296,12 +352,19 @@ fn the_progress_line_is_cleared_before_guest_output() {
     let shown = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{shown:?}");
     assert!(shown.contains(" MIPS"), "the line was drawn: {shown:?}");
-    let lines: Vec<&str> = shown.split('\n').map(|l| l.trim_end_matches('\r')).collect();
+    let lines: Vec<&str> = shown
+        .split('\n')
+        .map(|l| l.trim_end_matches('\r'))
+        .collect();
     for want in expected.lines() {
         let at = lines
             .iter()
             .find(|l| l.contains(want))
             .unwrap_or_else(|| panic!("{want:?} not shown: {shown:?}"));
-        assert_eq!(visible(at), want, "a stale progress line shares the guest's line: {shown:?}");
+        assert_eq!(
+            visible(at),
+            want,
+            "a stale progress line shares the guest's line: {shown:?}"
+        );
     }
 }

@@ -209,12 +209,12 @@ fn run_measured(dir: &Path, args: &[&str]) -> (i32, String, i64) {
     (libc::WEXITSTATUS(status), stderr, usage.ru_maxrss)
 }
 
-/// A bare-metal build of `tests/hostile/deep_recursion.c` (10^6 levels).
+/// A bare-metal build of `tests/hostile/recursion_depth.c` (10^6 levels).
 fn deep_recursion(dir: &Path) -> Option<PathBuf> {
     if !common::require(&["riscv64-unknown-elf-gcc"]) {
         return None;
     }
-    let src = common::repo().join("tests/hostile/deep_recursion.c");
+    let src = common::repo().join("tests/hostile/recursion_depth.c");
     let out = dir.join("deep_recursion.elf");
     let st = std::process::Command::new("riscv64-unknown-elf-gcc")
         .args([

@@ -48,6 +48,12 @@ pub trait GuestMemory {
     fn protect(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MemFault>;
     /// True if any byte of `[addr, addr+len)` is mapped.
     fn is_mapped(&self, addr: u64, len: u64) -> bool;
+    /// The guest memory limit as `(bytes mapped now, most bytes that may be
+    /// mapped)`, or `None` when mapping is unbounded (the default). A
+    /// [`GuestMemory::map`] that would take the first past the second fails.
+    fn memory_use(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// What the environment asks the simulator to do after a call.
@@ -84,6 +90,15 @@ pub enum EnvError {
     /// Host I/O failed in a way that cannot be reported to the guest.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The host could not allocate a buffer whose size the guest chose
+    /// (e.g. for a `read`); the run stops rather than abort the process.
+    #[error("out of host memory: cannot allocate {bytes} bytes for {what}")]
+    HostMemory {
+        /// What the buffer was for, e.g. `read buffer`.
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// The guest asked for something fwprof does not serve and that cannot
     /// be answered with an error code (e.g. an unknown semihosting
     /// operation, on which QEMU 7.2 aborts).

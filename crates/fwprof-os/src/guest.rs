@@ -2,7 +2,20 @@
 //! little-endian integers. Every accessor returns [`MemFault`] instead of
 //! panicking, so guest pointers can be passed through unchecked.
 
-use crate::{GuestMemory, MemFault};
+use crate::{EnvError, GuestMemory, MemFault};
+
+/// `len` zero bytes for a host buffer whose size comes from the guest,
+/// allocated fallibly: a host allocation failure is an
+/// [`EnvError::HostMemory`] naming `what`, never an abort.
+pub(crate) fn try_zeroed(len: usize, what: &'static str) -> Result<Vec<u8>, EnvError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| EnvError::HostMemory {
+        what,
+        bytes: len as u64,
+    })?;
+    v.resize(len, 0);
+    Ok(v)
+}
 
 /// Longest C string the environment reads from the guest (Linux `PATH_MAX`
 /// is 4096; semihosting strings are bounded by the same limit).
@@ -124,4 +137,21 @@ pub(crate) enum CStrError {
     Fault(MemFault),
     /// No NUL within the limit.
     TooLong,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_buffer_the_host_cannot_allocate_is_an_error_not_an_abort() {
+        assert!(matches!(
+            try_zeroed(usize::MAX / 2, "read buffer"),
+            Err(EnvError::HostMemory {
+                what: "read buffer",
+                ..
+            })
+        ));
+        assert_eq!(try_zeroed(3, "x").unwrap(), vec![0, 0, 0]);
+    }
 }

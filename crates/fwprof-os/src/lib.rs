@@ -57,7 +57,7 @@ mod tests;
 
 pub use api::*;
 pub use console::OutputHook;
-pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP};
+pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP, STACK_GUARD_GAP};
 pub use sandbox::{Access, SandboxError};
 
 use std::path::PathBuf;

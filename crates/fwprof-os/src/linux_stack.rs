@@ -111,6 +111,26 @@ pub struct StackLayout {
     pub sigtramp: u64,
 }
 
+/// How far below the lowest stack address a fault still counts as a stack
+/// overflow: Linux's `stack_guard_gap` (256 pages). A frame larger than
+/// this that jumps past the gap is reported as an ordinary fault.
+pub const STACK_GUARD_GAP: u64 = 256 * PAGE;
+
+impl StackLayout {
+    /// The stack size in bytes (QEMU `guest_stack_size`, from `RLIMIT_STACK`).
+    pub fn size(&self) -> u64 {
+        self.stack_top + 8 - self.stack_limit
+    }
+
+    /// True if a fault at `addr` lies just below the stack: in the
+    /// [`STACK_GUARD_GAP`] bytes under `stack_limit` (the guard page QEMU
+    /// maps `PROT_NONE`, and the unmapped gap below it), where a
+    /// recursion that exhausts the stack lands.
+    pub fn overflow_at(&self, addr: u64) -> bool {
+        addr < self.stack_limit && addr >= self.stack_limit.saturating_sub(STACK_GUARD_GAP)
+    }
+}
+
 fn fault(what: &str, e: crate::MemFault) -> LoadError {
     LoadError::Memory(format!(
         "initial stack: {what} at {:#x} not writable",
@@ -118,13 +138,16 @@ fn fault(what: &str, e: crate::MemFault) -> LoadError {
     ))
 }
 
-/// Map an anonymous region found by `find_vma` and record it.
+/// Map an anonymous region found by `find_vma` and record it; `what` names
+/// it in the error when the guest memory limit cannot hold it.
 pub(crate) fn map_anon(
     aspace: &mut AddressSpace,
     mem: &mut dyn GuestMemory,
     size: u64,
     perm: Perm,
+    what: &str,
 ) -> Result<u64, LoadError> {
+    crate::loader::check_room(mem, size, what)?;
     let addr = aspace
         .find_vma(0, size)
         .ok_or_else(|| LoadError::Memory(format!("no room for a {size:#x}-byte mapping")))?;
@@ -149,7 +172,13 @@ pub(crate) fn build(
     // setup_arg_pages
     let size = inputs.stack_size.max(32 * PAGE) & !(PAGE - 1);
     let guard = PAGE;
-    let base = map_anon(aspace, mem, size + guard, rw)?;
+    let base = map_anon(
+        aspace,
+        mem,
+        size + guard,
+        rw,
+        "stack (RLIMIT_STACK and a guard page)",
+    )?;
     mem.protect(base, guard, Perm::default())
         .map_err(|e| fault("guard page", e))?;
     aspace.insert(base, base + guard, Perm::default());
@@ -189,7 +218,7 @@ pub(crate) fn build(
         write: false,
         exec: true,
     };
-    let sigtramp = map_anon(aspace, mem, PAGE, rw)?;
+    let sigtramp = map_anon(aspace, mem, PAGE, rw, "signal trampoline page")?;
     let mut code = Vec::new();
     code.extend_from_slice(&0x08b0_0893u32.to_le_bytes()); // li a7, 139 (rt_sigreturn)
     code.extend_from_slice(&0x0000_0073u32.to_le_bytes()); // ecall

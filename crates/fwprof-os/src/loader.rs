@@ -279,6 +279,14 @@ fn parse_with<H: FileHeader<Endian = Endianness>>(
     if info.loads.is_empty() {
         return Err(malformed("no PT_LOAD segment: nothing to load"));
     }
+    if info.entry & 1 != 0 {
+        // Every RISC-V instruction starts at an even address (16-bit
+        // parcels); QEMU would start at the odd pc.
+        return Err(malformed(format!(
+            "bad entry point e_entry {:#x}: odd, and RISC-V instructions start at even addresses",
+            info.entry
+        )));
+    }
     // Sections are optional for loading; a broken section table is ignored.
     if let Ok(sections) = hdr.sections(endian, data) {
         for s in sections.iter() {
@@ -375,6 +383,24 @@ const RW: Perm = Perm {
     exec: false,
 };
 
+/// Refuse a mapping of `len` bytes that the guest memory limit
+/// ([`GuestMemory::memory_use`]) cannot hold, naming `what` it is for.
+pub(crate) fn check_room(mem: &dyn GuestMemory, len: u64, what: &str) -> Result<(), LoadError> {
+    match mem.memory_use() {
+        Some((used, limit)) if used.saturating_add(len) > limit => {
+            let already = if used > 0 {
+                format!(" ({used} bytes already mapped)")
+            } else {
+                String::new()
+            };
+            Err(LoadError::Memory(format!(
+                "{what} of {len} bytes exceeds the guest memory limit of {limit} bytes{already}; raise --max-memory"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn mem_err(what: &str, e: crate::MemFault) -> LoadError {
     LoadError::Memory(format!("{what}: cannot map guest address {:#x}", e.addr))
 }
@@ -431,6 +457,7 @@ pub(crate) fn map_linux(
         })?;
         let covered: Vec<Range> = ranges.iter().map(|r| r.0).collect();
         for (ms, me) in subtract((start, end), &covered) {
+            check_room(mem, me - ms, "PT_LOAD segment")?;
             mem.map(ms, me - ms, RW)
                 .map_err(|e| mem_err("PT_LOAD", e))?;
         }
@@ -479,9 +506,10 @@ pub(crate) fn map_bare_metal(
         // RAM or in a writable segment, or the program faults at once and
         // its trap handler, which needs the stack too, faults forever.
         let in_ram = top > base && top <= ram_end;
-        let in_segment = info.loads.iter().any(|s| {
-            s.perm.write && top > s.paddr && top <= s.paddr.saturating_add(s.memsz)
-        });
+        let in_segment = info
+            .loads
+            .iter()
+            .any(|s| s.perm.write && top > s.paddr && top <= s.paddr.saturating_add(s.memsz));
         if !in_ram && !in_segment {
             return Err(LoadError::Memory(format!(
                 "RAM {base:#x}..{ram_end:#x} leaves no room for the stack: the program's stack top ({name} = {top:#x}) is outside it (choose a --ram range that contains it)"
@@ -489,6 +517,7 @@ pub(crate) fn map_bare_metal(
         }
     }
     if size > 0 {
+        check_room(mem, size, "RAM (--ram)")?;
         mem.map(
             base,
             size,
@@ -506,6 +535,7 @@ pub(crate) fn map_bare_metal(
         let mut covered: Vec<Range> = outside.iter().map(|r| r.0).collect();
         covered.push((base, ram_end));
         for (ms, me) in subtract(r, &covered) {
+            check_room(mem, me - ms, "PT_LOAD segment")?;
             mem.map(ms, me - ms, RW)
                 .map_err(|e| mem_err("PT_LOAD", e))?;
             outside.push(((ms, me), s.perm));

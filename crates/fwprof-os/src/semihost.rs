@@ -18,7 +18,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use crate::guest::{read_bytes, read_cstr, read_word, word_size, write_word, MAX_CSTR};
+use crate::guest::{read_bytes, read_cstr, read_word, try_zeroed, word_size, write_word, MAX_CSTR};
 use crate::sandbox::Access;
 use crate::{EnvError, EnvOutcome, Environment, GuestMemory};
 
@@ -237,11 +237,11 @@ pub(crate) fn semihost(
         }
         SYS_WRITE => {
             let (fd, buf, len) = (get!(0), get!(1), get!(2));
-            ok(len.wrapping_sub(sys_write(env, mem, fd, buf, len)) & mask)
+            ok(len.wrapping_sub(sys_write(env, mem, fd, buf, len)?) & mask)
         }
         SYS_READ => {
             let (fd, buf, len) = (get!(0), get!(1), get!(2));
-            ok(len.wrapping_sub(sys_read(env, mem, fd, buf, len)) & mask)
+            ok(len.wrapping_sub(sys_read(env, mem, fd, buf, len)?) & mask)
         }
         SYS_READC => {
             let mut b = [0u8; 1];
@@ -323,13 +323,18 @@ pub(crate) fn semihost(
             let (name, len) = (get!(0), get!(1));
             match guest_name(mem, name, len) {
                 Err(e) => fail(e),
-                Ok(p) => match env.sandbox.resolve_no_follow(Path::new(&p), Access::Write, &env.console) {
-                    Err(e) => fail(e.errno()),
-                    Ok(real) => match std::fs::remove_file(&real) {
-                        Ok(()) => ok(0),
-                        Err(e) => fail(io_errno(&e)),
-                    },
-                },
+                Ok(p) => {
+                    match env
+                        .sandbox
+                        .resolve_no_follow(Path::new(&p), Access::Write, &env.console)
+                    {
+                        Err(e) => fail(e.errno()),
+                        Ok(real) => match std::fs::remove_file(&real) {
+                            Ok(()) => ok(0),
+                            Err(e) => fail(io_errno(&e)),
+                        },
+                    }
+                }
             }
         }
         SYS_RENAME => {
@@ -338,8 +343,12 @@ pub(crate) fn semihost(
             match names {
                 Err(e) => fail(e),
                 Ok((x, y)) => {
-                    let from = env.sandbox.resolve_no_follow(Path::new(&x), Access::Write, &env.console);
-                    let to = env.sandbox.resolve_no_follow(Path::new(&y), Access::Write, &env.console);
+                    let from =
+                        env.sandbox
+                            .resolve_no_follow(Path::new(&x), Access::Write, &env.console);
+                    let to =
+                        env.sandbox
+                            .resolve_no_follow(Path::new(&y), Access::Write, &env.console);
                     match (from, to) {
                         (Ok(f), Ok(t)) => match std::fs::rename(f, t) {
                             Ok(()) => ok(0),
@@ -509,23 +518,42 @@ fn sys_open(
 }
 
 /// Returns bytes written (0 on any error, as `common_semi_rw_cb`).
-fn sys_write(env: &mut Environment, mem: &mut dyn GuestMemory, fd: u64, buf: u64, len: u64) -> u64 {
-    let Ok(data) = read_bytes(mem, buf, len.min(1 << 26) as usize) else {
-        return 0;
-    };
-    match env.semi.get(fd) {
+///
+/// # Errors
+/// The host cannot allocate the (at most 64 MiB) buffer.
+fn sys_write(
+    env: &mut Environment,
+    mem: &mut dyn GuestMemory,
+    fd: u64,
+    buf: u64,
+    len: u64,
+) -> Result<u64, EnvError> {
+    let mut data = try_zeroed(len.min(1 << 26) as usize, "SYS_WRITE buffer")?;
+    if !data.is_empty() && mem.read(buf, &mut data).is_err() {
+        return Ok(0);
+    }
+    Ok(match env.semi.get(fd) {
         Some(Handle::Console(s)) => {
             let s = (*s).max(1);
             env.console.write(s, &data).map_or(0, |n| n as u64)
         }
         Some(Handle::File(f)) => f.write(&data).map_or(0, |n| n as u64),
         _ => 0,
-    }
+    })
 }
 
 /// Returns bytes read (0 on any error).
-fn sys_read(env: &mut Environment, mem: &mut dyn GuestMemory, fd: u64, buf: u64, len: u64) -> u64 {
-    let mut data = vec![0u8; len.min(1 << 26) as usize];
+///
+/// # Errors
+/// The host cannot allocate the (at most 64 MiB) buffer.
+fn sys_read(
+    env: &mut Environment,
+    mem: &mut dyn GuestMemory,
+    fd: u64,
+    buf: u64,
+    len: u64,
+) -> Result<u64, EnvError> {
+    let mut data = try_zeroed(len.min(1 << 26) as usize, "SYS_READ buffer")?;
     let got = match env.semi.get(fd) {
         Some(Handle::Console(_)) => env.console.read(&mut data).unwrap_or(0),
         Some(Handle::File(f)) => f.read(&mut data).unwrap_or(0),
@@ -538,8 +566,8 @@ fn sys_read(env: &mut Environment, mem: &mut dyn GuestMemory, fd: u64, buf: u64,
         }
         None => 0,
     };
-    match mem.write(buf, &data[..got]) {
+    Ok(match mem.write(buf, &data[..got]) {
         Ok(()) => got as u64,
         Err(_) => 0,
-    }
+    })
 }

@@ -33,6 +33,7 @@ mod exec_amo;
 mod exec_fp;
 mod hart;
 mod hooks;
+mod host_pages;
 mod memory;
 mod pipelined;
 mod sim;

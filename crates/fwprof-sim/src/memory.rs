@@ -1,8 +1,15 @@
 //! Guest memory: a sorted set of mapped regions with per-access-kind
 //! last-hit caches.
 //!
-//! Shape: each [`Region`] is `[start, start+len)` backed by a `Vec<u8>`, with
-//! [`Perm`] bits. Regions never overlap and are kept sorted by `start`.
+//! Shape: each [`Region`] is `[start, start+len)` backed by a byte range of
+//! an anonymous host mapping ([`HostPages`]: committed only as pages are
+//! touched), with [`Perm`] bits. Regions never overlap and are kept sorted
+//! by `start`. Splitting a region (`mprotect`, a partial `munmap`) keeps its
+//! bytes in place; removed bytes are given back to the host.
+//!
+//! The guest memory limit ([`Memory::with_limit`]) bounds the total bytes
+//! mapped at once, as `RLIMIT_AS` bounds a process: a [`GuestMemory::map`]
+//! beyond it fails, and the environment answers the guest with `ENOMEM`.
 //! Loads, stores and instruction fetches each remember the last region they
 //! hit, so the hot path is one subtraction, one compare and a slice copy.
 //!
@@ -20,17 +27,23 @@
 //! recorded in a pending list that the simulator drains after the store
 //! ([`Memory::take_code_writes`]) to invalidate the affected blocks.
 
+use std::sync::Arc;
+
 use fwprof_os::{GuestMemory, MemFault, Perm};
+
+use crate::host_pages::HostPages;
 
 /// log2 of the code-tracking granule in bytes (64-byte lines).
 pub(crate) const CODE_LINE_SHIFT: u32 = 6;
 
-/// One mapped range of guest memory.
+/// One mapped range of guest memory: bytes `[off, off+len)` of `host`.
 #[derive(Debug)]
 struct Region {
     start: u64,
     perm: Perm,
-    data: Vec<u8>,
+    host: Arc<HostPages>,
+    off: usize,
+    len: usize,
     /// Bitmap of code lines, indexed by `(addr >> 6) - (start >> 6)`; empty
     /// until the first instruction in this region is translated.
     code: Vec<u64>,
@@ -41,11 +54,13 @@ struct Region {
 }
 
 impl Region {
-    fn new(start: u64, perm: Perm, data: Vec<u8>) -> Region {
+    fn new(start: u64, perm: Perm, host: Arc<HostPages>, off: usize, len: usize) -> Region {
         Region {
             start,
             perm,
-            data,
+            host,
+            off,
+            len,
             code: Vec::new(),
             code_lo: u64::MAX,
             code_hi: 0,
@@ -53,7 +68,42 @@ impl Region {
     }
 
     fn end(&self) -> u64 {
-        self.start + self.data.len() as u64
+        self.start + self.len as u64
+    }
+
+    /// Pointer to the region's first byte.
+    #[inline(always)]
+    fn ptr(&self) -> *mut u8 {
+        // SAFETY: `off + len` lies inside the host mapping (set at `map`,
+        // only narrowed by `split_off` and `truncate`).
+        unsafe { self.host.ptr().add(self.off) }
+    }
+
+    fn data(&self) -> &[u8] {
+        // SAFETY: the bytes are inside the live host mapping; no other
+        // region shares them, and a `&mut` to them needs `&mut self`.
+        unsafe { std::slice::from_raw_parts(self.ptr(), self.len) }
+    }
+
+    fn data_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as `data`; `&mut self` makes this the only view.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr(), self.len) }
+    }
+
+    /// Split off `[at, end)` as a new region over the same host bytes (no
+    /// copy); `self` keeps `[start, at)` and its code bitmap.
+    fn split_off(&mut self, at: u64) -> Region {
+        let k = (at - self.start) as usize;
+        let tail = Region::new(at, self.perm, self.host.clone(), self.off + k, self.len - k);
+        self.len = k;
+        tail
+    }
+
+    /// Give the host bytes of `[s, e)` (inside this region) back to the
+    /// host; the caller removes them from the region.
+    fn release(&self, s: u64, e: u64) {
+        self.host
+            .release(self.off + (s - self.start) as usize, (e - s) as usize);
     }
 }
 
@@ -68,7 +118,7 @@ impl Region {
 /// is filled, `ptr` points to a live buffer of at least `len` bytes. Region
 /// buffers are only shrunk, split or dropped in `carve`, `split_at` and
 /// `map`, which all empty the caches (`reset_caches`); moving a `Region`
-/// inside the `regions` vector does not move its heap buffer.
+/// inside the `regions` vector does not move its host mapping.
 #[derive(Clone, Copy, Debug)]
 struct HitCache {
     start: u64,
@@ -110,11 +160,16 @@ pub struct Memory {
     /// Writes that touched a code line since the last `take_code_writes`:
     /// `(addr, len)`.
     code_writes: Vec<(u64, u64)>,
+    /// Bytes mapped now (sum of region lengths).
+    mapped: u64,
+    /// Most bytes that may be mapped at once.
+    limit: u64,
 }
 
-// SAFETY: the raw pointers in the hit caches point only into region buffers
-// that this `Memory` owns (see `HitCache`); moving the `Memory` to another
-// thread moves those buffers with it, and `&Memory` never dereferences them.
+// SAFETY: the raw pointers in the hit caches point only into host mappings
+// that this `Memory`'s regions own (see `HitCache`); the `Arc`s are never
+// shared outside this `Memory`, so moving it to another thread moves every
+// owner with it, and `&Memory` never writes through them.
 unsafe impl Send for Memory {}
 // SAFETY: as above; shared access only reads through the `regions` vector.
 unsafe impl Sync for Memory {}
@@ -187,15 +242,31 @@ macro_rules! store_fn {
 }
 
 impl Memory {
-    /// Empty memory: nothing mapped.
+    /// Empty memory: nothing mapped, no limit on what may be mapped.
     pub fn new() -> Self {
+        Self::with_limit(u64::MAX)
+    }
+
+    /// Empty memory that refuses to have more than `limit` bytes mapped at
+    /// once (the guest memory limit, `--max-memory`): a
+    /// [`GuestMemory::map`] that would pass it fails with [`MemFault`] at
+    /// its start address, like a host `mmap` beyond `RLIMIT_AS`. Every
+    /// mapped byte counts, touched or not, `PROT_NONE` included.
+    pub fn with_limit(limit: u64) -> Self {
         Memory {
             regions: Vec::new(),
             rc: EMPTY_CACHE,
             wc: EMPTY_CACHE,
             xc: EMPTY_CACHE,
             code_writes: Vec::new(),
+            mapped: 0,
+            limit,
         }
+    }
+
+    /// Bytes mapped now (every region, touched or not).
+    pub fn mapped_bytes(&self) -> u64 {
+        self.mapped
     }
 
     load_fn!(load_u8, u8, 1);
@@ -215,9 +286,16 @@ impl Memory {
     pub fn fetch_u16(&mut self, addr: u64) -> Result<u16, u64> {
         let off = addr.wrapping_sub(self.xc.start);
         if off < self.xc.len && self.xc.len - off >= 2 {
-            let d = &self.regions[self.xc.idx].data;
-            let o = off as usize;
-            return Ok(u16::from_le_bytes([d[o], d[o + 1]]));
+            // SAFETY: `off + 2 <= len`, and the cache invariant (see
+            // `HitCache`) keeps `ptr[..len]` inside a live buffer.
+            let b = unsafe {
+                self.xc
+                    .ptr
+                    .add(off as usize)
+                    .cast::<[u8; 2]>()
+                    .read_unaligned()
+            };
+            return Ok(u16::from_le_bytes(b));
         }
         let mut a = [0u8; 2];
         self.access_slow(addr, &mut a, Access::Exec)?;
@@ -239,7 +317,7 @@ impl Memory {
             let a = addr.checked_add(k as u64)?;
             let i = self.find(a)?;
             let r = &self.regions[i];
-            *b = r.data[(a - r.start) as usize];
+            *b = r.data()[(a - r.start) as usize];
         }
         Some(())
     }
@@ -264,12 +342,12 @@ impl Memory {
 
     /// Refill the cache of `kind` with region `i`.
     fn fill_cache(&mut self, i: usize, kind: Access) {
-        let r = &mut self.regions[i];
+        let r = &self.regions[i];
         let c = HitCache {
             start: r.start,
-            len: r.data.len() as u64,
-            fast_len: (r.data.len() as u64).saturating_sub(7),
-            ptr: r.data.as_mut_ptr(),
+            len: r.len as u64,
+            fast_len: (r.len as u64).saturating_sub(7),
+            ptr: r.ptr(),
             idx: i,
             code_lo: r.code_lo,
             code_hi: r.code_hi,
@@ -294,8 +372,8 @@ impl Memory {
             self.fill_cache(i, kind);
             let r = &self.regions[i];
             let o = (a - r.start) as usize;
-            let n = (buf.len() - k).min(r.data.len() - o);
-            buf[k..k + n].copy_from_slice(&r.data[o..o + n]);
+            let n = (buf.len() - k).min(r.len - o);
+            buf[k..k + n].copy_from_slice(&r.data()[o..o + n]);
             k += n;
         }
         Ok(())
@@ -323,8 +401,8 @@ impl Memory {
             self.fill_cache(i, Access::Write);
             let r = &mut self.regions[i];
             let o = (a - r.start) as usize;
-            let n = (bytes.len() - k).min(r.data.len() - o);
-            r.data[o..o + n].copy_from_slice(&bytes[k..k + n]);
+            let n = (bytes.len() - k).min(r.len - o);
+            r.data_mut()[o..o + n].copy_from_slice(&bytes[k..k + n]);
             if !r.code.is_empty() && Self::touches_code(r, a, n as u64) {
                 self.code_writes.push((a, n as u64));
             }
@@ -434,31 +512,27 @@ impl Memory {
                 out.push(r);
                 continue;
             }
+            let (cs, ce) = (rs.max(addr), re.min(end));
             if !r.code.is_empty() {
-                self.code_writes
-                    .push((rs.max(addr), re.min(end) - rs.max(addr)));
+                self.code_writes.push((cs, ce - cs));
             }
-            // Only the tail is copied; the head keeps its buffer (and its
-            // code bitmap, which is relative to the unchanged start).
-            let tail = (re > end).then(|| r.data.split_off((end - rs) as usize));
+            self.mapped -= ce - cs;
+            r.release(cs, ce);
+            // The head keeps its code bitmap (relative to the unchanged
+            // start); head and tail keep their bytes in the host mapping.
+            let tail = (re > end).then(|| r.split_off(end));
+            let had_code = !r.code.is_empty();
             if rs < addr {
-                r.data.truncate((addr - rs) as usize);
-                let perm = r.perm;
-                let had_code = !r.code.is_empty();
+                r.len = (addr - rs) as usize;
                 out.push(r);
-                if let Some(tail) = tail {
-                    // Code bitmaps are relative to the region start: the
-                    // tail's code is reported as written instead.
-                    if had_code {
-                        self.code_writes.push((end, re - end));
-                    }
-                    out.push(Region::new(end, perm, tail));
-                }
-            } else if let Some(tail) = tail {
-                if !r.code.is_empty() {
+            }
+            if let Some(tail) = tail {
+                // Code bitmaps are relative to the region start: the
+                // tail's code is reported as written instead.
+                if had_code {
                     self.code_writes.push((end, re - end));
                 }
-                out.push(Region::new(end, r.perm, tail));
+                out.push(tail);
             }
         }
         self.regions = out;
@@ -472,13 +546,11 @@ impl Memory {
             if r.start == at {
                 return;
             }
-            let tail = r.data.split_off((at - r.start) as usize);
-            let had_code = !r.code.is_empty();
-            let perm = r.perm;
-            if had_code {
-                self.code_writes.push((at, tail.len() as u64));
+            let tail = r.split_off(at);
+            if !r.code.is_empty() {
+                self.code_writes.push((at, tail.len as u64));
             }
-            self.regions.insert(i + 1, Region::new(at, perm, tail));
+            self.regions.insert(i + 1, tail);
             self.reset_caches();
         }
     }
@@ -487,7 +559,7 @@ impl Memory {
     pub fn regions(&self) -> Vec<(u64, u64, Perm)> {
         self.regions
             .iter()
-            .map(|r| (r.start, r.data.len() as u64, r.perm))
+            .map(|r| (r.start, r.len as u64, r.perm))
             .collect()
     }
 }
@@ -512,10 +584,22 @@ impl GuestMemory for Memory {
         }
         let end = addr.checked_add(len).ok_or(MemFault { addr })?;
         let n = usize::try_from(len).map_err(|_| MemFault { addr })?;
+        // The bytes this mapping replaces do not count twice.
+        let replaced: u64 = self
+            .regions
+            .iter()
+            .filter(|r| r.start < end && r.end() > addr)
+            .map(|r| r.end().min(end) - r.start.max(addr))
+            .sum();
+        if (self.mapped - replaced).saturating_add(len) > self.limit {
+            return Err(MemFault { addr });
+        }
+        let host = HostPages::new(n).map_err(|_| MemFault { addr })?;
         self.carve(addr, end);
         let i = self.regions.partition_point(|r| r.start < addr);
         self.regions
-            .insert(i, Region::new(addr, perm, vec![0u8; n]));
+            .insert(i, Region::new(addr, perm, Arc::new(host), 0, n));
+        self.mapped += len;
         self.reset_caches();
         Ok(())
     }
@@ -553,6 +637,10 @@ impl GuestMemory for Memory {
     fn is_mapped(&self, addr: u64, len: u64) -> bool {
         let end = addr.saturating_add(len);
         self.regions.iter().any(|r| r.start < end && r.end() > addr)
+    }
+
+    fn memory_use(&self) -> Option<(u64, u64)> {
+        (self.limit != u64::MAX).then_some((self.mapped, self.limit))
     }
 }
 
@@ -633,6 +721,41 @@ mod tests {
         assert!(m.is_mapped(0x27ff, 1));
         assert!(!m.is_mapped(0x2800, 0x800));
         assert!(m.map(u64::MAX - 4, 16, RW).is_err());
+    }
+
+    #[test]
+    fn the_limit_bounds_mapped_bytes() {
+        let mut m = Memory::with_limit(0x3000);
+        m.map(0x1000, 0x2000, RW).unwrap();
+        assert_eq!(m.map(0x10000, 0x2000, RW), Err(MemFault { addr: 0x10000 }));
+        m.map(0x10000, 0x1000, RW).unwrap();
+        assert_eq!(m.mapped_bytes(), 0x3000);
+        assert_eq!(m.memory_use(), Some((0x3000, 0x3000)));
+        // Replacing mapped bytes does not count them twice.
+        m.map(0x1000, 0x2000, RO).unwrap();
+        m.unmap(0x1800, 0x800);
+        assert_eq!(m.mapped_bytes(), 0x2800);
+        m.map(0x20000, 0x800, RW).unwrap();
+        assert!(Memory::new().memory_use().is_none());
+    }
+
+    #[test]
+    fn a_terabyte_costs_only_the_touched_pages() {
+        // Mapping is lazy and splitting keeps the bytes in place: a 1 TiB
+        // region split around a page in its middle keeps every value.
+        let mut m = Memory::new();
+        let (base, len) = (1u64 << 40, 1u64 << 40);
+        m.map(base, len, RW).unwrap();
+        for k in 0..64u64 {
+            m.store_u64(base + k * (len / 64), k + 1).unwrap();
+        }
+        m.protect(base + len / 2, 0x1000, RO).unwrap();
+        m.unmap(base + len / 4 + 0x1000, 0x1000);
+        for k in 0..64u64 {
+            assert_eq!(m.load_u64(base + k * (len / 64)).unwrap(), k + 1);
+        }
+        assert_eq!(m.regions().len(), 4);
+        assert_eq!(m.mapped_bytes(), len - 0x1000);
     }
 
     #[test]

@@ -60,9 +60,7 @@ fn validate(d: &gimli::Dwarf<Reader>) -> Result<(), Corrupt> {
     let info = |e| (".debug_info", e);
     let mut units = d.units();
     while let Some(header) = units.next().map_err(info)? {
-        let abbrevs = d
-            .abbreviations(&header)
-            .map_err(|e| (".debug_abbrev", e))?;
+        let abbrevs = d.abbreviations(&header).map_err(|e| (".debug_abbrev", e))?;
         let mut entries = header.entries(&abbrevs);
         let Some((_, root)) = entries.next_dfs().map_err(info)? else {
             continue;

@@ -173,7 +173,10 @@ impl CoreConfig {
         let source = root.string("source", "")?.value;
         let xlen = match root.u32("xlen", 0)? {
             Field { value: 0, .. } => None,
-            Field { value: x @ (32 | 64), .. } => Some(x),
+            Field {
+                value: x @ (32 | 64),
+                ..
+            } => Some(x),
             Field { value, line } => {
                 return Err(root.invalid("xlen", line, format!("{value} is not 32 or 64")))
             }

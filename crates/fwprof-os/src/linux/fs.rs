@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::structs::{pipe_stat, stat_bytes, statx_bytes, STAT_SIZE};
 use super::{err, Args, Fd, Sys};
-use crate::guest::{read_bytes, read_cstr, read_word, word_size, CStrError, MAX_CSTR};
+use crate::guest::{read_cstr, read_word, try_zeroed, word_size, CStrError, MAX_CSTR};
 use crate::sandbox::Access;
 use crate::{EnvError, Environment, GuestMemory};
 
@@ -45,6 +45,14 @@ const TERMIOS_SIZE: usize = 36;
 const MAX_IO: u64 = 1 << 24;
 /// `IOV_MAX`.
 const IOV_MAX: u64 = 1024;
+/// Linux `MAX_RW_COUNT` (`INT_MAX & PAGE_MASK`): the most bytes one `write`
+/// or `writev` transfers (`rw_verify_area`, `import_iovec`); a larger
+/// request returns this short count.
+const MAX_RW_COUNT: u64 = 0x7fff_f000;
+/// Guest bytes are gathered and written this many at a time, so even a
+/// `writev` of 1024 iovecs over one huge buffer needs only this much host
+/// memory.
+const WRITE_CHUNK: usize = 1 << 20;
 
 fn errno_of(e: &io::Error) -> i32 {
     e.raw_os_error().unwrap_or(libc::EIO)
@@ -59,6 +67,7 @@ fn cpath(p: &Path) -> Result<CString, i32> {
 }
 
 /// A raw host fd usable for `fstat`/`ioctl`/`lseek`, or the console.
+#[derive(Clone, Copy)]
 enum HostFd {
     Console(i32),
     Raw(i32),
@@ -223,39 +232,14 @@ impl Environment {
         };
         let writing = matches!(number, nr::WRITE | nr::WRITEV | nr::PWRITE64);
         if writing {
-            let mut data = Vec::new();
-            for &(b, l) in &bufs {
-                match read_bytes(mem, b, l.min(MAX_IO) as usize) {
-                    Ok(d) => data.extend_from_slice(&d),
-                    Err(_) => return Ok(err(libc::EFAULT)),
-                }
-            }
-            let r = match (host, offset) {
-                (HostFd::Console(s), _) => self.console.write(s, &data).map(|n| n as i64),
-                (HostFd::Raw(s @ 0..=2), None)
-                    if matches!(self.console, crate::console::Console::Host { .. }) =>
-                {
-                    self.console.write(s, &data).map(|n| n as i64)
-                }
-                (HostFd::Raw(h), off) => raw_io(h, off, &mut data, true),
-            };
-            return Ok(match r {
-                Ok(n) => Sys::Ret(n),
-                // Writing to a pipe with no reader raises SIGPIPE, whose
-                // default action kills the process (QEMU passes the host's
-                // SIGPIPE on to the guest the same way).
-                Err(e) if errno_of(&e) == libc::EPIPE => self
-                    .sigpipe()
-                    .unwrap_or(Sys::Ret(-i64::from(libc::EPIPE))),
-                Err(e) => Sys::Ret(-i64::from(errno_of(&e))),
-            });
+            return self.write_gathered(host, offset, &bufs, mem);
         }
         let total: u64 = bufs
             .iter()
             .map(|b| b.1)
             .fold(0u64, u64::saturating_add)
             .min(MAX_IO);
-        let mut data = vec![0u8; total as usize];
+        let mut data = try_zeroed(total as usize, "read buffer")?;
         let got = match (host, offset) {
             (HostFd::Console(_), _) => self.console.read(&mut data).map(|n| n as i64),
             (HostFd::Raw(h), off) => raw_io(h, off, &mut data, false),
@@ -276,6 +260,100 @@ impl Environment {
             done += n;
         }
         Ok(Sys::Ret(got as i64))
+    }
+
+    /// Write the guest buffers `bufs` as Linux `do_writev` does: at most
+    /// [`MAX_RW_COUNT`] bytes in all, gathered [`WRITE_CHUNK`] bytes at a
+    /// time. Returns the bytes written; `-EFAULT` if the first chunk is
+    /// unreadable, or the host's errno if nothing was written. A short host
+    /// write, a host error or an unreadable chunk after some bytes were
+    /// written ends the call with the count so far.
+    fn write_gathered(
+        &mut self,
+        host: HostFd,
+        offset: Option<i64>,
+        bufs: &[(u64, u64)],
+        mem: &mut dyn GuestMemory,
+    ) -> Result<Sys, EnvError> {
+        let total = bufs
+            .iter()
+            .map(|b| b.1)
+            .fold(0u64, u64::saturating_add)
+            .min(MAX_RW_COUNT);
+        let mut chunk = try_zeroed((total as usize).min(WRITE_CHUNK), "write buffer")?;
+        chunk.clear();
+        let mut left = total;
+        let mut written = 0u64;
+        let mut fault = false;
+        'gather: for &(b, l) in bufs {
+            let mut at = b;
+            let mut rem = l.min(left);
+            left -= rem;
+            while rem > 0 {
+                let k = chunk.len();
+                let n = (rem as usize).min(WRITE_CHUNK - k);
+                chunk.resize(k + n, 0);
+                if mem.read(at, &mut chunk[k..]).is_err() {
+                    chunk.truncate(k);
+                    fault = true;
+                    break 'gather;
+                }
+                at = at.wrapping_add(n as u64);
+                rem -= n as u64;
+                if chunk.len() == WRITE_CHUNK {
+                    match self.emit(host, offset, written, &mut chunk) {
+                        Ok(m) if m == chunk.len() => written += m as u64,
+                        Ok(m) => return Ok(Sys::Ret((written + m as u64) as i64)),
+                        Err(e) if written == 0 => return Ok(self.write_failed(&e)),
+                        Err(_) => return Ok(Sys::Ret(written as i64)),
+                    }
+                    chunk.clear();
+                }
+            }
+        }
+        if fault && written == 0 && chunk.is_empty() {
+            return Ok(err(libc::EFAULT));
+        }
+        if !chunk.is_empty() || written == 0 {
+            match self.emit(host, offset, written, &mut chunk) {
+                Ok(m) => written += m as u64,
+                Err(e) if written == 0 => return Ok(self.write_failed(&e)),
+                Err(_) => {}
+            }
+        }
+        Ok(Sys::Ret(written as i64))
+    }
+
+    /// A write that failed before any byte went out: `-errno`, except that
+    /// writing to a pipe with no reader raises SIGPIPE, whose default
+    /// action kills the process (QEMU passes the host's SIGPIPE on to the
+    /// guest the same way).
+    fn write_failed(&self, e: &std::io::Error) -> Sys {
+        match errno_of(e) {
+            libc::EPIPE => self.sigpipe().unwrap_or(err(libc::EPIPE)),
+            errno => err(errno),
+        }
+    }
+
+    /// One host write of `data` to `host`, at `offset + done` for `pwrite`.
+    fn emit(
+        &mut self,
+        host: HostFd,
+        offset: Option<i64>,
+        done: u64,
+        data: &mut [u8],
+    ) -> io::Result<usize> {
+        match (host, offset) {
+            (HostFd::Console(s), _) => self.console.write(s, data),
+            (HostFd::Raw(s @ 0..=2), None)
+                if matches!(self.console, crate::console::Console::Host { .. }) =>
+            {
+                self.console.write(s, data)
+            }
+            (HostFd::Raw(h), off) => {
+                raw_io(h, off.map(|o| o.wrapping_add(done as i64)), data, true).map(|n| n as usize)
+            }
+        }
     }
 
     pub(crate) fn sys_lseek(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
@@ -343,7 +421,8 @@ impl Environment {
             return self.linux.exe.clone().ok_or(libc::ENOENT);
         }
         let r = if flags & AT_SYMLINK_NOFOLLOW != 0 {
-            self.sandbox.resolve_no_follow(&p, Access::Read, &self.console)
+            self.sandbox
+                .resolve_no_follow(&p, Access::Read, &self.console)
         } else {
             self.sandbox.resolve(&p, Access::Read, &self.console)
         };
@@ -449,7 +528,10 @@ impl Environment {
                 Err(_) => err(libc::EFAULT),
             };
         }
-        let real = match self.sandbox.resolve_no_follow(&p, Access::Read, &self.console) {
+        let real = match self
+            .sandbox
+            .resolve_no_follow(&p, Access::Read, &self.console)
+        {
             Ok(r) => r,
             Err(e) => return err(e.errno()),
         };

@@ -220,9 +220,14 @@ impl Environment {
     }
 
     /// `getrandom(buf, len, flags)`: deterministic bytes (splitmix64 stream).
-    pub(crate) fn sys_getrandom(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
+    pub(crate) fn sys_getrandom(
+        &mut self,
+        a: Args,
+        mem: &mut dyn GuestMemory,
+    ) -> Result<Sys, crate::EnvError> {
         let len = a.u(1).min(1 << 25) as usize;
-        let mut out = Vec::with_capacity(len + 8);
+        let mut out = crate::guest::try_zeroed(len + 8, "getrandom buffer")?;
+        out.clear();
         while out.len() < len {
             self.linux.rng = self.linux.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
             let mut z = self.linux.rng;
@@ -231,10 +236,10 @@ impl Environment {
             out.extend_from_slice(&(z ^ (z >> 31)).to_le_bytes());
         }
         out.truncate(len);
-        match mem.write(a.u(0), &out) {
+        Ok(match mem.write(a.u(0), &out) {
             Ok(()) => Sys::Ret(len as i64),
             Err(_) => err(libc::EFAULT),
-        }
+        })
     }
 }
 

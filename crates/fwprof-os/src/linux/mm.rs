@@ -39,6 +39,64 @@ const RW: Perm = Perm {
     exec: false,
 };
 
+/// Bytes moved per step when copying a file or a mapping into guest
+/// memory: the host buffer stays this small whatever the guest asks for.
+const CHUNK: usize = 1 << 20;
+
+/// Copy `len` bytes of guest memory from `from` to the fresh (zero)
+/// mapping at `to`, a chunk at a time. All-zero chunks are skipped, so
+/// pages the guest never touched stay uncommitted; unreadable
+/// (`PROT_NONE`) chunks move as zeros.
+fn copy_guest(mem: &mut dyn GuestMemory, from: u64, to: u64, len: u64) -> Result<(), ()> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut done = 0u64;
+    while done < len {
+        let n = (len - done).min(CHUNK as u64) as usize;
+        let chunk = &mut buf[..n];
+        if mem.read(from + done, chunk).is_ok()
+            && chunk.iter().any(|&b| b != 0)
+            && mem.write(to + done, chunk).is_err()
+        {
+            return Err(());
+        }
+        done += n as u64;
+    }
+    Ok(())
+}
+
+/// Read up to `len` bytes of host file `fd` from `offset` into guest
+/// memory at `to`, a chunk at a time; stops at the end of the file.
+/// Returns an errno on a read error or an unwritable destination.
+fn read_file_into(
+    mem: &mut dyn GuestMemory,
+    fd: i32,
+    offset: u64,
+    to: u64,
+    len: u64,
+) -> Result<(), i32> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut done = 0u64;
+    while done < len {
+        let want = (len - done).min(CHUNK as u64) as usize;
+        // SAFETY: reading into our buffer from a host fd we hold.
+        let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), want, (offset + done) as i64) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e.raw_os_error().unwrap_or(libc::EIO));
+        }
+        if n == 0 {
+            break;
+        }
+        mem.write(to + done, &buf[..n as usize])
+            .map_err(|_| libc::EFAULT)?;
+        done += n as u64;
+    }
+    Ok(())
+}
+
 impl Environment {
     /// QEMU 7.2 `do_brk`: 0 or below the initial break returns the current
     /// break; within the mapped break page it moves (zeroing on growth);
@@ -96,8 +154,8 @@ impl Environment {
             return err(libc::ENOMEM);
         };
         // File contents to copy in (private copy; shared writable file
-        // mappings cannot be honoured and are refused).
-        let mut contents = Vec::new();
+        // mappings cannot be honoured and are refused): host fd and bytes.
+        let mut contents = None;
         if flags & MAP_ANONYMOUS == 0 {
             if flags & MAP_TYPE != MAP_PRIVATE && prot & PROT_WRITE != 0 {
                 return err(libc::ENODEV);
@@ -111,29 +169,7 @@ impl Environment {
                 _ => return err(libc::EBADF),
             };
             // Only the bytes the file has; pages past its end stay zero.
-            contents = vec![0u8; size.min(file_len.saturating_sub(offset)) as usize];
-            let mut got = 0usize;
-            while got < contents.len() {
-                // SAFETY: reading into our buffer from a host fd we hold.
-                let n = unsafe {
-                    libc::pread(
-                        raw,
-                        contents[got..].as_mut_ptr().cast(),
-                        contents.len() - got,
-                        (offset + got as u64) as i64,
-                    )
-                };
-                if n < 0 {
-                    return err(std::io::Error::last_os_error()
-                        .raw_os_error()
-                        .unwrap_or(libc::EIO));
-                }
-                if n == 0 {
-                    break;
-                }
-                got += n as usize;
-            }
-            contents.truncate(got);
+            contents = Some((raw, size.min(file_len.saturating_sub(offset))));
         }
         let fixed = flags & MAP_FIXED != 0;
         let start = if fixed || flags & MAP_FIXED_NOREPLACE != 0 {
@@ -165,11 +201,17 @@ impl Environment {
             }
         };
         let perm = prot_to_perm(prot);
+        // Beyond the guest memory limit (or the host's room): ENOMEM, as a
+        // host mmap beyond RLIMIT_AS.
         if mem.map(start, size, RW).is_err() {
             return err(libc::ENOMEM);
         }
-        if !contents.is_empty() && mem.write(start, &contents).is_err() {
-            return err(libc::EFAULT);
+        if let Some((raw, n)) = contents {
+            if let Err(e) = read_file_into(mem, raw, offset, start, n) {
+                mem.unmap(start, size);
+                self.linux.aspace.remove(start, start + size);
+                return err(e);
+            }
         }
         if mem.protect(start, size, perm).is_err() {
             return err(libc::ENOMEM);
@@ -236,6 +278,10 @@ impl Environment {
             if flags & MREMAP_MAYMOVE == 0 || new_addr & (PAGE - 1) != 0 {
                 return err(libc::EINVAL);
             }
+            // Linux `mremap_to`: the new range may not overlap the old.
+            if new_addr < old + old_size && old < new_addr.saturating_add(new_size) {
+                return err(libc::EINVAL);
+            }
             Some(new_addr)
         } else if flags & MREMAP_MAYMOVE != 0 {
             match self.linux.aspace.find_vma(0, new_size) {
@@ -261,12 +307,11 @@ impl Environment {
             }
             Some(d) => {
                 let keep = old_size.min(new_size);
-                let mut data = vec![0u8; keep as usize];
-                if mem.read(old, &mut data).is_err() {
-                    // Unreadable (PROT_NONE) pages: move them as zeros.
-                    data.iter_mut().for_each(|b| *b = 0);
+                if mem.map(d, new_size, RW).is_err() {
+                    return err(libc::ENOMEM);
                 }
-                if mem.map(d, new_size, RW).is_err() || mem.write(d, &data).is_err() {
+                if copy_guest(mem, old, d, keep).is_err() {
+                    mem.unmap(d, new_size);
                     return err(libc::ENOMEM);
                 }
                 let _ = mem.protect(d, new_size, perm);

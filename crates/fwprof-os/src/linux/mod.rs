@@ -197,7 +197,7 @@ pub(crate) fn ecall(
         nr::SIGALTSTACK => env.sys_sigaltstack(args, mem),
         nr::KILL | nr::TKILL | nr::TGKILL => env.sys_kill(number, args),
         nr::UNAME => env.sys_uname(mem, args),
-        nr::GETRANDOM => env.sys_getrandom(args, mem),
+        nr::GETRANDOM => env.sys_getrandom(args, mem)?,
         nr::CLOCK_GETTIME | nr::CLOCK_GETTIME64 | nr::CLOCK_GETRES => {
             misc::sys_clock_gettime(number, args, mem)
         }
@@ -217,8 +217,9 @@ pub(crate) fn ecall(
         other => {
             if env.linux.warned.insert(other) {
                 let name = nr::name(other, rv64).unwrap_or("not a Linux system call");
-                env.console
-                    .diagnostic(&format!("unsupported syscall {other} ({name}), returning ENOSYS"));
+                env.console.diagnostic(&format!(
+                    "unsupported syscall {other} ({name}), returning ENOSYS"
+                ));
             }
             err(libc::ENOSYS)
         }

@@ -331,6 +331,25 @@ fn mmap_placement_matches_qemu() {
     assert!(!r.mem.is_mapped(0x40_0080_3000, 100_000));
 }
 
+/// mremap copies in 1 MiB chunks: bytes past the first chunk move too,
+/// and a fixed destination overlapping the source is EINVAL (Linux).
+#[test]
+fn mremap_moves_every_chunk() {
+    let mut r = Rig::new(Sandbox::default());
+    let (prot, flags, neg1) = (3, 0x22, u64::MAX);
+    let a = r.sys(nr::MMAP, &[0, 3 << 20, prot, flags, neg1, 0]) as u64;
+    r.mem.write(a + (5 << 19), b"far").unwrap();
+    r.mem.write(a + (3 << 20) - 4, b"end!").unwrap();
+    let m = r.sys(nr::MREMAP, &[a, 3 << 20, 4 << 20, 1, 0]) as u64;
+    assert_ne!(m, a);
+    assert_eq!(r.mem.peek(m + (5 << 19), 3), b"far");
+    assert_eq!(r.mem.peek(m + (3 << 20) - 4, 4), b"end!");
+    assert_eq!(
+        r.sys(nr::MREMAP, &[m, 4 << 20, 4 << 20, 3, m + 4096]),
+        -(libc::EINVAL as i64)
+    );
+}
+
 #[test]
 fn file_backed_mmap_copies_contents() {
     let dir = tempfile::tempdir().unwrap();
