@@ -368,3 +368,26 @@ fn the_progress_line_is_cleared_before_guest_output() {
         );
     }
 }
+
+#[test]
+fn a_full_disk_is_named_by_every_writer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let prog = example("crc32/crc32.rv64-linux.elf").display().to_string();
+    let o = run_fwprof(dir, &["record", "-q", "-o", "c.fwprof", "--", &prog]);
+    assert_eq!(o.status.code(), Some(0));
+    for args in [
+        &["record", "-q", "-o", "/dev/full", "--", &prog][..],
+        &["html", "c.fwprof", "-o", "/dev/full"],
+        &["export", "c.fwprof", "--format", "callgrind", "-o", "/dev/full"],
+        &["merge", "c.fwprof", "c.fwprof", "-o", "/dev/full"],
+    ] {
+        let o = run_fwprof(dir, args);
+        assert_eq!(o.status.code(), Some(125), "{args:?}");
+        assert_eq!(
+            text(&o.stderr),
+            "fwprof: cannot write /dev/full: No space left on device (os error 28)\n",
+            "{args:?}"
+        );
+    }
+}
