@@ -297,7 +297,7 @@ fn diff_warns_about_other_programs_and_leaves_out_lone_events() {
     drop((c, k));
 
     // A profile with a core model has 15 events the other lacks.
-    record(dir, "t.fwprof", Some("ibex"), &coremix(), &["2"]);
+    record(dir, "t.fwprof", Some("generic"), &coremix(), &["2"]);
     let o = ok(fwprof(dir, &["diff", "t.fwprof", "c.fwprof"]));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
@@ -356,7 +356,7 @@ fn numbers(p: &Profile) -> Vec<u64> {
 fn merging_a_profile_with_itself_doubles_every_number() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let p = record(dir, "p.fwprof", Some("picorv32"), &coremix(), &["2"]);
+    let p = record(dir, "p.fwprof", Some("generic"), &coremix(), &["2"]);
     ok(fwprof(
         dir,
         &["merge", "p.fwprof", "p.fwprof", "-o", "m.fwprof"],
@@ -547,7 +547,7 @@ fn merge_refuses_other_programs_unless_forced_and_other_events_always() {
     }
     ok(fwprof(dir, &["report", "m.fwprof"]));
 
-    record(dir, "t.fwprof", Some("ibex"), &coremix(), &["2"]);
+    record(dir, "t.fwprof", Some("generic"), &coremix(), &["2"]);
     for force in [false, true] {
         let mut args = vec!["merge", "c.fwprof", "t.fwprof", "-o", "e.fwprof"];
         if force {
