@@ -379,7 +379,14 @@ fn a_full_disk_is_named_by_every_writer() {
     for args in [
         &["record", "-q", "-o", "/dev/full", "--", &prog][..],
         &["html", "c.fwprof", "-o", "/dev/full"],
-        &["export", "c.fwprof", "--format", "callgrind", "-o", "/dev/full"],
+        &[
+            "export",
+            "c.fwprof",
+            "--format",
+            "callgrind",
+            "-o",
+            "/dev/full",
+        ],
         &["merge", "c.fwprof", "c.fwprof", "-o", "/dev/full"],
     ] {
         let o = run_fwprof(dir, args);
