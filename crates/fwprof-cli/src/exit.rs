@@ -53,17 +53,8 @@ pub fn one_line(e: &anyhow::Error) -> String {
     s.replace('\n', " ")
 }
 
-/// The signal Linux sends for a synchronous exception cause (Privileged ISA
-/// 20211203 Table 3.6 → Linux `arch/riscv/kernel/traps.c`).
-pub fn signal_for_cause(cause: u64) -> i32 {
-    match cause {
-        0 | 4 | 6 => 7,                 // misaligned fetch/load/store: SIGBUS
-        1 | 5 | 7 | 12 | 13 | 15 => 11, // access / page faults: SIGSEGV
-        2 => 4,                         // illegal instruction: SIGILL
-        3 => 5,                         // breakpoint: SIGTRAP
-        _ => 11,
-    }
-}
+// Trap cause names and the cause → signal mapping are owned by fwprof-isa.
+pub use fwprof_isa::{cause_name, signal_for_cause};
 
 /// Process exit status for a stop reason (see the table in `main.rs`).
 pub fn status_for(stop: &StopReason) -> u8 {
@@ -74,12 +65,6 @@ pub fn status_for(stop: &StopReason) -> u8 {
         StopReason::Fault { cause, .. } => (128 + signal_for_cause(*cause)) as u8,
         StopReason::Signal { signo, .. } => (128 + signo) as u8,
     }
-}
-
-/// Name of a synchronous exception cause (Privileged ISA 20211203, Table 3.6).
-pub fn cause_name(cause: u64) -> &'static str {
-    // Causes here are never interrupts, so XLEN does not matter.
-    fwprof_report::trap_cause_name(cause, 64).unwrap_or("unknown exception")
 }
 
 #[cfg(test)]

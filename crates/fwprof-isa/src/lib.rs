@@ -5,7 +5,10 @@
 //! instruction once at translation time. [`disasm`] prints an `Inst` either
 //! exactly as `objdump -d -M no-aliases` does ([`Style::NoAliases`]) or with
 //! the assembler's pseudo-instructions ([`Style::Pseudo`]). [`Op::class`]
-//! groups operations for statistics and timing models.
+//! groups operations for statistics and timing models; [`Op::atomic`]
+//! describes the A extension's memory accesses. [`trap_cause_name`] and
+//! [`signal_for_cause`] own the trap causes (Privileged ISA Table 3.6) and
+//! the Linux signal of each.
 //!
 //! ```
 //! use fwprof_isa::{decode, disasm, InstClass, Op, Style, Xlen};
@@ -18,6 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod atomic;
 mod class;
 mod csr_names;
 mod decode;
@@ -26,9 +30,16 @@ mod disasm;
 mod disasm_pseudo;
 mod disasm_rvc;
 mod inst;
+mod trap_cause;
 
+pub use atomic::{Atomic, AtomicKind};
 pub use class::{rv32_ops, rv64_ops, InstClass};
 pub use csr_names::csr_name;
 pub use decode::{decode, inst_len};
 pub use disasm::{disasm, Style};
 pub use inst::{Inst, Op, Xlen};
+pub use trap_cause::{
+    cause_name, signal_for_cause, trap_cause_name, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_U,
+    CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION, CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH,
+    CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE, CAUSE_STORE_ACCESS,
+};

@@ -10,41 +10,9 @@ use crate::events::Derived;
 /// Value of the top-level `"schema"` field; bumped on incompatible changes.
 pub const JSON_SCHEMA: &str = "fwprof-report/1";
 
-/// Name of a RISC-V trap cause (`mcause` with the interrupt bit in the top
-/// bit of XLEN), from the Privileged Architecture 20211203, §3.1.15
-/// table 3.6; `None` for reserved or custom codes.
-pub fn trap_cause_name(cause: u64, xlen: u32) -> Option<&'static str> {
-    let top = if xlen == 32 { 1u64 << 31 } else { 1u64 << 63 };
-    let code = cause & !top;
-    if cause & top != 0 {
-        return Some(match code {
-            1 => "supervisor software interrupt",
-            3 => "machine software interrupt",
-            5 => "supervisor timer interrupt",
-            7 => "machine timer interrupt",
-            9 => "supervisor external interrupt",
-            11 => "machine external interrupt",
-            _ => return None,
-        });
-    }
-    Some(match code {
-        0 => "instruction address misaligned",
-        1 => "instruction access fault",
-        2 => "illegal instruction",
-        3 => "breakpoint",
-        4 => "load address misaligned",
-        5 => "load access fault",
-        6 => "store/AMO address misaligned",
-        7 => "store/AMO access fault",
-        8 => "environment call from U-mode",
-        9 => "environment call from S-mode",
-        11 => "environment call from M-mode",
-        12 => "instruction page fault",
-        13 => "load page fault",
-        15 => "store/AMO page fault",
-        _ => return None,
-    })
-}
+/// Name of a RISC-V trap cause, owned by fwprof-isa (Privileged ISA
+/// 20211203, Table 3.6); re-exported for the reports and exporters.
+pub use fwprof_isa::trap_cause_name;
 
 /// `{event name: value}` for one cost vector.
 fn by_event(profile: &Profile, v: &[u64]) -> Value {

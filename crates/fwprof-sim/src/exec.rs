@@ -109,28 +109,7 @@ pub(crate) fn step<const RV64: bool>(
             csr_op::<RV64>(h, i)?;
             return Ok(next);
         }
-        Op::LrW
-        | Op::ScW
-        | Op::AmoswapW
-        | Op::AmoaddW
-        | Op::AmoxorW
-        | Op::AmoandW
-        | Op::AmoorW
-        | Op::AmominW
-        | Op::AmomaxW
-        | Op::AmominuW
-        | Op::AmomaxuW
-        | Op::LrD
-        | Op::ScD
-        | Op::AmoswapD
-        | Op::AmoaddD
-        | Op::AmoxorD
-        | Op::AmoandD
-        | Op::AmoorD
-        | Op::AmominD
-        | Op::AmomaxD
-        | Op::AmominuD
-        | Op::AmomaxuD => {
+        op if op.atomic().is_some() => {
             crate::exec_amo::amo::<RV64>(h, m, i)?;
             if m.has_code_writes() {
                 return Err(Exc {

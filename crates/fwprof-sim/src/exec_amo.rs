@@ -19,24 +19,6 @@ use crate::memory::Memory;
 use crate::trap::{Exc, CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE};
 use fwprof_isa::{Inst, Op};
 
-/// True for the `.d` forms (64-bit `lr`, `sc` and AMOs).
-pub(crate) fn is_doubleword(op: Op) -> bool {
-    matches!(
-        op,
-        Op::LrD
-            | Op::ScD
-            | Op::AmoswapD
-            | Op::AmoaddD
-            | Op::AmoxorD
-            | Op::AmoandD
-            | Op::AmoorD
-            | Op::AmominD
-            | Op::AmomaxD
-            | Op::AmominuD
-            | Op::AmomaxuD
-    )
-}
-
 /// Execute an A-extension instruction.
 ///
 /// # Errors
@@ -45,11 +27,14 @@ pub(crate) fn is_doubleword(op: Op) -> bool {
 pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> Result<(), Exc> {
     let addr = ea::<RV64>(h.x(i.rs1));
     let src = h.x(i.rs2);
-    let double = is_doubleword(i.op);
+    let Some(access) = i.op.atomic() else {
+        return Err(Exc::illegal(i.raw));
+    };
+    let size = access.width as u64;
+    let double = size == 8;
     if double && !RV64 {
         return Err(Exc::illegal(i.raw));
     }
-    let size: u64 = if double { 8 } else { 4 };
     match i.op {
         Op::LrW | Op::LrD => {
             if addr & (size - 1) != 0 {

@@ -7,11 +7,11 @@ use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::memory::Memory;
 use crate::trap::{
-    signal_for, Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M,
-    CAUSE_ECALL_U, CAUSE_LOAD_ACCESS, CAUSE_STORE_ACCESS, CAUSE_WFI,
+    Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U,
+    CAUSE_LOAD_ACCESS, CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
 use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
-use fwprof_isa::{Inst, Xlen};
+use fwprof_isa::{signal_for_cause, Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -491,7 +491,7 @@ impl<H: Hooks> Simulator<H> {
         if self.target == Target::Linux {
             self.hart.pc = pc;
             return Ok(Some(StopReason::Signal {
-                signo: signal_for(exc.cause),
+                signo: signal_for_cause(exc.cause),
                 cause: exc.cause,
                 pc,
                 tval: exc.tval,
@@ -526,7 +526,7 @@ impl<H: Hooks> Simulator<H> {
     fn fetch_fault(&mut self, exc: Exc, pc: u64) -> Option<StopReason> {
         if self.target == Target::Linux {
             return Some(StopReason::Signal {
-                signo: signal_for(exc.cause),
+                signo: signal_for_cause(exc.cause),
                 cause: exc.cause,
                 pc,
                 tval: exc.tval,

@@ -7,26 +7,13 @@
 
 use crate::hart::{Hart, Privilege};
 
-/// Instruction address misaligned.
-pub const CAUSE_MISALIGNED_FETCH: u64 = 0;
-/// Instruction access fault (`mtval` = faulting address).
-pub const CAUSE_FETCH_ACCESS: u64 = 1;
-/// Illegal instruction (`mtval` = the instruction bits, as QEMU 7.2 sets it).
-pub const CAUSE_ILLEGAL_INSTRUCTION: u64 = 2;
-/// Breakpoint (`ebreak`; `mtval` = 0 as in QEMU 7.2).
-pub const CAUSE_BREAKPOINT: u64 = 3;
-/// Load address misaligned (only `lr.w`/`lr.d`; plain loads may be misaligned).
-pub const CAUSE_MISALIGNED_LOAD: u64 = 4;
-/// Load access fault (`mtval` = first unmapped byte).
-pub const CAUSE_LOAD_ACCESS: u64 = 5;
-/// Store/AMO address misaligned (`sc`/AMO only).
-pub const CAUSE_MISALIGNED_STORE: u64 = 6;
-/// Store/AMO access fault (`mtval` = first unmapped/unwritable byte).
-pub const CAUSE_STORE_ACCESS: u64 = 7;
-/// Environment call from U-mode.
-pub const CAUSE_ECALL_U: u64 = 8;
-/// Environment call from M-mode.
-pub const CAUSE_ECALL_M: u64 = 11;
+// The architectural exception codes (Privileged ISA Table 3.6) are owned by
+// fwprof-isa; re-exported here under the names the simulator always used.
+pub use fwprof_isa::{
+    CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION,
+    CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH, CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE,
+    CAUSE_STORE_ACCESS,
+};
 
 /// Internal pseudo-cause: a store modified translated code; the store has
 /// completed and execution continues at `tval` after the simulator has
@@ -134,17 +121,6 @@ pub enum SimError {
         /// Why the simulator cannot continue.
         reason: &'static str,
     },
-}
-
-/// Linux signal a user-mode exception kills the process with (QEMU 7.2
-/// `linux-user/riscv/cpu_loop.c`).
-pub(crate) fn signal_for(cause: u64) -> i32 {
-    match cause {
-        CAUSE_ILLEGAL_INSTRUCTION => 4,
-        CAUSE_BREAKPOINT => 5,
-        CAUSE_MISALIGNED_FETCH | CAUSE_MISALIGNED_LOAD | CAUSE_MISALIGNED_STORE => 7,
-        _ => 11,
-    }
 }
 
 impl Hart {

@@ -24,7 +24,6 @@
 //! tests against QEMU cover both paths.
 
 use crate::exec::{ea, load_fault, step, store_fault};
-use crate::exec_amo::is_doubleword;
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks};
 use crate::memory::Memory;
@@ -588,15 +587,10 @@ fn general_access<const RV64: bool>(h: &Hart, i: &Inst) -> Option<GeneralAccess>
         Op::Ld | Op::Fld => (with_imm, 8, true, false),
         Op::Fsw => (with_imm, 4, false, true),
         Op::Fsd => (with_imm, 8, false, true),
-        op if op.class() == InstClass::Atomic => {
-            let size = if is_doubleword(op) { 8 } else { 4 };
-            match op {
-                Op::LrW | Op::LrD => (plain, size, true, false),
-                Op::ScW | Op::ScD => (plain, size, false, true),
-                _ => (plain, size, true, true),
-            }
-        }
-        _ => return None,
+        op => match op.atomic() {
+            Some(a) => (plain, a.width, a.kind.reads(), a.kind.writes()),
+            None => return None,
+        },
     };
     Some(GeneralAccess {
         addr,

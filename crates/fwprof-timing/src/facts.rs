@@ -67,7 +67,8 @@ pub(crate) fn int_regs(i: &Inst) -> (u8, u8, u8) {
         InstClass::Jalr | InstClass::Load | InstClass::FpLoad | InstClass::FpStore => (true, false),
         InstClass::Mul | InstClass::MulH | InstClass::Div => (true, true),
         InstClass::Csr => (matches!(i.op, Op::Csrrw | Op::Csrrs | Op::Csrrc), false),
-        InstClass::Atomic => (true, !matches!(i.op, Op::LrW | Op::LrD)),
+        // `lr` has no rs2; `sc` and the AMOs read it.
+        InstClass::Atomic => (true, i.op.atomic().is_some_and(|a| a.kind.writes())),
         _ => (false, false),
     };
     let writes = matches!(
