@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# The whole test suite: builds the RISC-V test corpus with the Debian cross
-# toolchains, then runs every Rust test (unit, property, golden, and the
-# differential tests against QEMU) in release mode.
+# The whole test suite: installs what is missing (scripts/install-test-deps.sh:
+# Debian packages, npm tools, clippy; a no-op when all is present), builds the
+# RISC-V test corpus with the Debian cross toolchains, runs every Rust test
+# (unit, property, golden, and the differential tests against QEMU) in release
+# mode, then clippy and rustdoc with warnings as errors. Every step runs; the
+# status is non-zero if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export FWPROF_REQUIRE_QEMU=1
+scripts/install-test-deps.sh
+# A tool-dependent test fails instead of skipping when its tool is missing.
+export FWPROF_REQUIRE_TOOLS=1
 tests/corpus/build.sh
 tests/hostile/build.sh
-cargo test --workspace --release --locked --no-fail-fast -- --test-threads=2
+status=0
+cargo test --workspace --release --locked --no-fail-fast -- --test-threads=2 || status=1
+# --release: clippy shares the proc macros and build scripts of the release build above.
+cargo clippy --workspace --all-targets --release --locked -- -D warnings || status=1
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked || status=1
+exit $status
