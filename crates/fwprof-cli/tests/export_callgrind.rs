@@ -18,7 +18,7 @@ use serde_json::Value;
 const ANNOTATE: &str = "callgrind_annotate";
 
 /// Skip (false) when callgrind_annotate is missing, fail instead under
-/// `FWPROF_REQUIRE_QEMU=1`. (`common::require` cannot be used: it runs
+/// `FWPROF_REQUIRE_TOOLS=1`. (`common::require` cannot be used: it runs
 /// `TOOL --version`, which callgrind_annotate 3.19 answers with status 255.)
 fn require_annotate() -> bool {
     let found = Command::new(ANNOTATE)
@@ -32,7 +32,7 @@ fn require_annotate() -> bool {
     if found {
         return true;
     }
-    if std::env::var("FWPROF_REQUIRE_QEMU").as_deref() == Ok("1") {
+    if std::env::var("FWPROF_REQUIRE_TOOLS").as_deref() == Ok("1") {
         panic!("required tool missing: {ANNOTATE}");
     }
     eprintln!("SKIPPED: tool missing: {ANNOTATE}");

@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::Value;
 
 /// Skip (false) when Graphviz is missing, fail instead under
-/// `FWPROF_REQUIRE_QEMU=1`. (`common::require` runs `dot --version`, which
+/// `FWPROF_REQUIRE_TOOLS=1`. (`common::require` runs `dot --version`, which
 /// Graphviz rejects; its version flag is `-V`.)
 fn require_dot() -> bool {
     if Command::new("dot")
@@ -20,7 +20,7 @@ fn require_dot() -> bool {
     {
         return true;
     }
-    if std::env::var("FWPROF_REQUIRE_QEMU").as_deref() == Ok("1") {
+    if std::env::var("FWPROF_REQUIRE_TOOLS").as_deref() == Ok("1") {
         panic!("required tool missing: dot (Graphviz)");
     }
     eprintln!("SKIPPED: tool missing: dot (Graphviz)");

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use common::repo;
 
-/// True if Go (`go tool pprof`) is installed; with `FWPROF_REQUIRE_QEMU=1`
+/// True if Go (`go tool pprof`) is installed; with `FWPROF_REQUIRE_TOOLS=1`
 /// a missing Go fails the test instead of skipping it.
 fn have_go() -> bool {
     common::require(&["go"])

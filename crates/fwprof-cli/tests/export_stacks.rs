@@ -263,7 +263,7 @@ fn flamegraph_is_an_svg_titled_with_program_and_event() {
 /// speedscope's published schema: `$FWPROF_NODE_MODULES` (default
 /// `<repo>/tools/node/node_modules`) `/speedscope/dist/release/
 /// file-format-schema.json`; `None` (skip) when missing, a failure when
-/// `FWPROF_REQUIRE_QEMU=1`.
+/// `FWPROF_REQUIRE_TOOLS=1`.
 fn speedscope_schema() -> Option<PathBuf> {
     let modules = std::env::var_os("FWPROF_NODE_MODULES")
         .map(PathBuf::from)
@@ -272,7 +272,7 @@ fn speedscope_schema() -> Option<PathBuf> {
     if schema.is_file() {
         return Some(schema);
     }
-    if std::env::var("FWPROF_REQUIRE_QEMU").as_deref() == Ok("1") {
+    if std::env::var("FWPROF_REQUIRE_TOOLS").as_deref() == Ok("1") {
         panic!("{} missing: run scripts/setup-node.sh", schema.display());
     }
     eprintln!(

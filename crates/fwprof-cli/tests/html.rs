@@ -9,7 +9,7 @@
 //! Needs node, /usr/bin/chromium and playwright-core in
 //! `$FWPROF_NODE_MODULES` (default `tools/node/node_modules`, installed by
 //! `scripts/setup-node.sh`): the browser checks are skipped without them,
-//! and fail instead with `FWPROF_REQUIRE_QEMU=1`. With
+//! and fail instead with `FWPROF_REQUIRE_TOOLS=1`. With
 //! `FWPROF_SCREENSHOTS=DIR` the `--core generic` check writes
 //! `DIR/html-report.png` and `DIR/html-annotate.png` (the ones in `docs/`).
 
@@ -32,7 +32,7 @@ fn node_modules() -> PathBuf {
 }
 
 /// True if node, Chromium and playwright-core are there; otherwise skip,
-/// or panic when `FWPROF_REQUIRE_QEMU=1`.
+/// or panic when `FWPROF_REQUIRE_TOOLS=1`.
 fn browser_available() -> bool {
     let mut missing = Vec::new();
     if !common::have("node") {

@@ -589,7 +589,14 @@ mod tests {
     }
 
     #[test]
-    fn deep_recursion_is_linear() {
+    fn deep_recursion_counts_each_activation() {
+        // main (function 0) calls f (1), which recurses at the same call
+        // site until n activations of f are on the stack (a million: the
+        // shadow stack and the context tree must stay exact at that depth).
+        // Each activation executes one instruction before its call and one
+        // after its callee returns (the innermost one, then returns); main
+        // one before and one after. Activation k (0 = outermost) runs from
+        // k+1 to 2n-k, so its inclusive count is 2n-2k-1.
         let mut cs = CallStack::new();
         cs.enter_root(0, u64::MAX, 0);
         let n = 1_000_000u64;
@@ -603,13 +610,53 @@ mod tests {
                 i + 1,
             );
         }
+        assert_eq!(cs.depth() as u64, n + 1);
         for i in 0..n {
             cs.ret(0x24, u64::MAX - 16 * (n - i), n + i + 1);
         }
         assert_eq!(cs.depth(), 1);
-        let (f, _) = cs.finish(2 * n + 1);
-        assert_eq!(f[1].calls, n);
-        assert_eq!(f[1].inclusive, 2 * n - 1);
+        let done = cs.finish_with_extra(2 * n + 1);
+        let stats = |calls, inclusive| FunctionStats { calls, inclusive };
+        assert_eq!(done.functions, vec![stats(1, 2 * n + 1), stats(n, 2 * n - 1)]);
+        let arc = |caller, callee, call_site, calls, inclusive| ArcStats {
+            caller,
+            callee,
+            call_site,
+            tail: false,
+            calls,
+            inclusive,
+        };
+        assert_eq!(
+            done.arcs,
+            vec![
+                arc(None, 0, 0, 1, 2 * n + 1),
+                arc(Some(0), 1, 0x20, 1, 2 * n - 1),
+                // f -> f: n-1 calls; its outermost activation is k = 1.
+                arc(Some(1), 1, 0x20, n - 1, 2 * n - 3),
+            ]
+        );
+        // One context per depth (the tree is below its cap, nothing folded).
+        assert!(!done.contexts_folded);
+        assert_eq!(done.contexts.len() as u64, n + 1);
+        assert_eq!(
+            done.contexts[0],
+            ContextStats {
+                parent: None,
+                function: 0,
+                calls: 1,
+                self_cost: 2
+            }
+        );
+        for (k, c) in done.contexts.iter().enumerate().skip(1) {
+            let self_cost = if k as u64 == n { 1 } else { 2 };
+            let want = ContextStats {
+                parent: Some(k as u32 - 1),
+                function: 1,
+                calls: 1,
+                self_cost,
+            };
+            assert_eq!(*c, want, "context {k}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! fflags must match exactly.
 //!
 //! Skips (passing, with a message on stderr) only when the cross compiler
-//! or `qemu-riscv64` is missing; set `FWPROF_REQUIRE_QEMU=1` to make that a
+//! or `qemu-riscv64` is missing; set `FWPROF_REQUIRE_TOOLS=1` to make that a
 //! failure instead.
 
 mod common;
@@ -458,7 +458,7 @@ fn build_fpcheck(dir: &Path) -> PathBuf {
 fn matches_qemu_bit_for_bit() {
     if !have(CC) || !have(QEMU) {
         let msg = format!("SKIPPED matches_qemu_bit_for_bit: {CC} or {QEMU} not found on PATH");
-        assert!(std::env::var_os("FWPROF_REQUIRE_QEMU").is_none(), "{msg}");
+        assert!(std::env::var_os("FWPROF_REQUIRE_TOOLS").is_none(), "{msg}");
         eprintln!("{msg}");
         return;
     }

@@ -41,7 +41,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::{have_binutils, objdump, sample_32, scratch};
+use common::{binutils_or_skip, objdump, sample_32, scratch};
 use fwprof_isa::{decode, disasm, Op, Style, Xlen};
 
 fn pseudo(raw: u32, pc: u64, xlen: Xlen) -> String {
@@ -172,8 +172,7 @@ fn pseudo_differs_from_objdump_default_as_documented() {
         assert_eq!(got, ours, "{raw:#x}");
         assert_ne!(got, theirs, "{raw:#x}");
     }
-    if !have_binutils() {
-        eprintln!("SKIPPED objdump check: binutils not installed");
+    if !binutils_or_skip() {
         return;
     }
     // The objdump side of the table is what objdump really prints.
@@ -258,8 +257,7 @@ fn documented_difference(raw: u32, len: u8, ours: &str, theirs: &str) -> Option<
 }
 
 fn compare_with_objdump_default(xlen: Xlen, march: &str, seed: u64) {
-    if !have_binutils() {
-        eprintln!("SKIPPED: riscv64-unknown-elf binutils not installed");
+    if !binutils_or_skip() {
         return;
     }
     let mut encodings: Vec<(u32, u8)> = (0..=0xffffu32)

@@ -40,7 +40,7 @@ pub fn have(tool: &str) -> bool {
 }
 
 /// Skip (return false) when a required external tool is missing, unless
-/// `FWPROF_REQUIRE_QEMU=1` (set by scripts/test.sh) turns that into a failure.
+/// `FWPROF_REQUIRE_TOOLS=1` (set by scripts/test.sh) turns that into a failure.
 pub fn require(tools: &[&str]) -> bool {
     let missing: Vec<String> = tools
         .iter()
@@ -51,12 +51,12 @@ pub fn require(tools: &[&str]) -> bool {
 }
 
 /// True when nothing is `missing`; otherwise skip (false), or fail when
-/// `FWPROF_REQUIRE_QEMU=1` (set by scripts/test.sh).
+/// `FWPROF_REQUIRE_TOOLS=1` (set by scripts/test.sh).
 pub fn present_or_skip(missing: &[String]) -> bool {
     if missing.is_empty() {
         return true;
     }
-    if std::env::var("FWPROF_REQUIRE_QEMU").as_deref() == Ok("1") {
+    if std::env::var("FWPROF_REQUIRE_TOOLS").as_deref() == Ok("1") {
         panic!("required tools missing: {missing:?}");
     }
     eprintln!("SKIPPED: tools missing: {missing:?}");

@@ -155,6 +155,21 @@ pub fn have_binutils() -> bool {
         .all(|tool| Command::new(tool).arg("--version").output().is_ok())
 }
 
+/// True when the binutils are installed; otherwise the calling test skips
+/// (false), or fails when `FWPROF_REQUIRE_TOOLS=1` (set by scripts/test.sh),
+/// like the other tool-dependent tests.
+pub fn binutils_or_skip() -> bool {
+    if have_binutils() {
+        return true;
+    }
+    let msg = format!("{AS}/{OBJDUMP} not installed (apt-get install binutils-riscv64-unknown-elf)");
+    if std::env::var("FWPROF_REQUIRE_TOOLS").as_deref() == Ok("1") {
+        panic!("required tools missing: {msg}");
+    }
+    eprintln!("SKIPPED: {msg}");
+    false
+}
+
 /// A scratch directory under the target directory (or the system temp dir).
 pub fn scratch(name: &str) -> PathBuf {
     let base = option_env!("CARGO_TARGET_TMPDIR")
