@@ -253,12 +253,14 @@ fn q_is_linux(elf: &Path) -> bool {
         .is_some_and(|n| n.to_string_lossy().contains("linux"))
 }
 
+/// A manifest line's arguments, stdin file and skip reason.
+type ManifestEntry = (Vec<String>, Option<PathBuf>, Option<String>);
+
 /// Cases: every corpus ELF, with arguments and stdin from the manifest.
 fn cases() -> Vec<Case> {
     let manifest = common::repo().join("tests/corpus/manifest.txt");
     let text = std::fs::read_to_string(&manifest).unwrap_or_default();
-    let mut special: BTreeMap<String, (Vec<String>, Option<PathBuf>, Option<String>)> =
-        BTreeMap::new();
+    let mut special: BTreeMap<String, ManifestEntry> = BTreeMap::new();
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {

@@ -11,6 +11,8 @@ use common::{fwprof, repo};
 use fwprof_profile::Profile;
 
 /// Peak resident memory of one child, in KiB (`wait4`'s own rusage).
+// The child is reaped by `wait4`, which clippy does not see.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(cmd: &mut Command) -> (i32, i64) {
     use std::os::unix::process::ExitStatusExt;
     let child = cmd.spawn().unwrap();

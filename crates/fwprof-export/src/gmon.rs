@@ -7,7 +7,7 @@
 //! Every multi-byte field is little-endian (RISC-V's byte order, which
 //! gprof takes from the ELF), and every address is as wide as the ELF's
 //! class: gprof reads 4-byte addresses for an RV32 ELF and 8-byte ones for
-//! RV64, so [`write`] uses the profile's `meta.xlen`.
+//! RV64, so [`write`](fn@write) uses the profile's `meta.xlen`.
 //!
 //! - [`GMON_TAG_TIME_HIST`] (histogram): `low_pc`, `high_pc` (addresses),
 //!   the number of bins and the profiling rate (32-bit), the dimension

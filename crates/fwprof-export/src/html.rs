@@ -132,7 +132,7 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     write_with(profile, &choice, opts, out)
 }
 
-/// Like [`write`], with the program already chosen (so the caller can
+/// Like [`write`](fn@write), with the program already chosen (so the caller can
 /// report `choice.note` itself).
 ///
 /// # Errors

@@ -14,7 +14,7 @@
 //! sum of theirs. Without recursion the stack past 1024 frames stays
 //! exact.
 //!
-//! The stacks form a prefix tree ([`Stacks`]): each node is a frame under
+//! The stacks form a prefix tree (`Stacks`, crate-private): each node is a frame under
 //! its parent's stack, interned so that contexts with the same (folded)
 //! stack share a node. Building it costs one hash lookup per context (a
 //! cut is searched once per distinct node and function); writing a stack

@@ -12,7 +12,7 @@
 //! * Anything else that exists (a character or block device such as
 //!   `/dev/null`, a FIFO, a socket) is opened and written in place as a
 //!   stream: it is never replaced by a regular file.
-//! * With [`write`], `-` means standard output.
+//! * With [`write`](fn@write), `-` means standard output.
 //!
 //! [`same_file`] says whether two paths name one file (same device and
 //! inode, through hard and symbolic links), for refusing to write a
@@ -49,7 +49,7 @@ pub fn write<E: From<io::Error>>(
     write_file(path, f)
 }
 
-/// Like [`write`] without the `-` convention: `path` is always a file name.
+/// Like [`write`](fn@write) without the `-` convention: `path` is always a file name.
 pub fn write_file<E: From<io::Error>>(
     path: &Path,
     f: impl FnOnce(&mut dyn Write) -> Result<(), E>,

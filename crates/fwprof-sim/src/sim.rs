@@ -641,7 +641,7 @@ impl<H: Hooks> Simulator<H> {
             _ => return false,
         };
         let off = addr.wrapping_sub(BASE);
-        if off >= 0x1_0000 || off % size != 0 {
+        if off >= 0x1_0000 || !off.is_multiple_of(size) {
             return false;
         }
         // The access is the instruction that raised the exception: it
