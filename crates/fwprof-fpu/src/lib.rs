@@ -73,9 +73,15 @@
 //!   binary32 ↔ binary64) hold hand-worked cases for every rounding mode.
 #![deny(missing_docs)]
 
+mod arith;
+mod convert;
 pub mod f32;
 pub mod f64;
+mod fma;
 mod format;
+#[doc(hidden)]
+pub mod reference;
+mod round;
 mod softfloat;
 
 /// Rounding modes (Unprivileged ISA §11.2, Table 11.1), encoded as in `frm`.
@@ -135,14 +141,14 @@ impl Flags {
 
 /// binary32 → binary64 (`fcvt.d.s`, §12.5): always exact; a NaN operand
 /// gives the canonical NaN `0x7ff8000000000000`, with NV if it was an sNaN.
+#[inline]
 pub fn f32_to_f64(a: u32, fl: &mut Flags) -> u64 {
-    // SAFETY: `fl.0` is a valid, exclusively borrowed byte; see `softfloat`.
-    unsafe { softfloat::fwsf_f32_to_f64(a, &mut fl.0) }
+    convert::widen(a, fl)
 }
 
 /// binary64 → binary32 (`fcvt.s.d`, §12.5), rounded per `rm`: OF, UF
 /// (after rounding), NX; a NaN operand gives `0x7fc00000`, NV if sNaN.
+#[inline]
 pub fn f64_to_f32(a: u64, rm: RoundingMode, fl: &mut Flags) -> u32 {
-    // SAFETY: as in `f32_to_f64`.
-    unsafe { softfloat::fwsf_f64_to_f32(a, rm as u8, &mut fl.0) }
+    convert::narrow(a, rm, fl)
 }

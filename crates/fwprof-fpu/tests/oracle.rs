@@ -113,10 +113,12 @@ struct Case {
     c: u64,
 }
 
+macro_rules! evaluator {
+    ($name:ident, $($root:ident)::+) => {
 /// Runs one case through the crate's public API: (result bits, fflags).
 /// Integer results are zero-extended from their own width; comparisons give 0/1.
-fn eval(op: Op, k: &Case) -> (u64, u8) {
-    use fwprof_fpu::{f32 as s, f64 as d};
+fn $name(op: Op, k: &Case) -> (u64, u8) {
+    use $($root)::+::{f32 as s, f64 as d};
     let (a, b, c, rm) = (k.a, k.b, k.c, k.rm);
     let (a32, b32, c32) = (a as u32, b as u32, c as u32);
     let mut fl = Flags::default();
@@ -156,11 +158,16 @@ fn eval(op: Op, k: &Case) -> (u64, u8) {
         (Kind::FromU32, true) => d::from_u32(a as u32, rm, f),
         (Kind::FromI64, true) => d::from_i64(a as i64, rm, f),
         (Kind::FromU64, true) => d::from_u64(a, rm, f),
-        (Kind::Widen, _) => fwprof_fpu::f32_to_f64(a32, f),
-        (Kind::Narrow, _) => fwprof_fpu::f64_to_f32(a, rm, f).into(),
+        (Kind::Widen, _) => $($root)::+::f32_to_f64(a32, f),
+        (Kind::Narrow, _) => $($root)::+::f64_to_f32(a, rm, f).into(),
     };
     (v, fl.0)
 }
+
+    };
+}
+evaluator!(eval, fwprof_fpu);
+evaluator!(eval_softfloat, fwprof_fpu::reference);
 
 /// A significand of alternating runs of ones and zeros (random lengths),
 /// so that sums, products and quotients land on ties and near-ties.
@@ -495,4 +502,32 @@ fn every_operation_matches_softfloat_3e_digests() {
         bad.len(),
         bad.join("\n")
     );
+}
+
+/// TEMPORARY (while SoftFloat is in the tree): case-by-case comparison,
+/// printing the first differing cases of each operation.
+#[test]
+fn every_case_matches_softfloat() {
+    let mut bad = Vec::new();
+    for op in OPS {
+        let mut n = 0;
+        for chunk in 0..CHUNKS {
+            for (i, k) in cases(op, chunk).enumerate() {
+                let (g, w) = (eval(op, &k), eval_softfloat(op, &k));
+                if g != w {
+                    n += 1;
+                    if n <= 5 {
+                        bad.push(format!(
+                            "{} chunk {chunk} case {i} {k:x?}: got ({:#x}, {:#04x}) want ({:#x}, {:#04x})",
+                            op.name, g.0, g.1, w.0, w.1
+                        ));
+                    }
+                }
+            }
+        }
+        if n > 0 {
+            bad.push(format!("{}: {n} cases differ", op.name));
+        }
+    }
+    assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }
