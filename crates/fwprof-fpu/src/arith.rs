@@ -183,21 +183,23 @@ pub(crate) fn sqrt<F: Format>(a: u64, rm: RoundingMode, fl: &mut Flags) -> u64 {
     // r = floor(sqrt(n)) has FRAC + 2 bits: the result's FRAC + 1 and a
     // round bit; the remainder n − r² gives the sticky bit.
     let n = u128::from(t) << (F::FRAC + 2);
-    let (r, exact) = isqrt(n);
+    let guess = (t as f64 * (1u64 << (F::FRAC + 2)) as f64).sqrt() as u64;
+    let (r, exact) = isqrt(n, guess);
     let sig = (r << (61 - F::FRAC)) | u64::from(!exact);
     round_pack::<F>(false, F::BIAS + e / 2, sig, rm, fl)
 }
 
-/// `(floor(sqrt(n)), floor(sqrt(n))² == n)` for `n < 2^108`.
+/// `(floor(sqrt(n)), floor(sqrt(n))² == n)` for `n < 2^108`, from a
+/// `guess` within a few units.
 ///
-/// A binary64 square root gives an estimate within a few units (its
-/// relative error is about 2^-52 and the root has at most 54 bits); exact
-/// integer steps then fix it, so the host's floating point only affects
-/// speed, never the answer.
+/// The guess is a binary64 square root of `n` (`t` and the power of two
+/// convert exactly; the one rounding of `sqrt` leaves it within a few
+/// units of the 54-bit root). Exact integer steps then fix it, so the
+/// host's floating point only affects speed, never the answer.
 #[inline(always)]
-fn isqrt(n: u128) -> (u64, bool) {
-    let mut r = (n as f64).sqrt() as u64;
+fn isqrt(n: u128, guess: u64) -> (u64, bool) {
     let sq = |r: u64| u128::from(r) * u128::from(r);
+    let mut r = guess;
     while sq(r) > n {
         r -= 1;
     }
