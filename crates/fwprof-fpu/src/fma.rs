@@ -5,7 +5,7 @@
 
 use crate::arith::{exact_zero, invalid};
 use crate::format::Format;
-use crate::round::{round_pack128, shift_right_jam128};
+use crate::round::{normalize_round_pack, round_pack128, shift_right_jam, shift_right_jam128};
 use crate::{Flags, RoundingMode};
 
 /// `a × b + c` rounded once per `rm`.
@@ -35,6 +35,9 @@ pub(crate) fn fma<F: Format>(a: u64, b: u64, c: u64, rm: RoundingMode, fl: &mut 
     }
     let (ea, sa) = F::unpack(ma);
     let (eb, sb) = F::unpack(mb);
+    if 2 * F::FRAC + 2 <= 48 {
+        return fma_narrow::<F>(sp != 0, ea + eb - F::BIAS, sa, sb, c, rm, fl);
+    }
     // The exact product in [2^124, 2^126), worth p × 2^(ep − BIAS − 124).
     let p = u128::from(sa) * u128::from(sb);
     let ep = ea + eb - F::BIAS;
@@ -64,6 +67,49 @@ pub(crate) fn fma<F: Format>(a: u64, b: u64, c: u64, rm: RoundingMode, fl: &mut 
         (sp == 0, q - p)
     };
     round_pack128::<F>(sign, exp, diff, rm, fl)
+}
+
+/// [`fma`] of finite operands, the product nonzero, for formats whose
+/// exact product fits in 48 bits (binary32): the same sum in 64-bit fixed
+/// point, worth `x × 2^(exp − BIAS − 60)`. The product (48 bits, ending at
+/// bit 14) and the addend (ending at bit 37) shift exactly by a few places;
+/// a longer shift leaves at least 2^59, so the sticky bit stays far below
+/// the rounding position, as in the 128-bit path.
+#[inline(always)]
+fn fma_narrow<F: Format>(
+    sign_p: bool,
+    ep: i32,
+    sa: u64,
+    sb: u64,
+    c: u64,
+    rm: RoundingMode,
+    fl: &mut Flags,
+) -> u64 {
+    let p = ((sa >> (62 - F::FRAC)) * (sb >> (62 - F::FRAC))) << (60 - 2 * F::FRAC);
+    let mc = c & !F::SIGN;
+    if mc == 0 {
+        return normalize_round_pack::<F>(sign_p, ep + 2, p, rm, fl);
+    }
+    let (ec, sc) = F::unpack(mc);
+    let q = sc >> 2;
+    let (exp, p, q) = if ep >= ec {
+        (ep, p, shift_right_jam(q, (ep - ec) as u32))
+    } else {
+        (ec, shift_right_jam(p, (ec - ep) as u32), q)
+    };
+    let sign_c = c & F::SIGN != 0;
+    if sign_p == sign_c {
+        return normalize_round_pack::<F>(sign_p, exp + 2, p + q, rm, fl);
+    }
+    if p == q {
+        return exact_zero::<F>(rm);
+    }
+    let (sign, diff) = if p > q {
+        (sign_p, p - q)
+    } else {
+        (!sign_p, q - p)
+    };
+    normalize_round_pack::<F>(sign, exp + 2, diff, rm, fl)
 }
 
 /// Some operand is infinite or NaN (RISC-V's rules, as SoftFloat's RISCV
