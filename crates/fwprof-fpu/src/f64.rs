@@ -9,7 +9,7 @@ use crate::convert::{self, Int};
 use crate::format::{self, Binary64, Format};
 use crate::{arith, fma, Flags, RoundingMode};
 
-const SIGN: u64 = Binary64::SIGN as u64;
+const SIGN: u64 = Binary64::SIGN;
 
 /// `fadd.d`: `a + b` rounded per `rm` (§11.6). Raises NV (inf - inf, sNaN),
 /// OF, UF, NX.

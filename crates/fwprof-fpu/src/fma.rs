@@ -1,7 +1,7 @@
 //! Fused multiply-add `a × b + c` with one rounding (IEEE 754-2019 §5.4.1
 //! fusedMultiplyAdd, Unprivileged ISA 20191213 §11.6 `fmadd`), on bit
 //! patterns of any [`Format`]: the exact product and the addend are added
-//! in 128-bit fixed point, then rounded once.
+//! in 128-bit fixed point (64-bit for binary32), then rounded once.
 
 use crate::arith::{exact_zero, invalid};
 use crate::format::Format;
