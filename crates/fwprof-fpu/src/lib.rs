@@ -20,42 +20,54 @@
 //! assert_eq!(fl.0, Flags::NV | Flags::NX);
 //! ```
 //!
-//! # Implementation: Berkeley SoftFloat 3e, RISCV specialization
+//! # Implementation: fwprof's own, in Rust
 //!
-//! The rounding operations (add, sub, mul, div, sqrt, fused multiply-add,
-//! comparisons, every conversion) are John Hauser's Berkeley SoftFloat
-//! Release 3e, vendored under `softfloat/` (BSD-3-Clause, see
-//! `softfloat/COPYING.txt`) and compiled by `build.rs` with its `RISCV`
-//! specialization. That specialization was written for RISC-V and is what
-//! the RISC-V architecture tests' reference values come from: tininess is
-//! detected after rounding, UF is raised only when the tiny result is also
-//! inexact, every NaN result is the canonical NaN, `fma(inf, 0, qNaN)`
-//! raises NV, and the int conversions saturate exactly as §11.7 Table 11.4.
-//! Only `fmin`/`fmax` (IEEE 754-2019 minimumNumber/maximumNumber, which
-//! SoftFloat lacks) and `fclass` are written here, in Rust.
+//! Floating point is part of the simulator's exactness, which fwprof
+//! exists for, so the F and D operations are written here, to IEEE
+//! 754-2019 and the RISC-V rules (Unprivileged ISA 20191213 ch. 11-12),
+//! and checked against Berkeley SoftFloat 3e's RISCV specialization (what
+//! the RISC-V architecture tests' reference values come from; see
+//! Testing). Until then this crate wrapped a copy of SoftFloat's C; the
+//! alternatives were weighed then and again: `softfloat-sys` builds the
+//! same C only on x86_64 Linux and keeps the rounding mode and flags in
+//! thread-local globals; `rustc_apfloat` has no square root and no RISC-V
+//! NaN or conversion rules; `simple-soft-float` allocates big integers per
+//! operation, too slow for a simulator's inner loop.
 //!
-//! Why not a crate: `softfloat-sys`/`softfloat-wrapper` wrap the same
-//! library and have a `riscv` feature, but their build needs CMake (through
-//! the `c99` crate), which the project's machines do not have; vendoring the
-//! 84 needed SoftFloat files and building them with `cc` keeps the same code
-//! and drops that requirement. `rustc_apfloat` (LLVM's APFloat) detects
-//! underflow on the final subnormal result rather than after rounding to
-//! unbounded exponent and knows nothing of RISC-V's NaN and conversion
-//! rules; `simple-soft-float` allocates big integers per operation, too
-//! slow for a simulator's inner loop. A home-grown soft float would be the
-//! least certainly correct of all.
+//! One generic body per operation serves both widths: a `Format` trait
+//! gives the field widths as associated constants, bit patterns travel as
+//! `u64`, and each operation builds an intermediate significand (64-bit, or
+//! 128-bit for binary64 products, quotients and fused multiply-adds) that
+//! is exact or carries a sticky bit, then ends in the one rounding routine:
 //!
-//! SoftFloat keeps its rounding mode and flags in `_Thread_local` globals;
-//! each entry point here sets the mode, clears the flags, runs one
-//! operation and ORs the flags into the caller's [`Flags`], so the
-//! functions behave as pure functions and are safe from any thread.
+//! * rounding modes RNE, RTZ, RDN, RUP, RMM (§11.2 Table 11.1);
+//! * tininess detected after rounding, UF only when tiny and inexact;
+//!   overflow to ±inf or the largest finite value per mode, with OF and NX;
+//! * every NaN result the canonical NaN (§11.3); NV for signalling NaN
+//!   operands, inf − inf, 0 × inf, 0/0, inf/inf, the square root of a
+//!   number below zero, and `fma(inf, 0, qNaN)`; DZ for finite nonzero / 0;
+//! * conversions to integer saturating per §11.7 Table 11.4 (NaN gives the
+//!   largest value; out of range gives NV, not NX);
+//! * `feq` quiet (NV only for sNaN), `flt`/`fle` signalling (NV for any NaN);
+//!   `fmin`/`fmax` are IEEE 754-2019 minimumNumber/maximumNumber.
 //!
-//! Building needs a C compiler with C11 `_Thread_local` (GCC or Clang;
-//! the `cc` crate finds it the way it does for any `-sys` crate). Nothing
-//! else: no CMake, no system SoftFloat.
+//! Square root takes a first guess from the host's binary64 square root
+//! and corrects it with exact integer arithmetic, so the result never
+//! depends on the host. Nothing allocates and there is no global state:
+//! every function is a pure function of its arguments, safe from any
+//! thread.
 //!
 //! # Testing
 //!
+//! * `tests/oracle.rs` runs 1,048,576 generated cases for each of the 36
+//!   rounding operations (add, sub, mul, div, sqrt, fma, eq, lt, le, four
+//!   conversions to and four from integer per width, binary32 ↔ binary64),
+//!   a random rounding mode per case, operands biased to special values,
+//!   the overflow and underflow thresholds, cancellation, ties and integer
+//!   boundaries, and requires the digests of result bits and `fflags` that
+//!   Berkeley SoftFloat 3e (RISCV) gave on the same cases
+//!   (`tests/golden/softfloat3e.digests`, recorded before SoftFloat left
+//!   the tree; the two were also compared case by case then).
 //! * `tests/qemu.rs` builds `tests/qemu/fpcheck.c` with
 //!   `riscv64-linux-gnu-gcc -static -O1`, runs it under `qemu-riscv64`
 //!   (QEMU 7.2) on about 250,000 generated cases covering all 48 F/D
@@ -73,10 +85,13 @@
 //!   binary32 ↔ binary64) hold hand-worked cases for every rounding mode.
 #![deny(missing_docs)]
 
+mod arith;
+mod convert;
 pub mod f32;
 pub mod f64;
+mod fma;
 mod format;
-mod softfloat;
+mod round;
 
 /// Rounding modes (Unprivileged ISA §11.2, Table 11.1), encoded as in `frm`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,14 +150,14 @@ impl Flags {
 
 /// binary32 → binary64 (`fcvt.d.s`, §12.5): always exact; a NaN operand
 /// gives the canonical NaN `0x7ff8000000000000`, with NV if it was an sNaN.
+#[inline]
 pub fn f32_to_f64(a: u32, fl: &mut Flags) -> u64 {
-    // SAFETY: `fl.0` is a valid, exclusively borrowed byte; see `softfloat`.
-    unsafe { softfloat::fwsf_f32_to_f64(a, &mut fl.0) }
+    convert::widen(a, fl)
 }
 
 /// binary64 → binary32 (`fcvt.s.d`, §12.5), rounded per `rm`: OF, UF
 /// (after rounding), NX; a NaN operand gives `0x7fc00000`, NV if sNaN.
+#[inline]
 pub fn f64_to_f32(a: u64, rm: RoundingMode, fl: &mut Flags) -> u32 {
-    // SAFETY: as in `f32_to_f64`.
-    unsafe { softfloat::fwsf_f64_to_f32(a, rm as u8, &mut fl.0) }
+    convert::narrow(a, rm, fl)
 }
