@@ -52,14 +52,14 @@ fn color_choice(arg: ColorArg, terminal: bool, no_color: bool) -> bool {
     }
 }
 
-/// [`write`], coloured if `color` and the format is text: section titles
+/// [`write`](fn@write), coloured if `color` and the format is text: section titles
 /// and column headings bold, flat-profile rows of functions with at least
 /// 10% of the total in red and at least 1% in yellow, the primary lines of
 /// the call graph bold, a partial-profile notice in yellow. Without
-/// colour the bytes are exactly [`write`]'s.
+/// colour the bytes are exactly [`write`](fn@write)'s.
 ///
 /// # Errors
-/// Those of [`write`].
+/// Those of [`write`](fn@write).
 pub fn write_styled(
     profile: &Profile,
     a: &ReportArgs,
