@@ -11,7 +11,10 @@
 # profile: the text report (plain, --color always, -b with the derived ratio columns),
 # the JSON report, annotate (every function with cost), every export format
 # and the HTML report. The profile's start time is the only field allowed
-# to differ (it is normalised in the JSON report). Outputs also go through
+# to differ (it is normalised in the JSON report). Both binaries record with
+# the same minimal environment (`env -i`): a shell's `_` variable holds the
+# binary's path, and a guest environment of another size shifts the guest's
+# stack, which moves sampled stacks and printf's cycles. Outputs also go through
 # the cross pair (NEW reading OLD's profile) so reading is checked on its
 # own. Prints one line per differing output and exits 1 if any differs.
 set -euo pipefail
@@ -64,7 +67,7 @@ for c in "${cases[@]}"; do
     for side in old new; do
         bin="$OLD"; [ "$side" = new ] && bin="$NEW"
         # shellcheck disable=SC2086
-        "$bin" record -q $flags -o "$name.$side.fwprof" -- "$elf" >"$name.$side.record.out" 2>"$name.$side.record.err" || echo $? >"$name.$side.record.rc"
+        env -i PATH="$PATH" HOME="$HOME" "$bin" record -q $flags -o "$name.$side.fwprof" -- "$elf" >"$name.$side.record.out" 2>"$name.$side.record.err" || echo $? >"$name.$side.record.rc"
         outputs "$bin" "$name.$side.fwprof" "$name.$side"
     done
     outputs "$NEW" "$name.old.fwprof" "$name.cross"

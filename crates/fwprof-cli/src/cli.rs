@@ -548,20 +548,6 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     }
 }
 
-/// The default guest memory limit: half of `MemAvailable` in
-/// `/proc/meminfo` when the run starts, or 4 GiB when that cannot be read.
-pub fn default_max_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix("MemAvailable:"))
-                .and_then(|v| v.trim().strip_suffix("kB"))
-                .and_then(|v| v.trim().parse::<u64>().ok())
-        })
-        .map_or(4 << 30, |kib| kib.saturating_mul(1024) / 2)
-}
-
 fn parse_num(s: &str) -> Option<u64> {
     let s = s.trim();
     let (digits, mult) = match s.as_bytes().last()? {
@@ -581,26 +567,56 @@ fn parse_num(s: &str) -> Option<u64> {
     v.checked_mul(mult)
 }
 
-/// Build the guest environment like `qemu-riscv64`: the host's environment,
-/// emptied by `--clear-env`, then `-U` removals and `-E` settings in order.
-pub fn guest_env(host: impl Iterator<Item = (String, String)>, a: &ExecArgs) -> Vec<String> {
-    let mut env: Vec<(String, String)> = if a.clear_env {
-        Vec::new()
-    } else {
-        host.collect()
+/// The plain run options of `run` and `record` (the guest environment
+/// built from the host's, `--clear-env`, `-U` and `-E`, like QEMU).
+///
+/// # Errors
+/// A bad `--ram` (its message names what is wrong).
+pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> {
+    Ok(fwprof_record::ExecOptions {
+        program: a.program.clone(),
+        args: a.args.clone(),
+        env: fwprof_record::guest_env(std::env::vars(), a.clear_env, &a.unset_env, &a.set_env),
+        target: a.target.map(|t| match t {
+            TargetArg::Baremetal => fwprof_os::Target::BareMetal,
+            TargetArg::Linux => fwprof_os::Target::Linux,
+        }),
+        ram: parse_ram(&a.ram).map_err(anyhow::Error::msg)?,
+        max_memory: a.max_memory,
+        allow_read: a.allow_read.clone(),
+        allow_write: a.allow_write.clone(),
+        max_instructions: a.max_instructions,
+    })
+}
+
+/// The plain recording options of `record`.
+///
+/// # Errors
+/// As [`exec_options`].
+pub fn record_options(a: &RecordArgs) -> anyhow::Result<fwprof_record::RecordOptions> {
+    use fwprof_record::{InstrumentOptions, Method, SampleOptions, Unit};
+    let unit = match a.unit {
+        UnitArg::Instructions => Unit::Instructions,
+        UnitArg::Cycles => Unit::Cycles,
     };
-    for u in &a.unset_env {
-        env.retain(|(k, _)| k != u);
-    }
-    for e in &a.set_env {
-        let (k, v) = e.split_once('=').unwrap_or((e.as_str(), ""));
-        if let Some(slot) = env.iter_mut().find(|(key, _)| key == k) {
-            slot.1 = v.to_string();
-        } else {
-            env.push((k.to_string(), v.to_string()));
-        }
-    }
-    env.into_iter().map(|(k, v)| format!("{k}={v}")).collect()
+    Ok(fwprof_record::RecordOptions {
+        exec: exec_options(&a.exec)?,
+        method: match a.method {
+            MethodArg::Exact => Method::Exact,
+            MethodArg::Sample => Method::Sample(SampleOptions {
+                period: a.period,
+                unit,
+                jitter: a.jitter,
+                seed: a.seed,
+            }),
+            MethodArg::Instrument => Method::Instrument(InstrumentOptions {
+                unit,
+                exclude: a.exclude.clone(),
+            }),
+        },
+        core: a.core.clone(),
+        save_env: a.save_env,
+    })
 }
 
 #[cfg(test)]
@@ -613,7 +629,6 @@ mod tests {
         assert_eq!(parse_size("0x1000"), Ok(0x1000));
         assert!(parse_size("0").is_err());
         assert!(parse_size("lots").is_err());
-        assert!(default_max_memory() > 0);
     }
 
     #[test]
@@ -639,14 +654,14 @@ mod tests {
             ("A".to_string(), "1".to_string()),
             ("B".to_string(), "2".to_string()),
         ];
-        assert_eq!(guest_env(host.into_iter(), &r.exec), vec!["A=9", "NEW=1"]);
+        let env = |host: Vec<(String, String)>, e: &ExecArgs| {
+            fwprof_record::guest_env(host.into_iter(), e.clear_env, &e.unset_env, &e.set_env)
+        };
+        assert_eq!(env(host, &r.exec), vec!["A=9", "NEW=1"]);
         let cli = Cli::parse_from(["fwprof", "run", "--clear-env", "-E", "Z=1", "p.elf"]);
         let Command::Run(r) = cli.command else {
             panic!("not run")
         };
-        assert_eq!(
-            guest_env(std::iter::once(("A".into(), "1".into())), &r.exec),
-            vec!["Z=1"]
-        );
+        assert_eq!(env(vec![("A".into(), "1".into())], &r.exec), vec!["Z=1"]);
     }
 }

@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
+use fwprof_profile::{events, Profile};
 
 use crate::cli::{CompareArgs, FormatArg};
 
@@ -21,7 +21,7 @@ fn read(path: &Path) -> Result<Profile> {
 pub fn compare(a: &CompareArgs) -> Result<u8> {
     let reference = read(&a.reference)?;
     let other = read(&a.other)?;
-    let event = a.event.as_deref().unwrap_or(EVENT_INSTRUCTIONS);
+    let event = a.event.as_deref().unwrap_or(events::INSTRUCTIONS);
     let c = fwprof_report::compare(&reference, &other, event, a.top)?;
     for warning in &c.warnings {
         eprintln!("fwprof: warning: {warning}");

@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::files::{refuse_output_over_input, write_output};
 use clap::CommandFactory;
 use fwprof_export::ExportOptions;
-use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
+use fwprof_profile::{events, Profile};
 
 use crate::cli::{
     self, CompletionsArgs, DiffArgs, ExportArgs, ExportFormat, FormatArg, HtmlArgs, MergeArgs,
@@ -25,7 +25,7 @@ fn read(path: &Path) -> Result<Profile> {
 fn event_index(profile: &Profile, name: Option<&str>) -> Result<usize> {
     Ok(match name {
         Some(n) => fwprof_report::event_by_name(profile, n)?,
-        None => profile.event_index(EVENT_INSTRUCTIONS).unwrap_or(0),
+        None => profile.event_index(events::INSTRUCTIONS).unwrap_or(0),
     })
 }
 

@@ -18,12 +18,10 @@ mod compare_cmd;
 mod exit;
 mod export_cmd;
 mod files;
-mod instrument;
 mod progress;
 mod record;
 mod reliability;
 mod report_cmd;
-mod sample;
 mod signals;
 
 use std::process::ExitCode;

@@ -1,9 +1,9 @@
 //! `fwprof record`'s progress line and end-of-run summary on stderr.
 //!
 //! The simulator publishes how many instructions it has executed into an
-//! [`AtomicU64`] between slices of its run (see `record::simulate`: the run
-//! is split into [`SLICE`]-instruction pieces with `Simulator::run`'s limit,
-//! so its inner loop is untouched). A separate thread reads that counter a
+//! [`AtomicU64`] between slices of its run (see [`fwprof_record::SLICE`]:
+//! the run is split into pieces with `Simulator::run`'s limit, so its inner
+//! loop is untouched). A separate thread reads that counter a
 //! few times per second and redraws one `indicatif` line: elapsed time,
 //! instructions simulated, MIPS (millions of simulated instructions per
 //! second of wall time). The line is drawn only when stderr is a terminal
@@ -17,12 +17,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
-
-/// Instructions the simulator runs between two publications of its count:
-/// about 10 to 50 ms of simulation in a release build, so that the line,
-/// redrawn every [`TICK`], is current, while the cost of leaving and
-/// re-entering the run loop is negligible.
-pub const SLICE: u64 = 1 << 22;
 
 /// How often the progress line is redrawn.
 const TICK: Duration = Duration::from_millis(250);

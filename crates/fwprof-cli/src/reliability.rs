@@ -63,7 +63,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
-use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
+use fwprof_profile::{events, Profile};
 use fwprof_report::Comparison;
 use serde_json::{json, Value};
 
@@ -620,7 +620,7 @@ impl Suite {
             "--method", "sample", "--period", &period, "--jitter", "--seed", &seed,
         ];
         let judge = |p: &Profile| -> Result<Metrics, String> {
-            fwprof_report::compare(&exact, p, EVENT_INSTRUCTIONS, TOP)
+            fwprof_report::compare(&exact, p, events::INSTRUCTIONS, TOP)
                 .map(|c| Metrics::of(&c))
                 .map_err(|e| format!("compare: {e}"))
         };
@@ -657,7 +657,7 @@ impl Suite {
                         param,
                     )
                     .and_then(|x| {
-                        fwprof_report::compare(&without_hooks(&x), &p, EVENT_INSTRUCTIONS, TOP)
+                        fwprof_report::compare(&without_hooks(&x), &p, events::INSTRUCTIONS, TOP)
                             .map(|c| Metrics::of(&c))
                             .map_err(|e| format!("compare: {e}"))
                     }),
@@ -718,7 +718,7 @@ impl Drop for Suite {
 
 /// The reference's total instructions and its functions with ≥ 1%.
 fn reference_of(p: &Profile) -> Reference {
-    let e = p.event_index(EVENT_INSTRUCTIONS).unwrap_or(0);
+    let e = p.event_index(events::INSTRUCTIONS).unwrap_or(0);
     let total = p.totals.get(e).copied().unwrap_or(0);
     let mut functions: Vec<(String, f64)> = p
         .functions
@@ -762,7 +762,7 @@ fn raw(p: &Profile) -> Result<Profile, String> {
     if p.instrumented.is_empty() {
         return Err("the instrumented profile has no per-function records".into());
     }
-    let e = p.event_index(EVENT_INSTRUCTIONS).unwrap_or(0);
+    let e = p.event_index(events::INSTRUCTIONS).unwrap_or(0);
     let mut q = p.clone();
     for f in q.functions.iter_mut() {
         for v in [&mut f.self_cost, &mut f.inclusive] {
@@ -797,7 +797,7 @@ const EVENT_CYCLES: &str = "cycles";
 /// Errors: the profile lacks either event.
 fn instructions_as_cycles(p: &Profile) -> Result<Profile, String> {
     let (Some(i), Some(c)) = (
-        p.event_index(EVENT_INSTRUCTIONS),
+        p.event_index(events::INSTRUCTIONS),
         p.event_index(EVENT_CYCLES),
     ) else {
         return Err(format!(
@@ -823,7 +823,7 @@ fn instructions_as_cycles(p: &Profile) -> Result<Profile, String> {
 /// An exact profile with the hook functions' own instructions taken out
 /// (their self cost set to 0 and subtracted from the total).
 fn without_hooks(p: &Profile) -> Profile {
-    let e = p.event_index(EVENT_INSTRUCTIONS).unwrap_or(0);
+    let e = p.event_index(events::INSTRUCTIONS).unwrap_or(0);
     let mut q = p.clone();
     let mut removed = 0;
     for f in q.functions.iter_mut() {
@@ -1107,7 +1107,7 @@ fn to_json(runs: &[Run]) -> Value {
     flush(&mut current, &mut workloads);
     json!({
         "schema": "fwprof-reliability/1",
-        "event": EVENT_INSTRUCTIONS,
+        "event": events::INSTRUCTIONS,
         "period": PERIOD,
         "time_period": TIME_PERIOD,
         "seed": SEED,

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
-use fwprof_profile::{Profile, EVENT_INSTRUCTIONS};
+use fwprof_profile::{events, Profile};
 use fwprof_report::{AnnotateOptions, CallGraphOptions, Column, FlatOptions, SortKey};
 use fwprof_symbols::SourceResolver;
 
@@ -18,7 +18,7 @@ use crate::cli::{AnnotateArgs, ColorArg, FormatArg, ReportArgs, SortArg};
 fn primary_event(profile: &Profile, event: Option<&str>) -> Result<usize> {
     Ok(match event {
         Some(name) => fwprof_report::event_by_name(profile, name)?,
-        None => profile.event_index(EVENT_INSTRUCTIONS).unwrap_or(0),
+        None => profile.event_index(events::INSTRUCTIONS).unwrap_or(0),
     })
 }
 
@@ -247,9 +247,22 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
     Ok(())
 }
 
-/// Lowercase hex of bytes.
-pub fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+/// `fwprof report`; `color`: colour the text report (see [`use_color`]).
+pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
+    let profile = crate::files::read_profile(&a.file)?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    write_styled(&profile, a, color, &mut w)?;
+    Ok(0)
+}
+
+/// `fwprof annotate`.
+pub fn annotate_cmd(a: &AnnotateArgs) -> Result<u8> {
+    let profile = crate::files::read_profile(&a.file)?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    annotate(&profile, a, &mut w)?;
+    Ok(0)
 }
 
 #[cfg(test)]

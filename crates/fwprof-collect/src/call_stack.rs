@@ -617,7 +617,10 @@ mod tests {
         assert_eq!(cs.depth(), 1);
         let done = cs.finish_with_extra(2 * n + 1);
         let stats = |calls, inclusive| FunctionStats { calls, inclusive };
-        assert_eq!(done.functions, vec![stats(1, 2 * n + 1), stats(n, 2 * n - 1)]);
+        assert_eq!(
+            done.functions,
+            vec![stats(1, 2 * n + 1), stats(n, 2 * n - 1)]
+        );
         let arc = |caller, callee, call_site, calls, inclusive| ArcStats {
             caller,
             callee,

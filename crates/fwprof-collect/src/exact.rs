@@ -9,7 +9,7 @@ const CALL_CACHE: usize = 1024;
 /// `prev_block` after a cache flush: the previous block's ids are gone, its
 /// last instruction's address is kept in `prev_flushed_pc`.
 const PREV_FLUSHED: u32 = u32::MAX - 1;
-use fwprof_sim::{BlockId, Hooks, JumpKind, TrapInfo};
+use fwprof_sim::{BlockId, CostModel, Hooks, JumpKind, TrapInfo};
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
@@ -70,28 +70,6 @@ pub struct ExactData {
     /// Recursion was folded to keep the tree within
     /// [`crate::call_stack::MAX_CONTEXTS`] contexts.
     pub contexts_folded: bool,
-}
-
-/// A cost model that runs inside the [`ExactCollector`] (e.g. a timing
-/// model): it sees every hook first, and the collector reads its cumulative
-/// event totals at every call, return and jump-in so that inclusive costs
-/// per function and arc are kept for its events as for instructions.
-pub trait CostModel: Hooks {
-    /// Events tracked besides instructions.
-    const EXTRA: usize;
-    /// Cumulative value of each extra event (`EXTRA` values): up to the end
-    /// of the executing block when `block_done` (after its last instruction
-    /// ran: a call, return, `mret`, the end of the run), else up to its
-    /// start (it has not run yet).
-    fn clock(&mut self, block_done: bool) -> &[u64];
-}
-
-/// No cost model: instructions only.
-impl CostModel for () {
-    const EXTRA: usize = 0;
-    fn clock(&mut self, _block_done: bool) -> &[u64] {
-        &[]
-    }
 }
 
 #[derive(Clone, Copy, Debug)]

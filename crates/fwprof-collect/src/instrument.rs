@@ -65,8 +65,8 @@ use fwprof_isa::Inst;
 use fwprof_sim::{BlockId, Hooks, JumpKind, TrapInfo};
 
 use crate::call_stack::MAX_CONTEXTS;
-use crate::exact::CostModel;
 use crate::function_map::FunctionMap;
+use fwprof_sim::CostModel;
 
 /// Events an [`InstrumentCollector`] measures: `[instructions, cycles]`
 /// (cycles are 0 without a cost model).

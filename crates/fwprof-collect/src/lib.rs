@@ -15,11 +15,12 @@ mod call_stack;
 mod exact;
 mod function_map;
 mod instrument;
+pub mod sample;
 
 pub use call_stack::{
     ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_CONTEXTS, MAX_EXTRA_EVENTS,
 };
-pub use exact::{CostModel, ExactCollector, ExactData, InstSite, TrapStats};
+pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
 pub use function_map::FunctionMap;
 pub use instrument::{
     Clock, HookAddresses, HookKind, InstrumentCollector, InstrumentConfig, InstrumentData,

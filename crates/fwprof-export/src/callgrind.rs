@@ -50,7 +50,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write;
 
-use fwprof_profile::{FunctionId, EVENT_INSTRUCTIONS};
+use fwprof_profile::{events, FunctionId};
 use fwprof_symbols::Program;
 
 use crate::{Error, ExportOptions, Profile};
@@ -62,7 +62,7 @@ pub const SPONTANEOUS: &str = "<spontaneous>";
 /// The Callgrind name of fwprof event `name`: `Ir` for `instructions`,
 /// the name itself otherwise.
 pub fn event_name(name: &str) -> &str {
-    if name == EVENT_INSTRUCTIONS {
+    if name == events::INSTRUCTIONS {
         "Ir"
     } else {
         name
@@ -175,7 +175,7 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     s.push_str("positions: instr line\n");
     for &e in &order {
         let name = &profile.events[e];
-        let long = if name == EVENT_INSTRUCTIONS {
+        let long = if name == events::INSTRUCTIONS {
             "Instructions retired (fwprof instructions)".to_string()
         } else {
             format!("fwprof {name}")

@@ -55,7 +55,7 @@
 
 use std::io::Write;
 
-use fwprof_profile::{FunctionId, EVENT_INSTRUCTIONS};
+use fwprof_profile::{events, FunctionId};
 
 use crate::{Error, ExportOptions, Profile};
 
@@ -322,7 +322,7 @@ fn basic_blocks(
         let loc = program.as_ref()?.lines(addr).ok()??;
         Some((loc.file, loc.line))
     };
-    let ins = profile.event_index(EVENT_INSTRUCTIONS).unwrap_or(0);
+    let ins = profile.event_index(events::INSTRUCTIONS).unwrap_or(0);
     let max = if width == 4 {
         u32::MAX as u64
     } else {

@@ -39,6 +39,7 @@
 mod costs;
 mod environment;
 mod error;
+pub mod events;
 mod file;
 mod invariants;
 mod model;
@@ -51,5 +52,5 @@ pub use error::Error;
 pub use file::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION};
 pub use model::{
     Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,
-    Profile, SampleRecord, SamplingInfo, Target, TrapRecord, EVENT_INSTRUCTIONS,
+    Profile, SampleRecord, SamplingInfo, Target, TrapRecord,
 };

@@ -5,9 +5,6 @@ use serde::{Deserialize, Serialize};
 use crate::costs::AddressCosts;
 use crate::file::FORMAT_VERSION;
 
-/// Name of the first event of every profile: retired instructions.
-pub const EVENT_INSTRUCTIONS: &str = "instructions";
-
 /// Dense index of a function in [`Profile::functions`].
 ///
 /// Ids are positions: `FunctionId(3)` is `profile.functions[3]`. They are
@@ -376,7 +373,7 @@ pub struct TrapRecord {
 pub struct Profile {
     /// Provenance and run outcome.
     pub meta: Meta,
-    /// Event names; the first is [`EVENT_INSTRUCTIONS`].
+    /// Event names; the first is [`crate::events::INSTRUCTIONS`].
     pub events: Vec<String>,
     /// Functions, indexed by [`FunctionId`].
     pub functions: Vec<FunctionRecord>,

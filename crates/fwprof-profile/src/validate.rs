@@ -3,7 +3,8 @@
 //! metadata field that readers slice or parse.
 
 use crate::error::Error;
-use crate::model::{Method, Profile, EVENT_INSTRUCTIONS};
+use crate::events;
+use crate::model::{Method, Profile};
 
 /// True for `n` hex digits exactly (any case).
 fn is_hex(s: &str, n: usize) -> bool {
@@ -32,8 +33,11 @@ impl Profile {
             return Some(m);
         }
         let n = self.events.len();
-        if self.events.first().map(String::as_str) != Some(EVENT_INSTRUCTIONS) {
-            return Some(format!("the first event must be \"{EVENT_INSTRUCTIONS}\""));
+        if self.events.first().map(String::as_str) != Some(events::INSTRUCTIONS) {
+            return Some(format!(
+                "the first event must be \"{}\"",
+                events::INSTRUCTIONS
+            ));
         }
         if self.meta.xlen != 32 && self.meta.xlen != 64 {
             return Some(format!("xlen {}", self.meta.xlen));

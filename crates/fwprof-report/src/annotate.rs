@@ -312,7 +312,7 @@ fn write_function(
         u = unit(event)
     )?;
     // Stall causes of this function, when the event is cycles.
-    let stalls: Vec<usize> = if event == "cycles" {
+    let stalls: Vec<usize> = if event == fwprof_profile::events::CYCLES {
         STALL_EVENTS
             .iter()
             .filter_map(|name| profile.event_index(name))

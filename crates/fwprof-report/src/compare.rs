@@ -46,10 +46,6 @@ pub const SIGNIFICANT_PERCENT: f64 = 1.0;
 /// left out of the text table (not out of the JSON or the statistics).
 pub const TEXT_MIN_PERCENT: f64 = 0.01;
 
-/// Name of the per-function sample-count event a sampled profile may
-/// record; used for the sample counts of Wilson intervals when present.
-pub const SAMPLES_EVENT: &str = "samples";
-
 /// The Wilson score interval of a binomial proportion: `k` successes in
 /// `n` trials, normal quantile `z` (use [`Z_95`] for 95%).
 ///
@@ -659,7 +655,7 @@ fn sample_counts(p: &Profile) -> (Option<u64>, SampleCounts) {
         (Method::Sample, Some(s)) if s.samples > 0 => s.samples,
         _ => return (None, SampleCounts::Shares),
     };
-    if let Some(e) = p.event_index(SAMPLES_EVENT) {
+    if let Some(e) = p.event_index(fwprof_profile::events::SAMPLES) {
         return (Some(n), SampleCounts::Event(e));
     }
     if p.samples.is_empty() {

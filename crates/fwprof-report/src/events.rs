@@ -3,18 +3,11 @@
 
 use std::fmt;
 
-use fwprof_profile::Profile;
+use fwprof_profile::{events, Profile};
 
 /// The stall events of a timing profile (all in cycles), in the order
 /// annotation shows them. A profile may have any subset.
-pub const STALL_EVENTS: [&str; 6] = [
-    "stall_load_use",
-    "stall_branch",
-    "stall_icache",
-    "stall_dcache",
-    "stall_muldiv",
-    "stall_wait_state",
-];
+pub const STALL_EVENTS: [&str; 6] = events::STALLS;
 
 /// A ratio of two events of the same function, computed from self costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,10 +56,10 @@ impl Derived {
     /// The events the ratio is made of: `(numerator, denominator)`.
     pub fn inputs(self) -> (&'static str, &'static str) {
         match self {
-            Derived::Cpi => ("cycles", "instructions"),
-            Derived::IcacheMissRate => ("icache_misses", "icache_accesses"),
-            Derived::DcacheMissRate => ("dcache_misses", "dcache_accesses"),
-            Derived::MispredictRate => ("branch_mispredicts", "branches"),
+            Derived::Cpi => (events::CYCLES, events::INSTRUCTIONS),
+            Derived::IcacheMissRate => (events::ICACHE_MISSES, events::ICACHE_ACCESSES),
+            Derived::DcacheMissRate => (events::DCACHE_MISSES, events::DCACHE_ACCESSES),
+            Derived::MispredictRate => (events::BRANCH_MISPREDICTS, events::BRANCHES),
         }
     }
 

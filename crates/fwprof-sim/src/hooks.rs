@@ -338,3 +338,25 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         self.1.on_idle(ticks, executed);
     }
 }
+
+/// A cost model that runs inside the exact collector (`fwprof_collect::ExactCollector`) (e.g. a timing
+/// model): it sees every hook first, and the collector reads its cumulative
+/// event totals at every call, return and jump-in so that inclusive costs
+/// per function and arc are kept for its events as for instructions.
+pub trait CostModel: Hooks {
+    /// Events tracked besides instructions.
+    const EXTRA: usize;
+    /// Cumulative value of each extra event (`EXTRA` values): up to the end
+    /// of the executing block when `block_done` (after its last instruction
+    /// ran: a call, return, `mret`, the end of the run), else up to its
+    /// start (it has not run yet).
+    fn clock(&mut self, block_done: bool) -> &[u64];
+}
+
+/// No cost model: instructions only.
+impl CostModel for () {
+    const EXTRA: usize = 0;
+    fn clock(&mut self, _block_done: bool) -> &[u64] {
+        &[]
+    }
+}

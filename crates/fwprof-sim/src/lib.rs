@@ -43,7 +43,7 @@ mod uop;
 pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
-pub use hooks::{BlockId, Hooks, JumpKind, TrapInfo};
+pub use hooks::{BlockId, CostModel, Hooks, JumpKind, TrapInfo};
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
 pub use sim::Simulator;

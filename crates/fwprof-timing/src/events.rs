@@ -2,25 +2,9 @@
 //! order) and the vector of costs over it.
 
 /// The events every run with a core records, in this order (the profile's
-/// event set). Units: `cycles` and `stall_*` in cycles, the rest are counts.
-pub const EVENTS: [&str; 16] = [
-    "instructions",
-    "cycles",
-    "loads",
-    "stores",
-    "branches",
-    "branch_mispredicts",
-    "icache_accesses",
-    "icache_misses",
-    "dcache_accesses",
-    "dcache_misses",
-    "stall_load_use",
-    "stall_branch",
-    "stall_icache",
-    "stall_dcache",
-    "stall_muldiv",
-    "stall_wait_state",
-];
+/// event set, owned by [`fwprof_profile::events::TIMING`]). Units: `cycles`
+/// and `stall_*` in cycles, the rest are counts.
+pub const EVENTS: [&str; 16] = fwprof_profile::events::TIMING;
 
 /// Number of events in [`EVENTS`].
 pub const NUM_EVENTS: usize = EVENTS.len();

@@ -35,9 +35,8 @@ pub use crate::events::{ev, Costs, EVENTS, NUM_EVENTS};
 use crate::facts::{branch_kind, int_regs, is_register_shift, quotient, wait_states};
 use crate::params::PredictorKind;
 use crate::predictor::{BranchKind, Predictor};
-use fwprof_collect::CostModel;
 use fwprof_isa::{Inst, InstClass, Op};
-use fwprof_sim::{BlockId, Hooks};
+use fwprof_sim::{BlockId, CostModel, Hooks};
 
 /// Static facts of one translated instruction.
 #[derive(Clone, Copy, Debug)]
@@ -102,7 +101,7 @@ const NEVER: u64 = u64::MAX;
 
 /// The timing collector. Build with [`TimingModel::new`], run the simulator
 /// with it (alone, in a tuple, or inside an
-/// [`fwprof_collect::ExactCollector`]), then read [`TimingModel::finish`].
+/// `fwprof_collect::ExactCollector`), then read [`TimingModel::finish`].
 ///
 /// Cost: the static part of each instruction's costs (class cycles, in-block
 /// hazards, fetch latency, counts) is added once per block execution as a
@@ -865,7 +864,7 @@ impl Hooks for TimingModel {
     }
 }
 
-/// Inside an [`fwprof_collect::ExactCollector`], the model's events after
+/// Inside an `fwprof_collect::ExactCollector`, the model's events after
 /// `instructions` (`EVENTS[1..]`) are kept inclusively per function and arc.
 impl CostModel for TimingModel {
     const EXTRA: usize = NUM_EVENTS - 1;

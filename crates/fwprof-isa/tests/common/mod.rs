@@ -162,7 +162,8 @@ pub fn binutils_or_skip() -> bool {
     if have_binutils() {
         return true;
     }
-    let msg = format!("{AS}/{OBJDUMP} not installed (apt-get install binutils-riscv64-unknown-elf)");
+    let msg =
+        format!("{AS}/{OBJDUMP} not installed (apt-get install binutils-riscv64-unknown-elf)");
     if std::env::var("FWPROF_REQUIRE_TOOLS").as_deref() == Ok("1") {
         panic!("required tools missing: {msg}");
     }

@@ -1,0 +1,213 @@
+//! Sampling: periodic samples of the pc and of the call stack, unwound from
+//! the guest's registers and memory by [`fwprof_unwind`] (DWARF CFI,
+//! frame-pointer and link-register fallbacks) — never from the simulator's
+//! own call tracking — aggregated into costs that are estimates.
+//! `docs/sampling.md` describes the options, what a sample records and
+//! the estimates.
+//!
+//! The [`Sampler`] is driven by the run loop, which pauses the simulator
+//! where [`Sampler::pause_at`] says and calls [`Sampler::on_pause`]:
+//! paced by instructions, the run is cut exactly at each sample's
+//! executed-instruction count (`Simulator::run(limit)` stops there); paced
+//! by cycles, a cost model inside [`SampleClock`] counts cycles and asks the
+//! simulator to stop at the first block boundary after the threshold
+//! ([`fwprof_sim::Hooks::stop_requested`]): the skid of a
+//! performance-counter overflow interrupt, at most one block
+//! ([`fwprof_sim::MAX_BLOCK_INSTS`] instructions).
+
+mod aggregate;
+mod clock;
+mod periods;
+
+pub use aggregate::{ArcKey, Sample, SampleData, SampledContext};
+pub use clock::{SampleClock, SampleHooks};
+pub use periods::Periods;
+
+use fwprof_sim::{Memory, Simulator, StopReason};
+use fwprof_unwind::{Registers, UnwindMemory, Unwinder};
+
+use crate::FunctionMap;
+use aggregate::Aggregate;
+
+/// What the sampling period counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleUnit {
+    /// Retired instructions: samples fall exactly on their point.
+    Instructions,
+    /// Cycles of the cost model in a [`SampleClock`], sleeps included:
+    /// samples fall at the first block boundary after their point.
+    Cycles,
+}
+
+/// The sampling state between pauses of the run: the periods, the next
+/// sampling point, the unwinder and the aggregate. Events of the costs it
+/// gathers: `instructions`, `samples`, and `cycles` when the hooks have a
+/// cost model.
+pub struct Sampler {
+    unwinder: Unwinder,
+    agg: Aggregate,
+    periods: Periods,
+    unit: SampleUnit,
+    /// The unit's count at which the next sample is due.
+    next: u64,
+    last_instret: u64,
+    last_cycles: u64,
+    /// Sampling points that fell while the program slept.
+    idle_samples: u64,
+}
+
+impl Sampler {
+    /// A sampler with `events` cost values per sample (2, or 3 with cycles),
+    /// attributing frames to functions through `map`.
+    pub fn new(
+        unwinder: Unwinder,
+        map: FunctionMap,
+        events: usize,
+        mut periods: Periods,
+        unit: SampleUnit,
+    ) -> Sampler {
+        let next = periods.next_period();
+        Sampler {
+            unwinder,
+            agg: Aggregate::new(events, map),
+            periods,
+            unit,
+            next,
+            last_instret: 0,
+            last_cycles: 0,
+            idle_samples: 0,
+        }
+    }
+
+    /// Arm the hooks before the run starts (the cycle threshold of the
+    /// first sample).
+    pub fn start<H: SampleHooks>(&mut self, sim: &mut Simulator<H>) {
+        if self.unit == SampleUnit::Cycles {
+            sim.hooks_mut().set_threshold(self.next);
+        }
+    }
+
+    /// The executed-instruction count at which the run must pause next
+    /// (`u64::MAX` when paced by cycles: the hooks stop it).
+    pub fn pause_at(&self) -> u64 {
+        match self.unit {
+            SampleUnit::Instructions => self.next,
+            SampleUnit::Cycles => u64::MAX,
+        }
+    }
+
+    /// The run paused with `stop`: count the sampling points inside the
+    /// sleeps since the last pause; if the run goes on
+    /// (`StopReason::InstructionLimit`) and a sample is due, take it.
+    ///
+    /// Paced by cycles, the sampler's clock keeps running while the
+    /// program sleeps: a sampling point inside a sleep sees no program
+    /// code and is counted in `idle_samples` only (as a timer interrupt on
+    /// hardware lands in the idle task). Paced by instructions, a sleep
+    /// executes none, so no point falls inside it.
+    pub fn on_pause<H: SampleHooks>(&mut self, sim: &mut Simulator<H>, stop: &StopReason) {
+        let cycles_unit = self.unit == SampleUnit::Cycles;
+        let now = sim.executed();
+        // Points inside the sleeps since the last stop; a point due
+        // before a sleep started (the skid of the block that went to
+        // sleep) is still sampled below, at the current state.
+        let mut due_before_sleep = false;
+        let sleeps = sim.hooks_mut().take_sleeps();
+        for (start, end) in sleeps.into_iter().filter(|_| cycles_unit) {
+            if (start..end).contains(&self.next) {
+                if let Some((n, first)) = self.periods.skip_long(self.next, end) {
+                    self.idle_samples += n;
+                    self.next = first;
+                    continue;
+                }
+            }
+            while self.next < end {
+                if self.next >= start {
+                    self.idle_samples += 1;
+                } else {
+                    due_before_sleep = true;
+                }
+                self.next = self.next.saturating_add(self.periods.next_period());
+            }
+        }
+        if !matches!(stop, StopReason::InstructionLimit) {
+            return;
+        }
+        let cycles = sim.hooks_mut().cycles_now();
+        let count = if cycles_unit {
+            cycles.unwrap_or(0)
+        } else {
+            now
+        };
+        if due_before_sleep || count >= self.next {
+            let mut interval = vec![now - self.last_instret, 1];
+            if let Some(c) = sim.hooks_mut().busy_cycles() {
+                interval.push(c - self.last_cycles);
+                self.last_cycles = c;
+            }
+            self.last_instret = now;
+            let pc = sim.hooks_mut().sample_pc();
+            let h = sim.hart();
+            let regs = Registers {
+                x: *h.xs(),
+                pc: pc.unwrap_or(h.pc),
+            };
+            let stack = self.unwinder.unwind(&regs, &mut GuestMemory(sim.memory()));
+            let inst = instruction_at(sim.memory(), regs.pc);
+            self.agg.add(&stack, now, &interval, inst);
+            // Periods that ended inside one block (a block longer than
+            // the period, in cycles) merge into this sample.
+            while self.next <= count {
+                self.next = self.next.saturating_add(self.periods.next_period());
+            }
+        }
+        if cycles_unit {
+            sim.hooks_mut().set_threshold(self.next);
+        }
+    }
+
+    /// The unwinder's warnings about the program's call-frame information.
+    pub fn unwinder(&self) -> &Unwinder {
+        &self.unwinder
+    }
+
+    /// The aggregated samples, and the unwinder (for its warnings and
+    /// counts).
+    pub fn finish(self) -> (SampleData, Unwinder) {
+        (self.agg.finish(self.idle_samples), self.unwinder)
+    }
+}
+
+/// Guest memory, read-only, for the unwinder.
+pub struct GuestMemory<'a>(pub &'a Memory);
+
+impl UnwindMemory for GuestMemory<'_> {
+    fn read_u32(&mut self, addr: u64) -> Option<u32> {
+        let mut b = [0u8; 4];
+        self.0.peek(addr, &mut b)?;
+        Some(u32::from_le_bytes(b))
+    }
+    fn read_u64(&mut self, addr: u64) -> Option<u64> {
+        let mut b = [0u8; 8];
+        self.0.peek(addr, &mut b)?;
+        Some(u64::from_le_bytes(b))
+    }
+}
+
+/// The instruction at `pc`: its length and raw bits (low 16 for RVC), as
+/// the profile stores them; `(0, 0)` if unreadable.
+fn instruction_at(mem: &Memory, pc: u64) -> (u8, u32) {
+    let mut b = [0u8; 2];
+    if mem.peek(pc, &mut b).is_none() {
+        return (0, 0);
+    }
+    let low = u16::from_le_bytes(b);
+    if low & 3 != 3 {
+        return (2, u32::from(low));
+    }
+    let mut w = [0u8; 4];
+    match mem.peek(pc, &mut w) {
+        Some(()) => (4, u32::from_le_bytes(w)),
+        None => (0, 0),
+    }
+}

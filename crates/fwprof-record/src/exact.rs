@@ -1,0 +1,179 @@
+//! `--method exact`: every executed instruction counted, the call graph
+//! and calling contexts tracked from the return-address-stack hints, and
+//! with a core model every timing event beside instructions.
+
+use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
+use fwprof_profile::{
+    events, AddressCost, Arc, ContextRecord, FunctionId, Meta, Profile, TrapRecord,
+};
+use fwprof_sim::Pipelined;
+use fwprof_symbols::Program;
+use fwprof_timing::{CoreConfig, TimingModel};
+
+use crate::meta::{function_records, locate};
+use crate::session::{Control, Prepared, RunEnd, Steady};
+use crate::Error;
+
+/// Per-address costs and totals of the timing model's events (all of
+/// [`fwprof_timing::EVENTS`], `instructions` first), with a core model.
+type Timing = (Vec<(u64, fwprof_timing::Costs)>, fwprof_timing::Costs);
+
+/// What an exact run gathered.
+pub(crate) struct Exact {
+    data: ExactData,
+    timing: Option<Timing>,
+}
+
+/// Run the program under the exact collector (and the core's timing model,
+/// on a second thread beside the simulator: the same calls in the same
+/// order, so the same profile).
+pub(crate) fn run(
+    p: &Prepared,
+    ctl: &Control,
+    map: FunctionMap,
+    core: Option<CoreConfig>,
+) -> Result<(RunEnd, Exact), Error> {
+    Ok(match core {
+        None => {
+            let sim = p.launch(ctl, |prog| ExactCollector::new(map, prog.entry, prog.sp))?;
+            let (end, hooks) = sim.run(ctl, &mut Steady);
+            let data = hooks.finish(end.executed);
+            (end, Exact { data, timing: None })
+        }
+        Some(core) => {
+            let sim = p.launch(ctl, |prog| {
+                let model = TimingModel::new(core, prog.rv64);
+                let front = model.branch_front();
+                let collector = ExactCollector::with_model(map, prog.entry, prog.sp, model);
+                Pipelined::with_front(collector, front)
+            })?;
+            let (end, hooks) = sim.run(ctl, &mut Steady);
+            let (data, model) = hooks.finish().finish_with_model(end.executed);
+            let timing = Some(model.finish());
+            (end, Exact { data, timing })
+        }
+    })
+}
+
+/// The exact profile: the collector's per-address counts and call graph,
+/// merged with the timing model's per-address costs when there is one.
+pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile {
+    let (data, timing) = (&run.data, run.timing.as_ref());
+    if data.contexts_folded {
+        meta.warnings.push(format!(
+            "the calling-context tree reached {} contexts: deeper recursion is folded into its outer activation",
+            fwprof_collect::MAX_CONTEXTS
+        ));
+    }
+    let events: Vec<String> = match timing {
+        None => vec![events::INSTRUCTIONS.to_string()],
+        Some(_) => events::TIMING.iter().map(|e| e.to_string()).collect(),
+    };
+    let n = events.len();
+    let x = data.extra;
+    // The extra events of item `i` in a flat, item-major vector.
+    let extra = |v: &[u64], i: usize, dst: &mut [u64]| {
+        if x > 0 && n > 1 {
+            if let Some(e) = v.get(i * x..i * x + x) {
+                dst[1..].copy_from_slice(&e[..n - 1]);
+            }
+        }
+    };
+    let mut functions = function_records(program, data.map.added());
+    for (i, f) in functions.iter_mut().enumerate() {
+        let stats = data.functions.get(i).copied().unwrap_or_default();
+        f.calls = stats.calls;
+        f.inclusive = vec![0; n];
+        f.inclusive[0] = stats.inclusive;
+        extra(&data.functions_extra, i, &mut f.inclusive);
+        f.self_cost = vec![0; n];
+    }
+    let mut costs = fwprof_profile::AddressCosts::new(n);
+    // The model's per-address costs are sorted by address, like the sites.
+    let mut timed = timing.map(|t| t.0.iter().peekable());
+    for s in &data.sites {
+        let mut cost = vec![0; n];
+        cost[0] = s.count;
+        if let Some(it) = timed.as_mut() {
+            while it.next_if(|(pc, _)| *pc < s.addr).is_some() {}
+            if let Some((_, c)) = it.next_if(|(pc, _)| *pc == s.addr) {
+                cost[1..].copy_from_slice(&c[1..n]);
+            }
+        }
+        let f = &mut functions[s.function as usize];
+        for (a, b) in f.self_cost.iter_mut().zip(&cost) {
+            *a += b;
+        }
+        // Sites are sorted and unique, so push cannot fail.
+        let _ = costs.push(AddressCost {
+            addr: s.addr,
+            function: FunctionId(s.function),
+            len: s.len,
+            raw: s.raw,
+            cost,
+        });
+    }
+    locate(&mut functions, program, |_, f| {
+        f.self_cost[0] > 0 || f.inclusive[0] > 0
+    });
+    let arcs = data
+        .arcs
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let mut inclusive = vec![0; n];
+            inclusive[0] = a.inclusive;
+            extra(&data.arcs_extra, i, &mut inclusive);
+            Arc {
+                caller: a.caller.map(FunctionId),
+                callee: FunctionId(a.callee),
+                call_site: a.call_site,
+                calls: a.calls,
+                tail: a.tail,
+                inclusive,
+            }
+        })
+        .collect();
+    let traps = data
+        .traps
+        .iter()
+        .map(|t| TrapRecord {
+            cause: t.cause,
+            pc: t.pc,
+            count: t.count,
+        })
+        .collect();
+    let mut totals = vec![0; n];
+    totals[0] = data.total;
+    if let Some((_, t)) = timing {
+        totals[1..].copy_from_slice(&t[1..n]);
+    }
+    let contexts = data
+        .contexts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut self_cost = vec![0; n];
+            self_cost[0] = c.self_cost;
+            extra(&data.contexts_extra, i, &mut self_cost);
+            ContextRecord {
+                parent: c.parent,
+                function: FunctionId(c.function),
+                calls: c.calls,
+                self_cost,
+            }
+        })
+        .collect();
+    Profile {
+        contexts,
+        meta,
+        events,
+        functions,
+        costs,
+        arcs,
+        traps,
+        totals,
+        samples: Vec::new(),
+        instrumented: Vec::new(),
+    }
+}

@@ -1,0 +1,275 @@
+//! Recording sessions: load a RISC-V program, run it on fwprof's simulator
+//! under the collector of one profiling method, and build its
+//! [`Profile`]. The `fwprof record` and `fwprof run` commands are thin
+//! wrappers around [`Session`] and [`run`]; so is any other program that
+//! records without spawning `fwprof`.
+//!
+//! A session is made in two steps so that a caller can report between
+//! them: [`Session::new`] reads and checks everything (options, core
+//! model, program, symbols, call-frame information, instrumentation
+//! hooks) and runs nothing; [`Session::run`] runs the program to its end,
+//! its instruction limit or a stop request and returns a [`Ran`], whose
+//! [`Ran::end`] says how the run ended and whose [`Ran::into_profile`]
+//! builds the profile — also of an interrupted or failed run, marked
+//! partial.
+//!
+//! ```no_run
+//! use fwprof_record::{Control, ExecOptions, Method, RecordOptions, Session};
+//! let opts = RecordOptions {
+//!     exec: ExecOptions::new("examples/crc32/crc32.rv64-linux.elf"),
+//!     method: Method::Exact,
+//!     core: None,
+//!     save_env: false,
+//! };
+//! let ran = Session::new(opts)?.run(&Control::unattended())?;
+//! let profile = ran.into_profile()?.profile;
+//! assert_eq!(profile.events[0], "instructions");
+//! # Ok::<(), fwprof_record::Error>(())
+//! ```
+//!
+//! One run loop serves every method (`Launched::run` in `session.rs`):
+//! the simulator runs in [`SLICE`]-instruction pieces (the progress
+//! counter moves between them) and pauses where the method's pacer asks
+//! (the sampler's sampling points). Each method is one monomorphised
+//! hooks configuration, chosen once: exact counting (with a core model, on
+//! a second thread beside the simulator), sampling (with a core model, a
+//! clock that can stop the run), instrumentation.
+#![deny(missing_docs)]
+
+mod error;
+mod exact;
+mod instrument;
+mod meta;
+mod options;
+mod sample;
+mod session;
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use fwprof_collect::{FunctionMap, InstrumentData};
+use fwprof_profile::Profile;
+use fwprof_symbols::Program;
+use fwprof_timing::CoreConfig;
+use fwprof_unwind::Unwinder;
+
+pub use error::Error;
+pub use instrument::wildcard_match;
+pub use options::{
+    default_max_memory, guest_env, ExecOptions, InstrumentOptions, Method, RecordOptions,
+    SampleOptions, Unit,
+};
+pub use session::{run, Control, RunEnd, SLICE};
+
+use session::Prepared;
+
+/// A recording, checked and ready to run.
+pub struct Session {
+    opts: RecordOptions,
+    core: Option<CoreConfig>,
+    prepared: Prepared,
+    program: Program,
+    plan: Plan,
+}
+
+/// What each method prepares before the run.
+enum Plan {
+    Exact,
+    Sample(Box<Unwinder>),
+    Instrument(instrument::Plan),
+}
+
+impl Session {
+    /// Check the options, load the core model, read and check the program,
+    /// its symbols and what the method needs of it (call-frame information
+    /// for sampling, the hook symbols for instrumentation). Nothing runs.
+    ///
+    /// # Errors
+    /// [`Error::Options`] for options that cannot work together (`Cycles`
+    /// without a core model, a sampling period of 0, an empty exclusion
+    /// pattern); [`Error::Core`] for a bad core description;
+    /// [`Error::ReadProgram`], [`Error::Load`], [`Error::NoSuchDirectory`]
+    /// for the program and sandbox; [`Error::CoreXlen`] for a core of the
+    /// other XLEN; [`Error::Symbols`], [`Error::CallFrames`],
+    /// [`Error::NoHooks`].
+    pub fn new(opts: RecordOptions) -> Result<Session, Error> {
+        match &opts.method {
+            Method::Exact => {}
+            Method::Sample(s) => {
+                if s.unit == Unit::Cycles && opts.core.is_none() {
+                    return Err(Error::Options(
+                        "--unit cycles needs --core (the cycles come from a core model)".into(),
+                    ));
+                }
+                if s.period == 0 {
+                    return Err(Error::Options("--period must be at least 1".into()));
+                }
+            }
+            Method::Instrument(i) => {
+                if i.unit == Unit::Cycles && opts.core.is_none() {
+                    return Err(Error::Options(
+                        "--unit cycles needs --core (durations in the timing model's cycles)"
+                            .into(),
+                    ));
+                }
+                if i.exclude.iter().any(String::is_empty) {
+                    return Err(Error::Options("--exclude: empty pattern".into()));
+                }
+            }
+        }
+        // A bad core description stops here: nothing runs.
+        let core = opts.core.as_deref().map(CoreConfig::load).transpose()?;
+        let prepared = Prepared::new(&opts.exec)?;
+        if let Some(core) = &core {
+            prepared.check_core(core)?;
+        }
+        let path = &opts.exec.program;
+        let program = Program::open(path).map_err(|source| Error::Symbols {
+            path: path.clone(),
+            source,
+        })?;
+        let plan = match &opts.method {
+            Method::Exact => Plan::Exact,
+            Method::Sample(_) => Plan::Sample(Box::new(
+                Unwinder::from_elf(&prepared.elf).map_err(|source| Error::CallFrames {
+                    path: path.clone(),
+                    source,
+                })?,
+            )),
+            Method::Instrument(i) => Plan::Instrument(instrument::Plan::new(i, &program, path)?),
+        };
+        Ok(Session {
+            opts,
+            core,
+            prepared,
+            program,
+            plan,
+        })
+    }
+
+    /// Warnings about the program found before the run (the unwinder's
+    /// about its call-frame information), to show the user; they are also
+    /// stored in the profile.
+    pub fn warnings(&self) -> &[String] {
+        match &self.plan {
+            Plan::Sample(u) => u.warnings(),
+            _ => &[],
+        }
+    }
+
+    /// Run the program under the method's collector until it exits, is
+    /// killed, reaches the instruction limit, `ctl.stop` is set, or the
+    /// simulator fails (then [`RunEnd::error`] says why).
+    ///
+    /// # Errors
+    /// [`Error::Load`] when the loader refuses the program.
+    pub fn run(self, ctl: &Control) -> Result<Ran, Error> {
+        let start_time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let table = self.program.functions();
+        let ranges: Vec<(u64, u64)> = table.iter().map(|(_, f)| (f.start, f.end)).collect();
+        let map = FunctionMap::new(&ranges, table.entries());
+        let p = &self.prepared;
+        let core = self.core.clone();
+        let (end, data) = match (self.opts.method.clone(), self.plan) {
+            (Method::Sample(o), Plan::Sample(unwinder)) => {
+                let (end, agg, unwinder) = sample::run(p, ctl, &o, *unwinder, map, core)?;
+                (end, Data::Sample(o, Box::new(agg), Box::new(unwinder)))
+            }
+            (Method::Instrument(o), Plan::Instrument(plan)) => {
+                let (end, d, cycles) = instrument::run(p, ctl, &o, &plan, map, core)?;
+                (end, Data::Instrument(o, Box::new(d), plan.matched, cycles))
+            }
+            // `Session::new` makes the plan of the method.
+            _ => {
+                let (end, exact) = exact::run(p, ctl, map, core)?;
+                (end, Data::Exact(Box::new(exact)))
+            }
+        };
+        let meta = meta::base_meta(
+            &self.opts,
+            p,
+            &self.program,
+            &end,
+            ctl,
+            start_time,
+            self.core.map(|c| c.name),
+        );
+        Ok(Ran {
+            end,
+            meta,
+            data,
+            path: self.opts.exec.program,
+            program: self.program,
+        })
+    }
+}
+
+/// What a method's collector gathered, with the method's options.
+enum Data {
+    Exact(Box<exact::Exact>),
+    Sample(
+        SampleOptions,
+        Box<fwprof_collect::sample::SampleData>,
+        Box<Unwinder>,
+    ),
+    /// The data, which `--exclude` patterns matched, whether cycles were
+    /// measured.
+    Instrument(InstrumentOptions, Box<InstrumentData>, Vec<bool>, bool),
+}
+
+/// A finished run, before its profile is built.
+pub struct Ran {
+    end: RunEnd,
+    meta: fwprof_profile::Meta,
+    data: Data,
+    path: std::path::PathBuf,
+    program: Program,
+}
+
+/// A recorded profile and how its run ended.
+#[derive(Debug)]
+pub struct Recording {
+    /// The profile, marked partial unless the program exited.
+    pub profile: Profile,
+    /// How the run ended.
+    pub end: RunEnd,
+}
+
+impl Ran {
+    /// How the run ended.
+    pub fn end(&self) -> &RunEnd {
+        &self.end
+    }
+
+    /// The profile of the run, marked partial if the run did not end by
+    /// the program's exit, with the method's own metadata and warnings.
+    ///
+    /// # Errors
+    /// An instrumented run that never called its hooks:
+    /// [`Error::Simulation`] if the simulator failed first, else
+    /// [`Error::HooksNeverCalled`].
+    pub fn into_profile(self) -> Result<Recording, Error> {
+        let program = &self.program;
+        let profile = match self.data {
+            Data::Exact(run) => exact::profile(self.meta, &run, program),
+            Data::Sample(o, agg, unwinder) => {
+                let with_core = self.meta.core.is_some();
+                sample::profile(self.meta, &o, with_core, *agg, &unwinder, program)
+            }
+            Data::Instrument(o, d, matched, cycles) => {
+                if d.kind.is_none() {
+                    return Err(match self.end.error {
+                        Some(e) => Error::Simulation(e),
+                        None => Error::HooksNeverCalled { path: self.path },
+                    });
+                }
+                instrument::profile(self.meta, &o, &matched, &d, cycles, program)
+            }
+        };
+        Ok(Recording {
+            profile,
+            end: self.end,
+        })
+    }
+}

@@ -1,0 +1,128 @@
+//! The part of a profile every method builds alike: the metadata (program
+//! identity, command line, environment, how the run ended) and one
+//! function record per symbol.
+
+use fwprof_os::Target;
+use fwprof_profile::{FunctionRecord, Meta};
+use fwprof_sim::StopReason;
+use fwprof_symbols::Program;
+
+use crate::session::{Control, Prepared, RunEnd};
+use crate::RecordOptions;
+
+/// The metadata every recording method fills alike: program identity,
+/// ISA, target, command line, environment (names and digest; values only
+/// with `save_env`; nothing for bare metal), version, start time (seconds
+/// since the Unix epoch), symbol warnings, the core's name, guest sleep,
+/// and how the run ended (`partial`, `exit_status`), including a stack
+/// overflow and the simulator's own error.
+pub(crate) fn base_meta(
+    opts: &RecordOptions,
+    p: &Prepared,
+    program: &Program,
+    end: &RunEnd,
+    ctl: &Control,
+    start_time: u64,
+    core: Option<String>,
+) -> Meta {
+    let a = &opts.exec;
+    // The absolute path, so readers in another directory find the program
+    // (and, through its DWARF, its sources); argv[0] stays as given.
+    let program_path = std::path::absolute(&a.program).unwrap_or_else(|_| a.program.clone());
+    let mut meta = Meta::new(program_path.display().to_string());
+    meta.sha256 = hex(&program.sha256());
+    meta.build_id = program.build_id().map(hex);
+    meta.xlen = if end.rv64 { 64 } else { 32 };
+    meta.isa = if end.rv64 { "rv64gc" } else { "rv32gc" }.to_string();
+    meta.target = match end.target {
+        Target::BareMetal => fwprof_profile::Target::Baremetal,
+        Target::Linux => fwprof_profile::Target::Linux,
+    };
+    meta.command = std::iter::once(a.program.display().to_string())
+        .chain(a.args.iter().cloned())
+        .collect();
+    meta.set_environment(&p.cfg.env, opts.save_env);
+    meta.fwprof_version = env!("CARGO_PKG_VERSION").to_string();
+    meta.start_time = start_time;
+    meta.warnings = program.warnings();
+    match &end.stop {
+        StopReason::Exit(code) => meta.exit_status = Some(*code),
+        StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
+        StopReason::Interrupted => meta.partial = Some((ctl.stopped_by)()),
+        StopReason::Fault { cause, pc, .. } => {
+            meta.partial = Some(format!("guest fault: {} at {pc:#x}", cause_name(*cause)))
+        }
+        StopReason::Signal {
+            signo, cause, pc, ..
+        } => {
+            meta.partial = Some(format!(
+                "killed by signal {signo}: {} at {pc:#x}",
+                cause_name(*cause)
+            ));
+            meta.exit_status = Some(128 + signo);
+        }
+    }
+    if let (StopReason::Signal { signo, pc, .. }, Some(o)) = (&end.stop, &end.stack_overflow) {
+        meta.partial = Some(format!("killed by signal {signo}: {o} at pc {pc:#x}"));
+    }
+    if let Some(e) = &end.error {
+        meta.partial = Some(format!("simulation failed: {e}"));
+        meta.exit_status = None;
+    }
+    meta.core = core;
+    meta.sleep_ns = end.sleep_ns;
+    meta
+}
+
+/// The name of a synchronous exception cause (Privileged ISA 20211203,
+/// Table 3.6).
+pub(crate) fn cause_name(cause: u64) -> &'static str {
+    // Causes here are never interrupts, so XLEN does not matter.
+    fwprof_report::trap_cause_name(cause, 64).unwrap_or("unknown exception")
+}
+
+/// Lower-case hexadecimal of `b`.
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// One record per function of `program`'s symbol table, in its order, then
+/// one `[unknown 0x…]` record per range `added` to the function map for
+/// code outside every symbol (`FunctionMap::added`: start, end, id in that
+/// order), with no costs yet.
+pub(crate) fn function_records(
+    program: &Program,
+    added: &[(u64, u64, u32)],
+) -> Vec<FunctionRecord> {
+    let table = program.functions();
+    let mut functions: Vec<FunctionRecord> = table
+        .iter()
+        .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
+        .collect();
+    for &(start, end, id) in added {
+        debug_assert_eq!(id as usize, functions.len());
+        functions.push(FunctionRecord::new(
+            format!("[unknown {start:#x}]"),
+            start,
+            end,
+        ));
+    }
+    functions
+}
+
+/// Set each function's source file and line (of its first address) where
+/// `wanted` says, from the program's line table.
+pub(crate) fn locate(
+    functions: &mut [FunctionRecord],
+    program: &Program,
+    wanted: impl Fn(usize, &FunctionRecord) -> bool,
+) {
+    for (i, f) in functions.iter_mut().enumerate() {
+        if wanted(i, f) {
+            if let Ok(Some(loc)) = program.lines(f.start) {
+                f.file = loc.file;
+                f.line = loc.line;
+            }
+        }
+    }
+}

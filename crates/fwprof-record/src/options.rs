@@ -1,0 +1,180 @@
+//! The plain option structs of a recording session (no argument-parser
+//! types: the command line converts its arguments into these).
+
+use std::path::PathBuf;
+
+use fwprof_os::Target;
+
+/// How to run the program: what `fwprof run` and `fwprof record` share.
+#[derive(Clone, Debug)]
+pub struct ExecOptions {
+    /// The RISC-V ELF program, as the user named it (`argv[0]`).
+    pub program: PathBuf,
+    /// Arguments after the program.
+    pub args: Vec<String>,
+    /// The guest environment in order (`KEY=VALUE`), e.g. from
+    /// [`guest_env`].
+    pub env: Vec<String>,
+    /// Force bare metal or Linux user mode instead of detecting it from the ELF.
+    pub target: Option<Target>,
+    /// Bare-metal RAM: base and size in bytes.
+    pub ram: (u64, u64),
+    /// Most guest memory mapped at once, in bytes (`None`:
+    /// [`default_max_memory`]); a request beyond it fails with `ENOMEM`.
+    pub max_memory: Option<u64>,
+    /// Directories the guest may read (empty: the current directory).
+    pub allow_read: Vec<PathBuf>,
+    /// Directories the guest may create and write files in.
+    pub allow_write: Vec<PathBuf>,
+    /// Stop after this many executed instructions.
+    pub max_instructions: Option<u64>,
+}
+
+impl ExecOptions {
+    /// Options to run `program` with no arguments, an empty environment,
+    /// the default RAM (`0x80000000`, 128 MiB) and memory limit, reading
+    /// only the current directory.
+    pub fn new(program: impl Into<PathBuf>) -> ExecOptions {
+        ExecOptions {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            target: None,
+            ram: (0x8000_0000, 128 << 20),
+            max_memory: None,
+            allow_read: Vec::new(),
+            allow_write: Vec::new(),
+            max_instructions: None,
+        }
+    }
+}
+
+/// What a sampling period or an instrumented duration counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Retired instructions.
+    Instructions,
+    /// Modelled cycles (needs a core model).
+    Cycles,
+}
+
+impl Unit {
+    /// The unit's event name: `instructions` or `cycles`.
+    pub fn event(self) -> &'static str {
+        match self {
+            Unit::Instructions => fwprof_profile::events::INSTRUCTIONS,
+            Unit::Cycles => fwprof_profile::events::CYCLES,
+        }
+    }
+}
+
+/// `--method sample`: periodic pc and stack samples.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampleOptions {
+    /// Mean number of units between samples (at least 1).
+    pub period: u64,
+    /// What the period counts.
+    pub unit: Unit,
+    /// Draw each period uniformly from 1 to 2·period−1.
+    pub jitter: bool,
+    /// Seed of the jitter generator.
+    pub seed: u64,
+}
+
+/// `--method instrument`: the program's compiled-in function hooks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InstrumentOptions {
+    /// What durations count.
+    pub unit: Unit,
+    /// Shell-style patterns (`*`, `?`) of functions left out.
+    pub exclude: Vec<String>,
+}
+
+/// The profiling method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Every executed instruction, and the exact call graph.
+    Exact,
+    /// Periodic samples unwound from the guest's registers and memory.
+    Sample(SampleOptions),
+    /// The program's `-finstrument-functions` or `-pg` hooks.
+    Instrument(InstrumentOptions),
+}
+
+/// Everything a recording needs besides the program's run options.
+#[derive(Clone, Debug)]
+pub struct RecordOptions {
+    /// How to run the program.
+    pub exec: ExecOptions,
+    /// The profiling method.
+    pub method: Method,
+    /// A core model: a preset name (`picorv32`, `ibex`, `generic`) or a
+    /// core description file (docs/core-format.md).
+    pub core: Option<String>,
+    /// Store the environment's values in the profile (else names and a
+    /// SHA-256 only).
+    pub save_env: bool,
+}
+
+/// Build the guest environment like `qemu-riscv64`: the `host`
+/// environment, emptied when `clear`, then the `unset` names removed and
+/// the `set` assignments (`VAR=VALUE`; `VAR` alone sets it empty) applied
+/// in order. Returns `KEY=VALUE` strings.
+pub fn guest_env(
+    host: impl Iterator<Item = (String, String)>,
+    clear: bool,
+    unset: &[String],
+    set: &[String],
+) -> Vec<String> {
+    let mut env: Vec<(String, String)> = if clear { Vec::new() } else { host.collect() };
+    for u in unset {
+        env.retain(|(k, _)| k != u);
+    }
+    for e in set {
+        let (k, v) = e.split_once('=').unwrap_or((e.as_str(), ""));
+        if let Some(slot) = env.iter_mut().find(|(key, _)| key == k) {
+            slot.1 = v.to_string();
+        } else {
+            env.push((k.to_string(), v.to_string()));
+        }
+    }
+    env.into_iter().map(|(k, v)| format!("{k}={v}")).collect()
+}
+
+/// The default guest memory limit in bytes: half of `MemAvailable` in
+/// `/proc/meminfo` when the run starts, or 4 GiB when that cannot be read.
+pub fn default_max_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("MemAvailable:"))
+                .and_then(|v| v.trim().strip_suffix("kB"))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        })
+        .map_or(4 << 30, |kib| kib.saturating_mul(1024) / 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_like_qemu() {
+        let host = || {
+            vec![
+                ("A".to_string(), "1".to_string()),
+                ("B".to_string(), "2".to_string()),
+            ]
+            .into_iter()
+        };
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            guest_env(host(), false, &s(&["B"]), &s(&["A=9", "NEW=1"])),
+            vec!["A=9", "NEW=1"]
+        );
+        assert_eq!(guest_env(host(), true, &[], &s(&["Z"])), vec!["Z="]);
+        assert_eq!(guest_env(host(), false, &[], &[]), vec!["A=1", "B=2"]);
+        assert!(default_max_memory() >= 1 << 20);
+    }
+}

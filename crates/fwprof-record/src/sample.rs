@@ -1,0 +1,195 @@
+//! `--method sample`: the [`Sampler`] driven by the run loop, and the
+//! sampled profile (costs are estimates; `docs/sampling.md`).
+
+use fwprof_collect::sample::{Periods, SampleClock, SampleData, SampleHooks, SampleUnit, Sampler};
+use fwprof_collect::FunctionMap;
+use fwprof_profile::{
+    events, AddressCost, Arc, ContextRecord, FunctionId, Meta, Method, Profile, SampleRecord,
+    SamplingInfo,
+};
+use fwprof_sim::{Simulator, StopReason};
+use fwprof_symbols::Program;
+use fwprof_timing::{CoreConfig, TimingModel};
+use fwprof_unwind::Unwinder;
+
+use crate::meta::{function_records, locate};
+use crate::options::{SampleOptions, Unit};
+use crate::session::{Control, Pacer, Prepared, RunEnd};
+use crate::Error;
+
+impl<H: SampleHooks> Pacer<H> for Sampler {
+    fn pause_at(&self) -> u64 {
+        Sampler::pause_at(self)
+    }
+    fn on_pause(&mut self, sim: &mut Simulator<H>, stop: &StopReason) {
+        Sampler::on_pause(self, sim, stop)
+    }
+}
+
+/// The event set of a sampled profile: instructions, samples, and cycles
+/// with a core model.
+fn event_names(with_core: bool) -> Vec<String> {
+    let mut names = vec![events::INSTRUCTIONS, events::SAMPLES];
+    if with_core {
+        names.push(events::CYCLES);
+    }
+    names.into_iter().map(String::from).collect()
+}
+
+/// Run the program and sample it every `o.period` units: without a core
+/// model the hooks are empty; with one a [`SampleClock`] counts cycles
+/// (paced: `o.unit` is cycles, the clock stops the run at each point).
+pub(crate) fn run(
+    p: &Prepared,
+    ctl: &Control,
+    o: &SampleOptions,
+    unwinder: Unwinder,
+    map: FunctionMap,
+    core: Option<CoreConfig>,
+) -> Result<(RunEnd, SampleData, Unwinder), Error> {
+    let unit = match o.unit {
+        Unit::Instructions => SampleUnit::Instructions,
+        Unit::Cycles => SampleUnit::Cycles,
+    };
+    let n = event_names(core.is_some()).len();
+    let mut sampler = Sampler::new(
+        unwinder,
+        map,
+        n,
+        Periods::new(o.period, o.jitter, o.seed),
+        unit,
+    );
+    let end = match core {
+        None => drive(p.launch(ctl, |_| ())?, ctl, &mut sampler),
+        Some(core) if unit == SampleUnit::Cycles => drive(
+            p.launch(ctl, |prog| {
+                SampleClock::<_, true>::new(TimingModel::new(core, prog.rv64))
+            })?,
+            ctl,
+            &mut sampler,
+        ),
+        Some(core) => drive(
+            p.launch(ctl, |prog| {
+                SampleClock::<_, false>::new(TimingModel::new(core, prog.rv64))
+            })?,
+            ctl,
+            &mut sampler,
+        ),
+    };
+    let (data, unwinder) = sampler.finish();
+    Ok((end, data, unwinder))
+}
+
+/// Arm the sampler and run.
+fn drive<H: SampleHooks>(
+    mut launched: crate::session::Launched<H>,
+    ctl: &Control,
+    sampler: &mut Sampler,
+) -> RunEnd {
+    sampler.start(&mut launched.sim);
+    launched.run(ctl, sampler).0
+}
+
+/// The sampled profile: the aggregated samples, the sampling parameters
+/// and what the unwinder could not do.
+pub(crate) fn profile(
+    mut meta: Meta,
+    o: &SampleOptions,
+    with_core: bool,
+    agg: SampleData,
+    unwinder: &Unwinder,
+    program: &Program,
+) -> Profile {
+    meta.warnings.extend(unwinder.warnings().iter().cloned());
+    meta.method = Method::Sample;
+    meta.sampling = Some(SamplingInfo {
+        period: o.period,
+        unit: o.unit.event().to_string(),
+        jitter: o.jitter,
+        seed: o.seed,
+        samples: agg.taken,
+        unwind_failures: agg.truncated,
+        idle_samples: agg.idle_samples,
+    });
+    if unwinder.fde_counts() == (0, 0) {
+        meta.warnings.push(
+            "the program has no call-frame information (.eh_frame, .debug_frame): stacks were unwound by frame pointers only".into(),
+        );
+    }
+    if agg.taken > agg.samples.len() as u64 {
+        meta.warnings.push(format!(
+            "only the first {} of {} samples are stored one by one; every sample counts in the costs, arcs and contexts",
+            agg.samples.len(),
+            agg.taken
+        ));
+    }
+    if agg.taken == 0 {
+        meta.warnings.push(format!(
+            "no samples: the run ended before the first period of {} {}",
+            o.period,
+            o.unit.event()
+        ));
+    }
+    let events = event_names(with_core);
+    let n = events.len();
+    let mut functions = function_records(program, agg.map.added());
+    for (i, f) in functions.iter_mut().enumerate() {
+        f.self_cost = agg.self_cost.get(i).cloned().unwrap_or_else(|| vec![0; n]);
+        f.inclusive = agg.inclusive.get(i).cloned().unwrap_or_else(|| vec![0; n]);
+    }
+    locate(&mut functions, program, |_, f| {
+        f.inclusive.iter().any(|&c| c > 0)
+    });
+    let mut costs = fwprof_profile::AddressCosts::new(n);
+    for (addr, function, len, raw, cost) in agg.addrs {
+        // In address order, so push cannot fail.
+        let _ = costs.push(AddressCost {
+            addr,
+            function: FunctionId(function),
+            len,
+            raw,
+            cost,
+        });
+    }
+    let arcs = agg
+        .arcs
+        .into_iter()
+        .map(|((caller, callee, call_site), inclusive)| Arc {
+            caller: caller.map(FunctionId),
+            callee: FunctionId(callee),
+            call_site,
+            calls: 0,
+            tail: false,
+            inclusive,
+        })
+        .collect();
+    Profile {
+        meta,
+        events,
+        functions,
+        costs,
+        arcs,
+        traps: Vec::new(),
+        totals: agg.totals,
+        contexts: agg
+            .contexts
+            .into_iter()
+            .map(|c| ContextRecord {
+                parent: c.parent,
+                function: FunctionId(c.function),
+                calls: 0,
+                self_cost: c.self_cost,
+            })
+            .collect(),
+        samples: agg
+            .samples
+            .into_iter()
+            .map(|s| SampleRecord {
+                instret: s.instret,
+                frames: s.frames,
+                truncated: s.truncated,
+            })
+            .collect(),
+        instrumented: Vec::new(),
+    }
+}

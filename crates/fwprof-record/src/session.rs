@@ -1,0 +1,284 @@
+//! A recording session: the program read and checked once, the run
+//! configuration, and the one run loop every method uses.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use fwprof_os::{LoadedProgram, OutputHook, RunConfig, Sandbox, StackLayout, Target};
+use fwprof_sim::{Hooks, Memory, SimError, Simulator, StopReason};
+use fwprof_timing::CoreConfig;
+
+use crate::options::{default_max_memory, ExecOptions};
+use crate::Error;
+
+/// The run is cut into slices of this many instructions so that the
+/// progress counter moves (`Simulator::run` stops exactly at its limit and
+/// the next call resumes there: the result is the same as one long run):
+/// about 10 to 50 ms of simulation in a release build, so that a progress
+/// line redrawn a few times a second is current, while the cost of leaving
+/// and re-entering the run loop is negligible.
+pub const SLICE: u64 = 1 << 22;
+
+/// How the caller steers and watches a run.
+#[derive(Clone)]
+pub struct Control<'a> {
+    /// Set (e.g. by a signal handler) to stop the run cleanly at the next
+    /// block boundary; the profile of what ran is still built.
+    pub stop: Arc<AtomicBool>,
+    /// What set `stop`, for the profile's `partial` field (e.g.
+    /// `signal SIGINT`).
+    pub stopped_by: fn() -> String,
+    /// Receives the executed-instruction count after every slice.
+    pub progress: Option<&'a AtomicU64>,
+    /// Runs before the guest writes to the terminal (to clear a progress line).
+    pub before_output: Option<OutputHook>,
+}
+
+impl Control<'_> {
+    /// A control that never stops the run and reports nothing.
+    pub fn unattended() -> Control<'static> {
+        Control {
+            stop: Arc::new(AtomicBool::new(false)),
+            stopped_by: || "interrupted".to_string(),
+            progress: None,
+            before_output: None,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct RunEnd {
+    /// Why the simulator stopped ([`StopReason::Interrupted`] also stands
+    /// for [`RunEnd::error`]).
+    pub stop: StopReason,
+    /// The simulator's own error (a `wfi` that could never end, an
+    /// environment failure), if it stopped the run.
+    pub error: Option<SimError>,
+    /// Instructions executed.
+    pub executed: u64,
+    /// Guest time asleep, in nanoseconds (`Meta::sleep_ns`).
+    pub sleep_ns: u64,
+    /// The target the program ran on.
+    pub target: Target,
+    /// True for an RV64 program.
+    pub rv64: bool,
+    /// For a Linux guest killed by a load or store just below its stack:
+    /// `stack overflow: store at 0x… below the stack (limit N bytes)`.
+    pub stack_overflow: Option<String>,
+}
+
+/// The program and its run configuration, read and checked once.
+pub(crate) struct Prepared {
+    /// The run configuration handed to `fwprof_os::load`.
+    pub(crate) cfg: RunConfig,
+    /// The ELF file's contents.
+    pub(crate) elf: Vec<u8>,
+    /// What the loader's checks learned of it (`fwprof_os::inspect`).
+    pub(crate) summary: fwprof_os::ElfSummary,
+    /// The guest memory limit in bytes.
+    pub(crate) max_memory: u64,
+    /// Stop after this many executed instructions.
+    pub(crate) limit: u64,
+}
+
+impl Prepared {
+    /// Read the program, check it as the loader will, and build the run
+    /// configuration (sandbox, environment, target, RAM).
+    ///
+    /// # Errors
+    /// An unreadable program or one the loader refuses, a sandbox
+    /// directory that does not exist.
+    pub(crate) fn new(a: &ExecOptions) -> Result<Prepared, Error> {
+        let elf = std::fs::read(&a.program).map_err(|source| Error::ReadProgram {
+            path: a.program.clone(),
+            source,
+        })?;
+        // The loader's checks first, so that every command describes a bad
+        // program in the same words, whatever it reads of it next.
+        let summary = fwprof_os::inspect(&elf).map_err(|source| Error::Load {
+            path: a.program.clone(),
+            source,
+        })?;
+        let cwd = std::env::current_dir().map_err(Error::CurrentDir)?;
+        let canon = |dirs: &[PathBuf], option: &'static str| -> Result<Vec<PathBuf>, Error> {
+            dirs.iter()
+                .map(|d| {
+                    d.canonicalize().map_err(|source| Error::NoSuchDirectory {
+                        option,
+                        dir: d.clone(),
+                        source,
+                    })
+                })
+                .collect()
+        };
+        let mut read = canon(&a.allow_read, "--allow-read")?;
+        if read.is_empty() {
+            read.push(cwd.canonicalize().unwrap_or(cwd));
+        }
+        let write = canon(&a.allow_write, "--allow-write")?;
+        let cfg = RunConfig {
+            program: a.program.clone(),
+            args: a.args.clone(),
+            env: a.env.clone(),
+            target: a.target,
+            ram: a.ram,
+            sandbox: Sandbox { read, write },
+        };
+        Ok(Prepared {
+            cfg,
+            elf,
+            summary,
+            max_memory: a.max_memory.unwrap_or_else(default_max_memory),
+            limit: a.max_instructions.unwrap_or(u64::MAX),
+        })
+    }
+
+    /// Refuse a core model that cannot run this program: an RV32 core
+    /// (`xlen = 32`, the `picorv32` and `ibex` presets) and an RV64
+    /// program, or the reverse.
+    pub(crate) fn check_core(&self, core: &CoreConfig) -> Result<(), Error> {
+        let program_xlen = if self.summary.rv64 { 64 } else { 32 };
+        match core.xlen {
+            Some(x) if x != program_xlen => Err(Error::CoreXlen {
+                core: core.name.clone(),
+                core_xlen: x,
+                program: self.cfg.program.clone(),
+                program_xlen,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// Load the program into fresh guest memory (bounded by the memory
+    /// limit) and start a simulator whose hooks `make_hooks` builds.
+    pub(crate) fn launch<H: Hooks>(
+        &self,
+        ctl: &Control,
+        make_hooks: impl FnOnce(&LoadedProgram) -> H,
+    ) -> Result<Launched<H>, Error> {
+        let mut mem = Memory::with_limit(self.max_memory);
+        let (prog, mut env) =
+            fwprof_os::load(&self.elf, &self.cfg, &mut mem).map_err(|source| Error::Load {
+                path: self.cfg.program.clone(),
+                source,
+            })?;
+        if let Some(hook) = &ctl.before_output {
+            env.set_before_output(hook.clone());
+        }
+        let hooks = make_hooks(&prog);
+        let stack = env.stack_layout().cloned();
+        let sim = Simulator::new(mem, &prog, env, hooks);
+        Ok(Launched {
+            sim,
+            target: prog.target,
+            rv64: prog.rv64,
+            stack,
+            limit: self.limit,
+        })
+    }
+}
+
+/// Where the run loop pauses besides the slice ends, and what happens at
+/// each pause (the sampler takes its samples there).
+pub(crate) trait Pacer<H: Hooks> {
+    /// The executed-instruction count at which the run must pause next.
+    fn pause_at(&self) -> u64 {
+        u64::MAX
+    }
+    /// The run paused with `stop` (it goes on if `stop` is
+    /// [`StopReason::InstructionLimit`] below the instruction limit).
+    fn on_pause(&mut self, _sim: &mut Simulator<H>, _stop: &StopReason) {}
+}
+
+/// No pauses: exact counting and instrumentation.
+pub(crate) struct Steady;
+
+impl<H: Hooks> Pacer<H> for Steady {}
+
+/// A loaded program and its simulator, ready to run.
+pub(crate) struct Launched<H: Hooks> {
+    pub(crate) sim: Simulator<H>,
+    target: Target,
+    rv64: bool,
+    stack: Option<StackLayout>,
+    limit: u64,
+}
+
+impl<H: Hooks> Launched<H> {
+    /// The run loop: run to the end, the instruction limit, the stop flag
+    /// or an error, in [`SLICE`]s and at the pacer's pauses; returns how
+    /// the run ended and the hooks.
+    pub(crate) fn run(mut self, ctl: &Control, pacer: &mut impl Pacer<H>) -> (RunEnd, H) {
+        let limit = self.limit;
+        let mut error = None;
+        let stop = loop {
+            let executed = self.sim.executed();
+            let slice_end = limit
+                .min(pacer.pause_at())
+                .min(executed.saturating_add(SLICE));
+            let stop = match self.sim.run(slice_end, &ctl.stop) {
+                Ok(stop) => stop,
+                Err(e) => {
+                    error = Some(e);
+                    break StopReason::Interrupted;
+                }
+            };
+            if let Some(counter) = ctl.progress {
+                counter.store(self.sim.executed(), Ordering::Relaxed);
+            }
+            pacer.on_pause(&mut self.sim, &stop);
+            match stop {
+                StopReason::InstructionLimit if self.sim.executed() < limit => {}
+                stop => break stop,
+            }
+        };
+        let stack_overflow = stack_overflow(&stop, self.stack.as_ref());
+        let end = RunEnd {
+            executed: self.sim.executed(),
+            // Idle ticks are of 100 ns.
+            sleep_ns: self.sim.hart().idle_ticks().saturating_mul(100),
+            stop,
+            error,
+            target: self.target,
+            rv64: self.rv64,
+            stack_overflow,
+        };
+        (end, self.sim.into_hooks())
+    }
+}
+
+/// For a Linux guest killed by a load or store just below its stack (see
+/// [`fwprof_os::StackLayout::overflow_at`]): `stack overflow: store at
+/// 0x… below the stack (limit N bytes)`, N being the stack size
+/// (`RLIMIT_STACK`, as QEMU). `None` for any other stop.
+fn stack_overflow(stop: &StopReason, stack: Option<&StackLayout>) -> Option<String> {
+    let StopReason::Signal { cause, tval, .. } = stop else {
+        return None;
+    };
+    let access = match cause {
+        5 | 13 => "load",
+        7 | 15 => "store",
+        _ => return None,
+    };
+    let stack = stack.filter(|s| s.overflow_at(*tval))?;
+    Some(format!(
+        "stack overflow: {access} at {tval:#x} below the stack (limit {} bytes)",
+        stack.size()
+    ))
+}
+
+/// `fwprof run`: run the program with no profiling.
+///
+/// # Errors
+/// As [`crate::Session::new`] for the program, and
+/// [`Error::Simulation`] when the simulator stops on an error of its own.
+pub fn run(exec: &ExecOptions, ctl: &Control) -> Result<RunEnd, Error> {
+    let p = Prepared::new(exec)?;
+    let (end, ()) = p.launch(ctl, |_| ())?.run(ctl, &mut Steady);
+    match end.error {
+        Some(e) => Err(Error::Simulation(e)),
+        None => Ok(end),
+    }
+}
