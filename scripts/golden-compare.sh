@@ -16,7 +16,9 @@
 # binary's path, and a guest environment of another size shifts the guest's
 # stack, which moves sampled stacks and printf's cycles. Outputs also go through
 # the cross pair (NEW reading OLD's profile) so reading is checked on its
-# own. Prints one line per differing output and exits 1 if any differs.
+# own. The pprof and HTML outputs embed the recording's start time (whole
+# seconds): two recordings made in different seconds differ there only; their
+# cross pair must still be identical. Prints one line per differing output and exits 1 if any differs.
 set -euo pipefail
 OLD="$(realpath "$1")"
 NEW="$(realpath "$2")"
