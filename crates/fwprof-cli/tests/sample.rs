@@ -25,27 +25,12 @@ mod common;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
+use fwprof_collect::sample::GuestMemory;
 use fwprof_collect::{ExactCollector, FunctionMap};
 use fwprof_os::{RunConfig, Sandbox};
 use fwprof_profile::{Method, Profile};
 use fwprof_sim::{Memory, Simulator, StopReason};
-use fwprof_unwind::{Registers, StackEnd, UnwindMemory, Unwinder};
-
-/// Guest memory for the unwinder (read-only), as `record` reads it.
-struct Guest<'a>(&'a Memory);
-
-impl UnwindMemory for Guest<'_> {
-    fn read_u32(&mut self, addr: u64) -> Option<u32> {
-        let mut b = [0u8; 4];
-        self.0.peek(addr, &mut b)?;
-        Some(u32::from_le_bytes(b))
-    }
-    fn read_u64(&mut self, addr: u64) -> Option<u64> {
-        let mut b = [0u8; 8];
-        self.0.peek(addr, &mut b)?;
-        Some(u64::from_le_bytes(b))
-    }
-}
+use fwprof_unwind::{Registers, StackEnd, Unwinder};
 
 /// What one program's agreement check counted.
 #[derive(Debug, Default)]
@@ -158,7 +143,7 @@ fn agreement(elf_name: &str, fp_only: bool) -> Tally {
             x: *sim.hart().xs(),
             pc: sim.hart().pc,
         };
-        let stack = unwinder.unwind(&regs, &mut Guest(sim.memory()));
+        let stack = unwinder.unwind(&regs, &mut GuestMemory(sim.memory()));
         assert_eq!(
             stack.addresses(),
             s.frames,
@@ -231,7 +216,7 @@ fn agreement(elf_name: &str, fp_only: bool) -> Tally {
             ));
         }
         if fp_only {
-            let st = fp_unwinder.unwind(&regs, &mut Guest(sim.memory()));
+            let st = fp_unwinder.unwind(&regs, &mut GuestMemory(sim.memory()));
             let ok = usize::from(judge(&st, &mut by_addr));
             if st.truncated() {
                 t.fp_only.2 += 1;

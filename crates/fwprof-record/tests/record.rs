@@ -7,8 +7,8 @@ use fwprof_record::{Control, ExecOptions, Method, RecordOptions, SampleOptions, 
 use fwprof_sim::StopReason;
 
 fn crc32() -> ExecOptions {
-    let elf = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/crc32/crc32.rv64-linux.elf");
+    let elf =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/crc32/crc32.rv64-linux.elf");
     let mut exec = ExecOptions::new(elf);
     exec.allow_read = vec![std::env::temp_dir()];
     exec
@@ -21,14 +21,21 @@ fn record(method: Method) -> fwprof_record::Recording {
         core: None,
         save_env: false,
     };
-    let ran = Session::new(opts).unwrap().run(&Control::unattended()).unwrap();
+    let ran = Session::new(opts)
+        .unwrap()
+        .run(&Control::unattended())
+        .unwrap();
     ran.into_profile().unwrap()
 }
 
 #[test]
 fn exact_recording_of_crc32() {
     let r = record(Method::Exact);
-    assert!(matches!(r.end.stop, StopReason::Exit(0)), "{:?}", r.end.stop);
+    assert!(
+        matches!(r.end.stop, StopReason::Exit(0)),
+        "{:?}",
+        r.end.stop
+    );
     let p = &r.profile;
     assert_eq!(p.events, vec!["instructions"]);
     assert_eq!(p.totals[0], r.end.executed);
@@ -36,7 +43,11 @@ fn exact_recording_of_crc32() {
     assert_eq!(p.meta.partial, None);
     // The table-driven CRC: 130 calls, the same instructions whatever the
     // environment (`fwprof record` of this ELF reports the same numbers).
-    let table = p.functions.iter().find(|f| f.name == "crc32_table").unwrap();
+    let table = p
+        .functions
+        .iter()
+        .find(|f| f.name == "crc32_table")
+        .unwrap();
     assert_eq!(table.calls, 130);
     assert_eq!(table.self_cost, vec![1_623_025]);
     p.check_invariants().unwrap();
@@ -71,7 +82,12 @@ fn a_stop_request_ends_the_run_with_a_partial_profile() {
         core: None,
         save_env: false,
     };
-    let r = Session::new(opts).unwrap().run(&ctl).unwrap().into_profile().unwrap();
+    let r = Session::new(opts)
+        .unwrap()
+        .run(&ctl)
+        .unwrap()
+        .into_profile()
+        .unwrap();
     assert!(matches!(r.end.stop, StopReason::Interrupted));
     assert_eq!(r.profile.meta.partial.as_deref(), Some("interrupted"));
 }
