@@ -23,7 +23,7 @@ fn as_file(data: &[u8]) -> std::borrow::Cow<'_, [u8]> {
         return data.into();
     }
     let mut file = fwprof_profile::MAGIC.to_vec();
-    file.extend_from_slice(&fwprof_profile::FORMAT_VERSION.to_le_bytes());
+    file.extend_from_slice(&2u32.to_le_bytes());
     file.extend_from_slice(&(data.len() as u64).to_le_bytes());
     file.extend_from_slice(&crc32c::crc32c(data).to_le_bytes());
     file.extend_from_slice(data);

@@ -11,7 +11,9 @@ use fwprof_profile::Profile;
 
 /// Read a profile, naming the file in the error. A version-1 file (no
 /// checksum) is read with one note on stderr saying that its damage
-/// cannot be detected.
+/// cannot be detected; sections this build does not read (written by a
+/// newer fwprof, see `fwprof_profile::sections`) are skipped with one note
+/// naming them.
 pub fn read_profile(path: &Path) -> Result<Profile> {
     let p = Profile::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     if !p.is_checksummed() {
@@ -19,6 +21,18 @@ pub fn read_profile(path: &Path) -> Result<Profile> {
             "fwprof: note: {} is a version-{} profile without a checksum: damage to it cannot be detected",
             path.display(),
             p.meta.format_version
+        );
+    }
+    let unknown = p.unknown_sections();
+    if !unknown.is_empty() {
+        let names: Vec<String> = unknown
+            .iter()
+            .map(|(name, version)| format!("{name} (version {version})"))
+            .collect();
+        eprintln!(
+            "fwprof: note: {} has sections this fwprof does not read, skipped: {}",
+            path.display(),
+            names.join(", ")
         );
     }
     Ok(p)

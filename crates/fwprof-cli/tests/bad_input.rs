@@ -289,6 +289,49 @@ fn corrupt_profile_is_a_clear_error() {
     }
 }
 
+/// The growth rule of the profile format (`docs/profile-format.md`,
+/// "Growth"): a section written by a newer fwprof is skipped with one note
+/// when it is ancillary, and refuses the file in one line when it is
+/// critical.
+#[test]
+fn sections_of_a_newer_fwprof_are_skipped_or_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let elf = real_elf();
+    let o = fwprof(
+        tmp.path(),
+        &["record", "-o", "p.data", "--", elf.to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let plain = fwprof(tmp.path(), &["report", "p.data"]);
+    let mut p = Profile::read(tmp.path().join("p.data")).unwrap();
+    // CBOR text "x" (0x61 0x78) as the content.
+    p.sections.insert(
+        "future.paths".into(),
+        fwprof_profile::Section::new(4, false, vec![0x61, 0x78]),
+    );
+    p.write_atomic(tmp.path().join("newer.data")).unwrap();
+    let o = fwprof(tmp.path(), &["report", "newer.data"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.stdout, plain.stdout, "the report is the same");
+    assert_eq!(
+        stderr(&o),
+        "fwprof: note: newer.data has sections this fwprof does not read, skipped: future.paths (version 4)\n"
+    );
+    p.sections.insert(
+        "per-hart".into(),
+        fwprof_profile::Section::new(1, true, vec![0xf6]),
+    );
+    p.write_atomic(tmp.path().join("critical.data")).unwrap();
+    for cmd in ["report", "annotate"] {
+        let o = fwprof(tmp.path(), &[cmd, "critical.data"]);
+        assert_eq!(o.status.code(), Some(125), "{cmd}");
+        assert_one_line_error(
+            &o,
+            "needs a newer fwprof: it has a section \"per-hart\" (version 1)",
+        );
+    }
+}
+
 #[test]
 fn ctrl_c_saves_a_partial_profile() {
     let tmp = tempfile::tempdir().unwrap();

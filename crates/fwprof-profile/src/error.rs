@@ -46,6 +46,18 @@ pub enum Error {
     /// vector of the wrong length, unsorted addresses, a malformed hash ...).
     #[error("the profile is inconsistent: {0}")]
     Inconsistent(String),
+    /// The profile has a critical section (see [`crate::sections`]) that
+    /// this build does not read: the rest of the profile would be misread
+    /// without it, so the file is refused rather than skipped.
+    #[error(
+        "the profile needs a newer fwprof: it has a section \"{section}\" (version {version}) that this fwprof does not read and must not skip"
+    )]
+    NeedsNewerReader {
+        /// The section's name.
+        section: String,
+        /// The section's layout version.
+        version: u32,
+    },
     /// Serialising the profile failed (should not happen for a valid profile).
     #[error("cannot encode the profile: {0}")]
     Encode(String),

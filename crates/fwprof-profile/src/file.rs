@@ -4,10 +4,11 @@
 //! ```text
 //! offset  size  field
 //! 0       8     magic  "FWPROF" 0x00 0x01
-//! 8       4     format version, u32 little-endian (2; 1 is still read)
+//! 8       4     format version, u32 little-endian (3; 1 and 2 are still read)
 //! 12      8     body length in bytes, u64 little-endian
-//! 20      4     CRC-32C (Castagnoli) of the body, u32 little-endian
-//!               (version 2 only; a version-1 header ends at 20)
+//! 20      4     CRC-32C (Castagnoli), u32 little-endian: of bytes 0..20
+//!               and the body (version 3), of the body (version 2);
+//!               a version-1 header ends at 20
 //! 24      n     body: the Profile as CBOR (RFC 8949)
 //! ```
 
@@ -21,16 +22,18 @@ use crate::model::Profile;
 /// The first 8 bytes of every profile file: `FWPROF`, NUL, 0x01.
 pub const MAGIC: [u8; 8] = *b"FWPROF\0\x01";
 
-/// The format version this build writes: 2, whose header carries a
-/// CRC-32C of the body. Version-1 files (no checksum) are still read.
-pub const FORMAT_VERSION: u32 = 2;
+/// The format version this build writes: 3. Version 2 added a CRC-32C of
+/// the body to the header; version 3 added named optional sections
+/// ([`crate::sections`]), the rule by which the format grows from now on.
+/// Version-1 (no checksum) and version-2 files are still read.
+pub const FORMAT_VERSION: u32 = 3;
 
 /// The oldest format version this build reads.
 pub const OLDEST_FORMAT_VERSION: u32 = 1;
 
 /// Header length of a version-1 file (no checksum).
 const HEADER_LEN_V1: usize = 20;
-/// Header length of a version-2 file.
+/// Header length of a version-2 or later file.
 const HEADER_LEN: usize = 24;
 
 impl Profile {
@@ -53,7 +56,8 @@ impl Profile {
         header[..8].copy_from_slice(&MAGIC);
         header[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
         header[12..20].copy_from_slice(&(body.len() as u64).to_le_bytes());
-        header[20..24].copy_from_slice(&crc32c::crc32c(&body).to_le_bytes());
+        let crc = checksum(FORMAT_VERSION, &header[..HEADER_LEN_V1], &body);
+        header[20..24].copy_from_slice(&crc.to_le_bytes());
         w.write_all(&header)?;
         w.write_all(&body)?;
         w.flush()?;
@@ -94,6 +98,9 @@ impl Profile {
     /// [`Error::Truncated`] (header or body cut short),
     /// [`Error::ChecksumMismatch`], [`Error::TrailingBytes`],
     /// [`Error::Corrupt`] (a body that does not decode to a profile),
+    /// [`Error::NeedsNewerReader`] (a critical section this build does not
+    /// read; unknown ancillary sections are kept and listed by
+    /// [`Profile::unknown_sections`]),
     /// [`Error::Inconsistent`] (ids, vector lengths or fields wrong),
     /// [`Error::Io`]. Never panics, whatever the bytes.
     pub fn read_from(mut r: impl Read) -> Result<Profile, Error> {
@@ -147,7 +154,7 @@ impl Profile {
         if read_full(&mut r, &mut extra)? != 0 {
             return Err(Error::TrailingBytes);
         }
-        if checksum.is_some_and(|c| c != crc32c::crc32c(&body)) {
+        if checksum.is_some_and(|c| c != self::checksum(version, &header[..HEADER_LEN_V1], &body)) {
             return Err(Error::ChecksumMismatch);
         }
         let mut slice = &body[..];
@@ -171,6 +178,7 @@ impl Profile {
             ));
         }
         profile.meta.format_version = version;
+        profile.check_sections()?;
         profile.validate()?;
         Ok(profile)
     }
@@ -185,6 +193,18 @@ impl Profile {
     /// Decodes a profile from an in-memory file image (see [`Profile::read_from`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Profile, Error> {
         Profile::read_from(bytes)
+    }
+}
+
+/// The header's checksum field: CRC-32C (Castagnoli) of the body in
+/// version 2; from version 3 of the first 20 header bytes (magic, version,
+/// body length) followed by the body, so that a damaged version field
+/// cannot turn one readable version into another unnoticed.
+fn checksum(version: u32, header: &[u8], body: &[u8]) -> u32 {
+    if version >= 3 {
+        crc32c::crc32c_append(crc32c::crc32c(header), body)
+    } else {
+        crc32c::crc32c(body)
     }
 }
 

@@ -44,6 +44,7 @@ mod file;
 mod invariants;
 mod model;
 pub mod output;
+pub mod sections;
 mod validate;
 
 pub use costs::{AddressCost, AddressCostRef, AddressCosts};
@@ -54,3 +55,4 @@ pub use model::{
     Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,
     Profile, SampleRecord, SamplingInfo, Target, TrapRecord,
 };
+pub use sections::{Section, SectionKind, Sections};

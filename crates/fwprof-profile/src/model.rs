@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::costs::AddressCosts;
 use crate::file::FORMAT_VERSION;
+use crate::sections::Sections;
 
 /// Dense index of a function in [`Profile::functions`].
 ///
@@ -397,6 +398,11 @@ pub struct Profile {
     /// ([`Method::Instrument`]).
     #[serde(default)]
     pub instrumented: Vec<InstrumentRecord>,
+    /// Named optional sections (format version 3): every kind of data
+    /// added to profiles from version 3 on lives here, by the growth rule
+    /// of [`crate::sections`]. Empty in older files.
+    #[serde(default)]
+    pub sections: Sections,
 }
 
 impl Profile {
@@ -414,6 +420,7 @@ impl Profile {
             contexts: Vec::new(),
             samples: Vec::new(),
             instrumented: Vec::new(),
+            sections: Sections::new(),
         }
     }
 

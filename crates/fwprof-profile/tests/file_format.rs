@@ -121,7 +121,11 @@ fn header_layout_is_as_documented() {
     let body = u64::from_le_bytes(bytes[12..20].try_into().unwrap());
     assert_eq!(body as usize, bytes.len() - 24);
     let crc = u32::from_le_bytes(bytes[20..24].try_into().unwrap());
-    assert_eq!(crc, crc32c::crc32c(&bytes[24..]));
+    // Version 3: of the first 20 header bytes, then the body.
+    assert_eq!(
+        crc,
+        crc32c::crc32c_append(crc32c::crc32c(&bytes[..20]), &bytes[24..])
+    );
 }
 
 #[test]
@@ -187,19 +191,19 @@ fn bad_magic_is_not_a_profile() {
 #[test]
 fn other_versions_are_refused() {
     let mut bytes = sample().to_bytes().unwrap();
-    for v in [0u32, 3, 0x0100_0002] {
+    for v in [0u32, 4, 0x0100_0003] {
         bytes[8..12].copy_from_slice(&v.to_le_bytes());
         match Profile::from_bytes(&bytes) {
             Err(
                 e @ Error::UnsupportedVersion {
                     oldest: 1,
-                    newest: 2,
+                    newest: 3,
                     ..
                 },
             ) => assert_eq!(
                 e.to_string(),
                 format!(
-                    "unsupported profile format version {v} (this fwprof reads versions 1 to 2)"
+                    "unsupported profile format version {v} (this fwprof reads versions 1 to 3)"
                 )
             ),
             other => panic!("{other:?}"),
@@ -236,10 +240,10 @@ fn trailing_bytes_and_garbage_bodies_are_corrupt() {
     }
 }
 
-/// A version-2 file around `body`, with its right checksum.
+/// A version-2 file (checksum of the body only) around `body`, with its right checksum.
 fn v2_file(body: &[u8]) -> Vec<u8> {
     let mut bytes = MAGIC.to_vec();
-    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&2u32.to_le_bytes());
     bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
     bytes.extend_from_slice(&crc32c::crc32c(body).to_le_bytes());
     bytes.extend_from_slice(body);

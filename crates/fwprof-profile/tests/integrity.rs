@@ -82,10 +82,10 @@ fn a_version_1_file_still_reads_unchecked() {
         p.meta.environment_fingerprint(),
         Some(fwprof_profile::environment_sha256(&p.meta.environment))
     );
-    // Written again, it becomes a checksummed version-2 file.
+    // Written again, it becomes a checksummed file of the current version.
     let again = Profile::from_bytes(&p.to_bytes().unwrap()).unwrap();
     assert!(again.is_checksummed());
-    assert_eq!(again.meta.format_version, 2);
+    assert_eq!(again.meta.format_version, fwprof_profile::FORMAT_VERSION);
     assert_eq!(again.functions, p.functions);
 }
 

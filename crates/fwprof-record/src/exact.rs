@@ -175,5 +175,6 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
         totals,
         samples: Vec::new(),
         instrumented: Vec::new(),
+        sections: Default::default(),
     }
 }

@@ -191,5 +191,6 @@ pub(crate) fn profile(
             })
             .collect(),
         instrumented: Vec::new(),
+        sections: Default::default(),
     }
 }
