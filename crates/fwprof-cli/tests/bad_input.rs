@@ -274,7 +274,14 @@ fn stripped_and_debugless_programs_still_profile() {
         }
         let a = fwprof(tmp.path(), &["annotate", "p.data"]);
         assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
-        assert!(!a.stdout.is_empty());
+        // Each annotated function's instruction lines add up to its self
+        // cost, also for `[unknown ...]` code.
+        let listed = common::annotated_functions(&String::from_utf8_lossy(&a.stdout));
+        assert!(!listed.is_empty());
+        for (name, sum) in &listed {
+            let f = p.functions.iter().find(|f| &f.name == name).unwrap();
+            assert_eq!(*sum, f.self_cost[0], "{name}");
+        }
     }
 }
 

@@ -342,7 +342,14 @@ fn speedscope_file_follows_the_schema_and_the_report() {
         .find(|f| f["name"] == "expr")
         .expect("a frame for expr");
     assert!(expr["file"].as_str().unwrap().ends_with("parser.c"));
-    assert!(expr["line"].as_u64().unwrap() > 0);
+    // The line of the definition's opening line in the source.
+    let source = std::fs::read_to_string(repo().join("examples/exprcalc/parser.c")).unwrap();
+    let defined = source
+        .lines()
+        .position(|l| l.starts_with("static int64_t expr(") && l.ends_with('{'))
+        .unwrap() as u64
+        + 1;
+    assert_eq!(expr["line"].as_u64().unwrap(), defined);
 
     let profiles = file["profiles"].as_array().unwrap();
     assert!(profiles.len() > 3, "one profile per counted event");

@@ -300,7 +300,23 @@ fn exports_of_deep_recursion_are_linear() {
         .sum();
     assert_eq!(sum, p.totals[0]);
     let deep: Vec<&str> = lines_with(&folded, "descend [recursion folded]");
-    assert!(!deep.is_empty());
+    assert_eq!(deep.len(), 1, "the rest on one folded line");
+    // Every instruction of `descend` is on a line whose leaf is `descend`:
+    // the exact levels plus the folded rest.
+    let cost = |l: &str| l.rsplit(' ').next().unwrap().parse::<u64>().unwrap();
+    let descend = p.functions.iter().find(|f| f.name == "descend").unwrap();
+    assert_eq!(descend.calls, 1_000_001);
+    let exact_descend: u64 = folded
+        .lines()
+        .filter(|l| !l.contains("[recursion folded]"))
+        .filter(|l| l.rsplit(' ').nth(1).unwrap().ends_with(";descend"))
+        .map(cost)
+        .sum();
+    assert_eq!(cost(deep[0]) + exact_descend, descend.self_cost[0]);
+    // At most 1024 frames are exact, so the folded line holds all but
+    // about 1024 levels' worth of the recursion.
+    let per_level = descend.self_cost[0] / descend.calls;
+    assert!(cost(deep[0]) >= (descend.calls - 1024) * per_level);
     assert!(
         deep.iter().all(|l| l.split(';').count() <= 1024 + 3),
         "folded lines stay short"
@@ -452,7 +468,20 @@ int main(int argc, char **argv) {
             .any(|l| l.starts_with("fwprof: total instructions grew +")),
         "{stderr}"
     );
-    assert!(!o.stdout.is_empty(), "the diff is printed too");
+    // The diff is printed too: the same as without `--fail-above`.
+    let plain = run_fwprof(d, &["diff", "a.fwprof", "b.fwprof"]);
+    assert_eq!(plain.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&plain.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .any(|l| l.contains("churn") && l.contains('+')),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     // Shrinking is no regression; neither is growth under the threshold.
     for args in [
         ["diff", "--fail-above", "10", "b.fwprof", "a.fwprof"],

@@ -675,7 +675,12 @@ fn reports_and_exports_work_on_a_sampled_profile() {
     let samples_report = common::fwprof_stdout(d, &["report", "s.fwprof", "--event", "samples"]);
     assert!(samples_report.contains("main"));
     let ann = common::fwprof_stdout(d, &["annotate", "s.fwprof", "main"]);
-    assert!(!ann.is_empty());
+    let p = fwprof_profile::Profile::read(d.join("s.fwprof")).unwrap();
+    let main = p.functions.iter().find(|f| f.name == "main").unwrap();
+    assert_eq!(
+        common::annotated_functions(&ann),
+        vec![("main".to_string(), main.self_cost[0])]
+    );
     common::fwprof_ok(
         d,
         &["export", "s.fwprof", "--format", "folded", "-o", "s.folded"],

@@ -123,3 +123,33 @@ pub fn corpus_elfs() -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// The functions of an `fwprof annotate` listing, in order, each with the
+/// sum of the counts on its instruction lines (`COUNT PCT : ADDR: ...`):
+/// what a check of the listing against the profile's self costs needs.
+pub fn annotated_functions(text: &str) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("Function ") {
+            let name = rest.rsplit_once(" [").map_or(rest, |(n, _)| n);
+            out.push((name.to_string(), 0));
+            continue;
+        }
+        // An instruction line: count, percentage, ':', then `hexaddr:`.
+        let Some((left, right)) = line.split_once(" : ") else {
+            continue;
+        };
+        let is_insn = right
+            .trim_start()
+            .split_once(':')
+            .is_some_and(|(a, _)| !a.is_empty() && a.bytes().all(|b| b.is_ascii_hexdigit()));
+        let count = left
+            .split_whitespace()
+            .next()
+            .and_then(|c| c.parse::<u64>().ok());
+        if let (true, Some(c), Some(f)) = (is_insn, count, out.last_mut()) {
+            f.1 += c;
+        }
+    }
+    out
+}
