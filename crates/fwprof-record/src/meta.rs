@@ -50,14 +50,17 @@ pub(crate) fn base_meta(
         StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
         StopReason::Interrupted => meta.partial = Some((ctl.stopped_by)()),
         StopReason::Fault { cause, pc, .. } => {
-            meta.partial = Some(format!("guest fault: {} at {pc:#x}", cause_name(*cause)))
+            meta.partial = Some(format!(
+                "guest fault: {} at {pc:#x}",
+                fwprof_isa::cause_name(*cause)
+            ))
         }
         StopReason::Signal {
             signo, cause, pc, ..
         } => {
             meta.partial = Some(format!(
                 "killed by signal {signo}: {} at {pc:#x}",
-                cause_name(*cause)
+                fwprof_isa::cause_name(*cause)
             ));
             meta.exit_status = Some(128 + signo);
         }
@@ -72,13 +75,6 @@ pub(crate) fn base_meta(
     meta.core = core;
     meta.sleep_ns = end.sleep_ns;
     meta
-}
-
-/// The name of a synchronous exception cause (Privileged ISA 20211203,
-/// Table 3.6).
-pub(crate) fn cause_name(cause: u64) -> &'static str {
-    // Causes here are never interrupts, so XLEN does not matter.
-    fwprof_report::trap_cause_name(cause, 64).unwrap_or("unknown exception")
 }
 
 /// Lower-case hexadecimal of `b`.
