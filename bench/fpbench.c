@@ -1,7 +1,7 @@
 /* Floating-point-heavy workload for speed comparisons of the F/D
  * implementation (fwprof-fpu): n-body in double (sqrt, div, fused
  * multiply-add candidates) for 10^5 steps, then a 32x32 float matrix
- * product 60 times. About 1.2e8 RV64 instructions.
+ * product 60 times: 8.2e7 RV64 instructions (-O2).
  *   farm-bench --vs "OLD/fwprof run -- bench/fpbench.rv64-linux.elf" -- NEW/fwprof run -- bench/fpbench.rv64-linux.elf */
 #include <stdio.h>
 #include <math.h>
