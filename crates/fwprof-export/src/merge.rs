@@ -449,6 +449,20 @@ impl Merger {
             }
             Vec::new()
         };
+        // Named sections (docs/profile-format.md, "Growth"): merge keeps
+        // only those it knows how to combine, none yet; each one dropped
+        // is named once.
+        let mut dropped: Vec<&str> = profiles
+            .iter()
+            .flat_map(|p| p.sections.keys().map(String::as_str))
+            .collect();
+        dropped.sort_unstable();
+        dropped.dedup();
+        for name in dropped {
+            warnings.push(format!(
+                "section \"{name}\" is not combined by merge: the merged profile has none"
+            ));
+        }
         let commands: Vec<String> = profiles
             .iter()
             .map(|p| format!("`{}`", p.meta.command.join(" ")))
@@ -667,6 +681,31 @@ mod tests {
         let m = merge(&[run(1, "aa"), old], false).unwrap();
         assert!(m.contexts.is_empty());
         assert!(m.meta.warnings[0].contains("no calling-context tree"));
+    }
+
+    #[test]
+    fn sections_merge_cannot_combine_are_dropped_and_named() {
+        let mut a = run(1, "aa");
+        let section = fwprof_profile::Section::new(1, false, vec![0xf6]);
+        a.sections.insert("future.paths".into(), section.clone());
+        let mut b = run(1, "aa");
+        b.sections.insert("future.paths".into(), section.clone());
+        b.sections.insert("hart-costs".into(), section);
+        let m = merge(&[a, b], false).unwrap();
+        assert!(m.sections.is_empty());
+        let named: Vec<&String> = m
+            .meta
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("section "))
+            .collect();
+        assert_eq!(
+            named,
+            [
+                "section \"future.paths\" is not combined by merge: the merged profile has none",
+                "section \"hart-costs\" is not combined by merge: the merged profile has none",
+            ]
+        );
     }
 
     #[test]
