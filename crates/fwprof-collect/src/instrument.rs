@@ -9,7 +9,7 @@
 //! `PROFILE_HOOK`: the argument is the function's return address) after the
 //! prologue. [`InstrumentCollector`] sees every call to these hooks (a
 //! `jal`/`jalr` to their address, with the argument registers from
-//! [`Hooks::on_call_args`]) and keeps a stack of activations keyed by the
+//! [`Hooks::on_call_args`](fwprof_sim::Hooks::on_call_args)) and keeps a stack of activations keyed by the
 //! hooks' view of the program, not by the simulator's call tracking:
 //!
 //! * **`cyg_profile`**: the entry hook pushes an activation of `this_fn`;
@@ -61,10 +61,9 @@
 
 use std::collections::HashMap;
 
-use fwprof_isa::Inst;
-use fwprof_sim::{BlockId, Hooks, JumpKind, TrapInfo};
+use fwprof_sim::{Forward, Jump, JumpKind};
 
-use crate::call_stack::MAX_CONTEXTS;
+use crate::context_tree::{ArcTable, ContextTree};
 use crate::function_map::FunctionMap;
 use fwprof_sim::CostModel;
 
@@ -227,7 +226,7 @@ pub struct InstrumentData {
     /// Calls to hooks of the other kind than [`InstrumentData::kind`]
     /// (measured and subtracted, not tracked).
     pub other_kind_calls: u64,
-    /// The calling-context tree reached [`MAX_CONTEXTS`]: deeper recursion
+    /// The calling-context tree reached [`MAX_CONTEXTS`](crate::MAX_CONTEXTS): deeper recursion
     /// reuses the outer activation's context.
     pub contexts_folded: bool,
     /// The function map, with ranges added during the run.
@@ -355,16 +354,15 @@ pub struct InstrumentCollector<M: CostModel = ()> {
     outside: Clock,
     funcs: Vec<FnAcc>,
     active_fn: Vec<u32>,
+    tree: ContextTree,
     contexts: Vec<CtxAcc>,
-    ctx_index: HashMap<(u32, u32), u32>,
+    arc_table: ArcTable,
     arcs: Vec<ArcAcc>,
     active_arc: Vec<u32>,
-    arc_index: HashMap<(u32, u32, u64), u32>,
     unmatched_exits: u64,
     abandoned: u64,
     unmeasured: u64,
     other_kind: u64,
-    folded: bool,
 }
 
 impl InstrumentCollector {
@@ -438,16 +436,15 @@ impl<M: CostModel> InstrumentCollector<M> {
             outside: [0; 2],
             funcs: Vec::new(),
             active_fn: Vec::new(),
+            tree: ContextTree::default(),
             contexts: Vec::new(),
-            ctx_index: HashMap::new(),
+            arc_table: ArcTable::default(),
             arcs: Vec::new(),
             active_arc: Vec::new(),
-            arc_index: HashMap::new(),
             unmatched_exits: 0,
             abandoned: 0,
             unmeasured: 0,
             other_kind: 0,
-            folded: false,
         }
     }
 
@@ -522,17 +519,15 @@ impl<M: CostModel> InstrumentCollector<M> {
         self.top_since = now;
     }
 
+    /// The context of `func` under `parent` (see [`ContextTree::child`]).
     fn context(&mut self, parent: u32, func: u32) -> u32 {
-        if let Some(&id) = self.ctx_index.get(&(parent, func)) {
+        let frames = &self.frames;
+        let id = self.tree.child(parent, func, || {
+            frames.iter().rev().find(|f| f.func == func).map(|f| f.ctx)
+        });
+        if id as usize != self.contexts.len() {
             return id;
         }
-        if self.contexts.len() >= MAX_CONTEXTS {
-            if let Some(f) = self.frames.iter().rev().find(|f| f.func == func) {
-                self.folded = true;
-                return f.ctx;
-            }
-        }
-        let id = self.contexts.len() as u32;
         self.contexts.push(CtxAcc {
             parent,
             func,
@@ -542,15 +537,14 @@ impl<M: CostModel> InstrumentCollector<M> {
             own_boundary: [0; 2],
             child_boundary: [0; 2],
         });
-        self.ctx_index.insert((parent, func), id);
         id
     }
 
     fn arc(&mut self, caller: u32, callee: u32, site: u64) -> u32 {
-        if let Some(&id) = self.arc_index.get(&(caller, callee, site)) {
+        let id = self.arc_table.id((caller, callee, site, false));
+        if id as usize != self.arcs.len() {
             return id;
         }
-        let id = self.arcs.len() as u32;
         self.arcs.push(ArcAcc {
             caller,
             callee,
@@ -561,7 +555,6 @@ impl<M: CostModel> InstrumentCollector<M> {
             incl_boundary: [0; 2],
         });
         self.active_arc.push(0);
-        self.arc_index.insert((caller, callee, site), id);
         id
     }
 
@@ -1007,65 +1000,23 @@ impl<M: CostModel> InstrumentCollector<M> {
             open_at_end: open,
             unmeasured_boundaries: self.unmeasured,
             other_kind_calls: self.other_kind,
-            contexts_folded: self.folded,
+            contexts_folded: self.tree.folded(),
             map: self.map,
         };
         (data, self.model)
     }
 }
 
-impl<M: CostModel> Hooks for InstrumentCollector<M> {
+/// The cost model sees every hook first ([`Forward`]).
+impl<M: CostModel> Forward for InstrumentCollector<M> {
+    type Inner = M;
+    #[inline(always)]
+    fn inner(&mut self) -> &mut M {
+        &mut self.model
+    }
+
     const WANTS_JUMPS: bool = true;
     const WANTS_CALL_ARGS: bool = true;
-    const WANTS_MEMORY: bool = M::WANTS_MEMORY;
-    const WANTS_BRANCHES: bool = M::WANTS_BRANCHES;
-    const WANTS_OPERANDS: bool = M::WANTS_OPERANDS;
-    const MODELS_CYCLES: bool = M::MODELS_CYCLES;
-
-    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
-        self.model.on_block_translated(id, pcs, insts);
-    }
-
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
-        self.model.split_block(pcs)
-    }
-
-    fn on_cache_flush(&mut self) {
-        self.model.on_cache_flush();
-    }
-
-    #[inline(always)]
-    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
-        self.model.on_block_exec(id, executed);
-    }
-
-    fn on_block_cut(&mut self, id: BlockId, executed: u32) {
-        self.model.on_block_cut(id, executed);
-    }
-
-    #[inline(always)]
-    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
-        self.model.on_mem(index, addr, size, write);
-    }
-
-    #[inline]
-    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
-        self.model.on_operands(index, a, b);
-    }
-
-    #[inline]
-    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
-        self.model.on_branch(id, taken, target);
-    }
-
-    #[inline]
-    fn on_branch_front(&mut self, id: BlockId, word: u64) {
-        self.model.on_branch_front(id, word);
-    }
-
-    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
-        self.model.cycles_before(id, index)
-    }
 
     #[inline]
     fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {
@@ -1073,9 +1024,9 @@ impl<M: CostModel> Hooks for InstrumentCollector<M> {
     }
 
     #[inline]
-    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.model.on_jump(kind, pc, target, instret, sp);
-        let now = self.now(instret);
+    fn on_jump(&mut self, j: &Jump) {
+        let (kind, pc, target, sp) = (j.kind, j.pc, j.target, j.sp);
+        let now = self.now(j.instret);
         match kind {
             JumpKind::Return => self.ret(target, sp, now),
             JumpKind::Call | JumpKind::CallReturn => {
@@ -1096,14 +1047,6 @@ impl<M: CostModel> Hooks for InstrumentCollector<M> {
                 }
             }
         }
-    }
-
-    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
-        self.model.on_trap(trap, instret, sp);
-    }
-
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.model.on_mret(pc, target, instret, sp);
     }
 }
 
@@ -1140,6 +1083,20 @@ mod tests {
         )
     }
 
+    /// The jump `kind` at `pc` to `target`, the `t`-th instruction.
+    fn jump(c: &mut InstrumentCollector, kind: JumpKind, pc: u64, target: u64, t: u64, sp: u64) {
+        let j = Jump {
+            block: fwprof_sim::BlockId(0),
+            kind,
+            pc,
+            ret: pc + 4,
+            target,
+            instret: t,
+            sp,
+        };
+        fwprof_sim::Hooks::on_jump(c, &j);
+    }
+
     /// A simulated run: `t` is the instruction count.
     struct Run<'a> {
         c: &'a mut InstrumentCollector,
@@ -1150,12 +1107,12 @@ mod tests {
     impl Run<'_> {
         fn call(&mut self, pc: u64, target: u64, a0: u64, a1: u64, sp: u64) {
             self.t += 1;
-            self.c.on_call_args(target, a0, a1);
-            self.c.on_jump(JumpKind::Call, pc, target, self.t, sp);
+            fwprof_sim::Hooks::on_call_args(self.c, target, a0, a1);
+            jump(self.c, JumpKind::Call, pc, target, self.t, sp);
         }
         fn ret(&mut self, target: u64, sp: u64) {
             self.t += 1;
-            self.c.on_jump(JumpKind::Return, target, target, self.t, sp);
+            jump(self.c, JumpKind::Return, target, target, self.t, sp);
         }
         fn run(&mut self, n: u64) {
             self.t += n;
@@ -1349,11 +1306,11 @@ mod tests {
             r.hook(0x108, 0x300, 0x54, 0, 0xff0, 1);
             r.run(1);
             r.t += 1;
-            r.c.on_jump(JumpKind::Jump, 0x110, 0x200, r.t, 0x1000);
+            jump(r.c, JumpKind::Jump, 0x110, 0x200, r.t, 0x1000);
             r.hook(0x208, 0x300, 0x54, 0, 0xff0, 1);
             r.run(1);
             r.t += 1;
-            r.c.on_jump(JumpKind::Jump, 0x210, 0x100, r.t, 0x1000);
+            jump(r.c, JumpKind::Jump, 0x210, 0x100, r.t, 0x1000);
         }
         r.hook(0x108, 0x300, 0x54, 0, 0xff0, 1);
         r.ret(0x54, 0x1000);

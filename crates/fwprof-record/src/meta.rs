@@ -74,6 +74,16 @@ pub(crate) fn base_meta(
     meta
 }
 
+/// The warning of a profile whose calling-context tree folded recursion
+/// to stay within [`fwprof_collect::MAX_CONTEXTS`] contexts (the same
+/// words for every method).
+pub(crate) fn contexts_folded_warning() -> String {
+    format!(
+        "the calling-context tree reached {} contexts: deeper recursion is folded into its outer activation",
+        fwprof_collect::MAX_CONTEXTS
+    )
+}
+
 /// The name of a synchronous exception cause (Privileged ISA 20211203,
 /// Table 3.6).
 pub(crate) fn cause_name(cause: u64) -> &'static str {
