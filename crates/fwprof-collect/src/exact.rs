@@ -66,7 +66,7 @@ pub struct ExactData {
     /// Self extra events per context, context-major (`contexts.len() * extra`).
     pub contexts_extra: Vec<u64>,
     /// Recursion was folded to keep the tree within
-    /// [`crate::call_stack::MAX_CONTEXTS`] contexts.
+    /// [`crate::MAX_CONTEXTS`] contexts.
     pub contexts_folded: bool,
 }
 
