@@ -20,21 +20,15 @@
 //! * Every activation also belongs to a node of the calling-context tree
 //!   (its function under its caller's context); a context's self cost is
 //!   what executed while an activation of it was the topmost. Past
-//!   [`MAX_CONTEXTS`] contexts, a new activation of a function already on
+//!   [`MAX_CONTEXTS`](crate::MAX_CONTEXTS) contexts, a new activation of a function already on
 //!   the stack reuses that activation's context (recursion is folded), so
 //!   the tree stays bounded.
 
-use std::collections::HashMap;
+use crate::context_tree::{ArcTable, ContextTree, NONE as NO_CTX};
 
 /// How many activations from the top a return target is matched against
 /// before falling back to stack-pointer resynchronisation.
 const RETURN_SEARCH_DEPTH: usize = 256;
-
-/// Contexts kept before recursion is folded (see the module docs).
-pub const MAX_CONTEXTS: usize = 1 << 20;
-
-/// No parent context / no context.
-const NO_CTX: u32 = u32::MAX;
 
 /// One node of the calling-context tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +103,7 @@ pub struct Finished {
     pub contexts: Vec<ContextStats>,
     /// Self extra events per context (`contexts.len() * extra`).
     pub contexts_extra: Vec<u64>,
-    /// Recursion was folded because the tree reached [`MAX_CONTEXTS`].
+    /// Recursion was folded because the tree reached [`MAX_CONTEXTS`](crate::MAX_CONTEXTS).
     pub contexts_folded: bool,
 }
 
@@ -120,9 +114,10 @@ pub struct CallStack {
     funcs: Vec<FunctionStats>,
     /// Activations of each function currently on the stack.
     active_fn: Vec<u32>,
+    /// The arcs' ids, and their stats by id.
+    arc_table: ArcTable,
     arcs: Vec<ArcStats>,
     active_arc: Vec<u32>,
-    arc_index: HashMap<(u32, u32, u64, bool), u32>,
     /// Events tracked besides instructions (0 = instructions only).
     extra: usize,
     /// Current cumulative value of each extra event ([`CallStack::set_clock`]).
@@ -133,16 +128,10 @@ pub struct CallStack {
     /// activations only (empty without extra events).
     funcs_extra: Vec<Clock>,
     arcs_extra: Vec<Clock>,
-    /// Direct-mapped cache in front of `arc_index`, indexed by call site:
-    /// `(caller, callee, site, tail, arc id)`.
-    arc_cache: Vec<(u32, u32, u64, bool, u32)>,
-    /// The calling-context tree and its index by `(parent, function)`.
+    /// The calling-context tree, and its stats by context.
+    tree: ContextTree,
     contexts: Vec<ContextStats>,
     contexts_extra: Vec<Clock>,
-    ctx_index: HashMap<(u32, u32), u32>,
-    /// Direct-mapped cache in front of `ctx_index`: `(parent, function, ctx)`.
-    ctx_cache: Vec<(u32, u32, u32)>,
-    contexts_folded: bool,
     /// When the topmost activation became the topmost: instruction count
     /// and the extra events' clock.
     top_since: u64,
@@ -168,9 +157,6 @@ fn add_spent(a: &mut Clock, b: &Clock, c: &Clock) {
 fn flatten(v: &[Clock], x: usize) -> Vec<u64> {
     v.iter().flat_map(|c| c[..x].iter().copied()).collect()
 }
-
-/// Entries in [`CallStack`]'s arc and context caches (a power of two).
-const ARC_CACHE: usize = 1024;
 
 impl CallStack {
     /// An empty stack (no root yet).
@@ -219,28 +205,17 @@ impl CallStack {
 
     #[inline]
     fn arc_id(&mut self, caller: Option<u32>, callee: u32, site: u64, tail: bool) -> u32 {
-        let key = (caller.map_or(u32::MAX, |c| c), callee, site, tail);
-        let slot = ((site >> 1) as usize ^ callee as usize) & (ARC_CACHE - 1);
-        if self.arc_cache.is_empty() {
-            self.arc_cache = vec![(u32::MAX, u32::MAX, u64::MAX, false, 0); ARC_CACHE];
+        let id = self
+            .arc_table
+            .id((caller.unwrap_or(NO_CTX), callee, site, tail));
+        if id as usize == self.arcs.len() {
+            self.new_arc(caller, callee, site, tail);
         }
-        let e = self.arc_cache[slot];
-        if (e.0, e.1, e.2, e.3) == key {
-            return e.4;
-        }
-        let id = self.arc_id_slow(key);
-        self.arc_cache[slot] = (key.0, key.1, key.2, key.3, id);
         id
     }
 
     #[cold]
-    fn arc_id_slow(&mut self, key: (u32, u32, u64, bool)) -> u32 {
-        if let Some(&id) = self.arc_index.get(&key) {
-            return id;
-        }
-        let (caller, callee, site, tail) =
-            ((key.0 != u32::MAX).then_some(key.0), key.1, key.2, key.3);
-        let id = self.arcs.len() as u32;
+    fn new_arc(&mut self, caller: Option<u32>, callee: u32, site: u64, tail: bool) {
         self.arcs.push(ArcStats {
             caller,
             callee,
@@ -253,41 +228,29 @@ impl CallStack {
         if self.extra > 0 {
             self.arcs_extra.push([0; MAX_EXTRA_EVENTS]);
         }
-        self.arc_index.insert(key, id);
-        id
     }
 
     /// The context of `function` called from context `parent` (`NO_CTX`
-    /// for a root), created if new.
+    /// for a root), created if new; past [`MAX_CONTEXTS`](crate::MAX_CONTEXTS), recursion folds
+    /// into the innermost activation of `function` on the stack.
     #[inline]
     fn context(&mut self, parent: u32, function: u32) -> u32 {
-        let slot = ((parent as usize).wrapping_mul(31) ^ function as usize) & (ARC_CACHE - 1);
-        if self.ctx_cache.is_empty() {
-            self.ctx_cache = vec![(NO_CTX, NO_CTX, NO_CTX); ARC_CACHE];
+        let frames = &self.frames;
+        let id = self.tree.child(parent, function, || {
+            frames
+                .iter()
+                .rev()
+                .find(|f| f.func == function)
+                .map(|f| f.ctx)
+        });
+        if id as usize == self.contexts.len() {
+            self.new_context(parent, function);
         }
-        let e = self.ctx_cache[slot];
-        if (e.0, e.1) == (parent, function) {
-            return e.2;
-        }
-        let id = self.context_slow(parent, function);
-        self.ctx_cache[slot] = (parent, function, id);
         id
     }
 
     #[cold]
-    fn context_slow(&mut self, parent: u32, function: u32) -> u32 {
-        if let Some(&id) = self.ctx_index.get(&(parent, function)) {
-            return id;
-        }
-        if self.contexts.len() >= MAX_CONTEXTS {
-            // Fold recursion: reuse the context of the nearest activation
-            // of the same function, if one is on the stack.
-            if let Some(f) = self.frames.iter().rev().find(|f| f.func == function) {
-                self.contexts_folded = true;
-                return f.ctx;
-            }
-        }
-        let id = self.contexts.len() as u32;
+    fn new_context(&mut self, parent: u32, function: u32) {
         self.contexts.push(ContextStats {
             parent: (parent != NO_CTX).then_some(parent),
             function,
@@ -297,8 +260,6 @@ impl CallStack {
         if self.extra > 0 {
             self.contexts_extra.push([0; MAX_EXTRA_EVENTS]);
         }
-        self.ctx_index.insert((parent, function), id);
-        id
     }
 
     /// Charge what executed since the topmost activation became the
@@ -472,7 +433,7 @@ impl CallStack {
             arcs_extra: flatten(&self.arcs_extra, self.extra),
             contexts: self.contexts,
             contexts_extra: flatten(&self.contexts_extra, self.extra),
-            contexts_folded: self.contexts_folded,
+            contexts_folded: self.tree.folded(),
         }
     }
 

@@ -2,14 +2,12 @@
 
 use std::collections::HashMap;
 
-use fwprof_isa::{Inst, Op};
+use fwprof_isa::Inst;
 
-/// Entries in the direct-mapped call-length cache (a power of two).
-const CALL_CACHE: usize = 1024;
 /// `prev_block` after a cache flush: the previous block's ids are gone, its
 /// last instruction's address is kept in `prev_flushed_pc`.
 const PREV_FLUSHED: u32 = u32::MAX - 1;
-use fwprof_sim::{BlockId, CostModel, Hooks, JumpKind, TrapInfo};
+use fwprof_sim::{BlockId, CostModel, Forward, Jump, JumpKind, TrapInfo};
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
@@ -68,7 +66,7 @@ pub struct ExactData {
     /// Self extra events per context, context-major (`contexts.len() * extra`).
     pub contexts_extra: Vec<u64>,
     /// Recursion was folded to keep the tree within
-    /// [`crate::call_stack::MAX_CONTEXTS`] contexts.
+    /// [`crate::MAX_CONTEXTS`] contexts.
     pub contexts_folded: bool,
 }
 
@@ -80,7 +78,7 @@ struct BlockMeta {
     first: u32,
     len: u32,
     /// Function of the block's instructions (a block never runs from one
-    /// function into another: [`Hooks::split_block`] splits it).
+    /// function into another: [`Hooks::split_block`](fwprof_sim::Hooks::split_block) splits it).
     func: u32,
 }
 
@@ -88,7 +86,7 @@ struct BlockMeta {
 ///
 /// Cost per executed block: one counter increment. Cost per `jal`/`jalr`:
 /// a function lookup through a direct-mapped cache and a push or pop. At a
-/// block-cache flush ([`Hooks::on_cache_flush`], e.g. `fence.i`) the block
+/// block-cache flush ([`Hooks::on_cache_flush`](fwprof_sim::Hooks::on_cache_flush), e.g. `fence.i`) the block
 /// counts are folded into per-address counts and the per-block state is
 /// dropped: the cost is the blocks translated since the previous flush, and
 /// memory stays bounded by the program's code, however often it flushes.
@@ -112,9 +110,6 @@ pub struct ExactCollector<M: CostModel = ()> {
     prev_flushed_pc: u64,
     stack: CallStack,
     traps: HashMap<(u64, u64), u64>,
-    /// Length of every block-ending instruction that links (a call), by address.
-    call_lens: HashMap<u64, u8>,
-    call_cache: Box<[(u64, u8); CALL_CACHE]>,
     started: bool,
     entry: u64,
     entry_sp: u64,
@@ -155,8 +150,6 @@ impl<M: CostModel> ExactCollector<M> {
             prev_flushed_pc: 0,
             stack: CallStack::with_extra_events(M::EXTRA),
             traps: HashMap::new(),
-            call_lens: HashMap::new(),
-            call_cache: Box::new([(u64::MAX, 4); CALL_CACHE]),
             started: false,
             entry,
             entry_sp: sp,
@@ -339,53 +332,28 @@ impl<M: CostModel> ExactCollector<M> {
     }
 }
 
-impl<M: CostModel> Hooks for ExactCollector<M> {
-    const WANTS_JUMPS: bool = true;
-    const WANTS_MEMORY: bool = M::WANTS_MEMORY;
-    const WANTS_BRANCHES: bool = M::WANTS_BRANCHES;
-    const WANTS_OPERANDS: bool = M::WANTS_OPERANDS;
-    const MODELS_CYCLES: bool = M::MODELS_CYCLES;
-
+/// The cost model sees every hook first ([`Forward`]).
+impl<M: CostModel> Forward for ExactCollector<M> {
+    type Inner = M;
     #[inline(always)]
-    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
-        self.model.on_mem(index, addr, size, write);
+    fn inner(&mut self) -> &mut M {
+        &mut self.model
     }
 
-    #[inline]
-    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
-        self.model.on_branch(id, taken, target);
-    }
-
-    #[inline]
-    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
-        self.model.on_operands(index, a, b);
-    }
-
-    #[inline]
-    fn on_branch_front(&mut self, id: BlockId, word: u64) {
-        self.model.on_branch_front(id, word);
-    }
-
-    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
-        self.model.cycles_before(id, index)
-    }
+    const WANTS_JUMPS: bool = true;
 
     /// Blocks end where execution would run from one function into
     /// another, so every block belongs to one function and entering another
     /// is always seen at a block's start.
     fn split_block(&mut self, pcs: &[u64]) -> usize {
-        let model = self.model.split_block(pcs);
         let func = pcs.first().map(|&pc| self.map.lookup_or_add(pc));
-        let same = pcs
-            .iter()
+        pcs.iter()
             .position(|&pc| Some(self.map.lookup_or_add(pc)) != func)
-            .unwrap_or(pcs.len());
-        same.min(model)
+            .unwrap_or(pcs.len())
     }
 
     /// Folds the block counts into per-address counts (see the type's docs).
     fn on_cache_flush(&mut self) {
-        self.model.on_cache_flush();
         if self.prev_block != u32::MAX {
             self.prev_flushed_pc = self.last_pc(self.prev_block);
             self.prev_block = PREV_FLUSHED;
@@ -394,7 +362,6 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
     }
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
-        self.model.on_block_translated(id, pcs, insts);
         let idx = id.0 as usize;
         if self.blocks.len() <= idx {
             self.blocks.resize(
@@ -417,20 +384,13 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
         };
         self.insts
             .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
-        if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
-            if matches!(last.op, Op::Jal | Op::Jalr) && last.rd != 0 {
-                self.call_lens.insert(pc, last.len);
-                let slot = ((pc >> 1) as usize) & (CALL_CACHE - 1);
-                self.call_cache[slot] = (pc, last.len);
-            }
-        }
     }
 
     #[inline(always)]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
-        // The model charges the previous block first, so a jump-in below
-        // starts at this block's first instruction in its events too.
-        self.model.on_block_exec(id, executed);
+        // The model charged the previous block first ([`Forward`]), so a
+        // jump-in below starts at this block's first instruction in its
+        // events too.
         let i = id.0 as usize;
         // Ids are dense and were announced by on_block_translated.
         if let Some(meta) = self.blocks.get_mut(i) {
@@ -443,32 +403,28 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
     }
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
-        self.model.on_block_cut(id, executed);
         *self.cuts.entry((id.0, executed)).or_insert(0) += 1;
     }
 
     #[inline]
-    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.model.on_jump(kind, pc, target, instret, sp);
+    fn on_jump(&mut self, j: &Jump) {
+        let (pc, target, instret, sp) = (j.pc, j.target, j.instret, j.sp);
         self.start();
         self.sync_clock(true);
         self.last_sp = sp;
-        match kind {
+        match j.kind {
             JumpKind::Call => {
-                let caller = self.map.lookup_or_add(pc);
+                let caller = self.block_function(j);
                 let callee = self.map.lookup_or_add(target);
-                // The return address is the instruction after the call: find its length.
-                let ret = pc + self.call_len(pc);
-                self.stack.call(caller, callee, pc, ret, sp, instret);
+                self.stack.call(caller, callee, pc, j.ret, sp, instret);
             }
             JumpKind::Return => self.stack.ret(target, sp, instret),
             JumpKind::CallReturn => {
                 // Pop then push (coroutine swap, Table 2.1).
                 self.stack.ret(target, sp, instret);
-                let caller = self.map.lookup_or_add(pc);
+                let caller = self.block_function(j);
                 let callee = self.map.lookup_or_add(target);
-                let ret = pc + self.call_len(pc);
-                self.stack.call(caller, callee, pc, ret, sp, instret);
+                self.stack.call(caller, callee, pc, j.ret, sp, instret);
             }
             JumpKind::Jump | JumpKind::LinkOther => {
                 // A jump to a function's entry is a tail call — also to the
@@ -476,7 +432,7 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
                 // where a new activation begins, as `_mcount` in a `-pg`
                 // prologue sees it). Jumps elsewhere stay inside the activation.
                 if self.map.is_entry(target) {
-                    let caller = self.map.lookup_or_add(pc);
+                    let caller = self.block_function(j);
                     let callee = self.map.lookup_or_add(target);
                     self.stack.tail_call(caller, callee, pc, sp, instret);
                 }
@@ -486,7 +442,6 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
     }
 
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
-        self.model.on_trap(trap, instret, sp);
         self.start();
         *self.traps.entry((trap.pc, trap.cause)).or_insert(0) += 1;
         // The handler's first block will differ from the current function and
@@ -495,8 +450,7 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
         self.last_sp = sp;
     }
 
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.model.on_mret(pc, target, instret, sp);
+    fn on_mret(&mut self, _pc: u64, target: u64, instret: u64, sp: u64) {
         self.start();
         self.sync_clock(true);
         self.stack.ret(target, sp, instret);
@@ -505,17 +459,13 @@ impl<M: CostModel> Hooks for ExactCollector<M> {
 }
 
 impl<M: CostModel> ExactCollector<M> {
-    /// Length of the call instruction at `pc` (2 for `c.jal`/`c.jalr`, else 4),
-    /// recorded when its block was translated.
+    /// The function of the block that ends with jump `j` (the function of
+    /// every instruction in it, recorded when it was translated).
     #[inline]
-    fn call_len(&mut self, pc: u64) -> u64 {
-        let slot = ((pc >> 1) as usize) & (CALL_CACHE - 1);
-        let (a, len) = self.call_cache[slot];
-        if a == pc {
-            return u64::from(len);
+    fn block_function(&mut self, j: &Jump) -> u32 {
+        match self.blocks.get(j.block.0 as usize) {
+            Some(m) => m.func,
+            None => self.map.lookup_or_add(j.pc),
         }
-        let len = self.call_lens.get(&pc).copied().unwrap_or(4);
-        self.call_cache[slot] = (pc, len);
-        u64::from(len)
     }
 }

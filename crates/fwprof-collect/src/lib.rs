@@ -12,14 +12,16 @@
 #![deny(missing_docs)]
 
 mod call_stack;
+mod context_tree;
 mod exact;
 mod function_map;
 mod instrument;
 pub mod sample;
 
 pub use call_stack::{
-    ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_CONTEXTS, MAX_EXTRA_EVENTS,
+    ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_EXTRA_EVENTS,
 };
+pub use context_tree::MAX_CONTEXTS;
 pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
 pub use function_map::FunctionMap;
 pub use instrument::{

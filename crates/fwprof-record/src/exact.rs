@@ -60,10 +60,7 @@ pub(crate) fn run(
 pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile {
     let (data, timing) = (&run.data, run.timing.as_ref());
     if data.contexts_folded {
-        meta.warnings.push(format!(
-            "the calling-context tree reached {} contexts: deeper recursion is folded into its outer activation",
-            fwprof_collect::MAX_CONTEXTS
-        ));
+        meta.warnings.push(crate::meta::contexts_folded_warning());
     }
     let events: Vec<String> = match timing {
         None => vec![events::INSTRUCTIONS.to_string()],

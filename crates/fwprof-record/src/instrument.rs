@@ -210,10 +210,7 @@ fn data_warnings(d: &InstrumentData) -> Vec<String> {
         ));
     }
     if d.contexts_folded {
-        w.push(format!(
-            "the calling-context tree reached {} contexts: deeper recursion is folded into its outer activation",
-            fwprof_collect::MAX_CONTEXTS
-        ));
+        w.push(crate::meta::contexts_folded_warning());
     }
     w
 }

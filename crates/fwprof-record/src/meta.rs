@@ -77,6 +77,16 @@ pub(crate) fn base_meta(
     meta
 }
 
+/// The warning of a profile whose calling-context tree folded recursion
+/// to stay within [`fwprof_collect::MAX_CONTEXTS`] contexts (the same
+/// words for every method).
+pub(crate) fn contexts_folded_warning() -> String {
+    format!(
+        "the calling-context tree reached {} contexts: deeper recursion is folded into its outer activation",
+        fwprof_collect::MAX_CONTEXTS
+    )
+}
+
 /// Lower-case hexadecimal of `b`.
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()

@@ -123,6 +123,9 @@ pub(crate) fn profile(
             agg.taken
         ));
     }
+    if agg.contexts_folded {
+        meta.warnings.push(crate::meta::contexts_folded_warning());
+    }
     if agg.taken == 0 {
         meta.warnings.push(format!(
             "no samples: the run ended before the first period of {} {}",

@@ -36,6 +36,28 @@ pub enum JumpKind {
     LinkOther,
 }
 
+/// A completed `jal`/`jalr`, as [`Hooks::on_jump`] receives it: everything
+/// the simulator knows about it, so that a collector need not rebuild any
+/// of it (from the block id, or the return address from the call's length).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Jump {
+    /// The block the jump ends (its last instruction).
+    pub block: BlockId,
+    /// How it transfers control.
+    pub kind: JumpKind,
+    /// Its address.
+    pub pc: u64,
+    /// The address after it (`pc` + its length, 2 or 4 bytes): the return
+    /// address a call links, whatever its `rd`.
+    pub ret: u64,
+    /// Where it went.
+    pub target: u64,
+    /// Instructions executed so far, *including* this one.
+    pub instret: u64,
+    /// The value of `sp` (x2) after it.
+    pub sp: u64,
+}
+
 /// Why the simulator stopped a block before its last instruction finished normally.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrapInfo {
@@ -129,12 +151,11 @@ pub trait Hooks {
         let _ = (id, executed);
     }
 
-    /// A `jal`/`jalr` at `pc` completed, transferring control to `target`.
-    /// `instret` is the number of instructions executed so far *including*
-    /// this one; `sp` is the value of `sp` (x2) after it.
+    /// A `jal`/`jalr` completed (see [`Jump`] for what is known of it).
+    /// Only with [`Hooks::WANTS_JUMPS`].
     #[inline]
-    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
-        let _ = (kind, pc, target, instret, sp);
+    fn on_jump(&mut self, jump: &Jump) {
+        let _ = jump;
     }
 
     /// A `jal`/`jalr` to `target` that is not a return completed (a call,
@@ -318,9 +339,9 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         self.1.on_block_cut(id, executed);
     }
     #[inline]
-    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.0.on_jump(kind, pc, target, instret, sp);
-        self.1.on_jump(kind, pc, target, instret, sp);
+    fn on_jump(&mut self, jump: &Jump) {
+        self.0.on_jump(jump);
+        self.1.on_jump(jump);
     }
     #[inline]
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {

@@ -31,6 +31,7 @@ mod csr;
 mod exec;
 mod exec_amo;
 mod exec_fp;
+mod forward;
 mod hart;
 mod hooks;
 mod host_pages;
@@ -42,8 +43,9 @@ mod uop;
 
 pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
+pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
-pub use hooks::{BlockId, CostModel, Hooks, JumpKind, TrapInfo};
+pub use hooks::{BlockId, CostModel, Hooks, Jump, JumpKind, TrapInfo};
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
 pub use sim::Simulator;

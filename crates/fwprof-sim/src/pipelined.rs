@@ -17,9 +17,9 @@ use std::thread::JoinHandle;
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{BlockId, Hooks, JumpKind, TrapInfo};
+use crate::hooks::{BlockId, Hooks, Jump, JumpKind, TrapInfo};
 
-/// Words per buffer handed to the worker (each hook call takes 1 to 5).
+/// Words per buffer handed to the worker (each hook call takes 1 to 6).
 const BATCH_WORDS: usize = 1 << 15;
 /// Buffers in flight: the simulator fills one while the worker replays
 /// the others.
@@ -121,12 +121,15 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
     /// If the operating system cannot start a thread.
     ///
     /// A collector that stops the run ([`Hooks::STOPS`]) cannot work
-    /// behind a `Pipelined`: its answer would be needed after every block.
+    /// behind a `Pipelined` (its answer would be needed after every
+    /// block): such an `H` does not compile.
     pub fn with_front(hooks: H, front: F) -> Pipelined<H, F> {
-        assert!(
-            !H::STOPS,
-            "a collector that stops the run cannot be pipelined"
-        );
+        const {
+            assert!(
+                !H::STOPS,
+                "a collector that stops the run cannot be pipelined"
+            )
+        };
         let (to_worker, requests) = mpsc::sync_channel::<Request>(IN_FLIGHT);
         let (give_back, spare) = mpsc::sync_channel::<Batch>(IN_FLIGHT + 1);
         let (answer, answers) = mpsc::sync_channel::<u64>(1);
@@ -271,15 +274,23 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 i += 1;
             }
             T_JUMP => {
-                let kind = match arg {
+                let kind = match arg & 0xff {
                     0 => JumpKind::Call,
                     1 => JumpKind::Return,
                     2 => JumpKind::CallReturn,
                     3 => JumpKind::Jump,
                     _ => JumpKind::LinkOther,
                 };
-                hooks.on_jump(kind, w[i + 1], w[i + 2], w[i + 3], w[i + 4]);
-                i += 5;
+                hooks.on_jump(&Jump {
+                    block: BlockId((arg >> 24) as u32),
+                    kind,
+                    pc: w[i + 1],
+                    ret: w[i + 2],
+                    target: w[i + 3],
+                    instret: w[i + 4],
+                    sp: w[i + 5],
+                });
+                i += 6;
             }
             T_MEM => {
                 let index = arg as u32;
@@ -382,15 +393,16 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     }
 
     #[inline(always)]
-    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
-        let k: u64 = match kind {
+    fn on_jump(&mut self, j: &Jump) {
+        let k: u64 = match j.kind {
             JumpKind::Call => 0,
             JumpKind::Return => 1,
             JumpKind::CallReturn => 2,
             JumpKind::Jump => 3,
             JumpKind::LinkOther => 4,
         };
-        self.put([T_JUMP | k << 8, pc, target, instret, sp]);
+        let head = T_JUMP | k << 8 | u64::from(j.block.0) << 32;
+        self.put([head, j.pc, j.ret, j.target, j.instret, j.sp]);
     }
 
     #[inline(always)]
@@ -476,9 +488,8 @@ mod tests {
         fn on_block_cut(&mut self, id: BlockId, executed: u32) {
             self.0.push(format!("cut {id:?} {executed}"));
         }
-        fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, sp: u64) {
-            self.0
-                .push(format!("jump {kind:?} {pc:x} {target:x} {instret} {sp:x}"));
+        fn on_jump(&mut self, j: &Jump) {
+            self.0.push(format!("jump {j:x?}"));
         }
         fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
             self.0.push(format!("mem {index} {addr:x} {size} {write}"));

@@ -425,8 +425,15 @@ impl<H: Hooks> Simulator<H> {
                     self.hooks
                         .on_call_args(target, self.hart.x[10], self.hart.x[11]);
                 }
-                self.hooks
-                    .on_jump(kind, b.last_pc, target, self.hart.executed, self.hart.x[2]);
+                self.hooks.on_jump(&crate::Jump {
+                    block: BlockId(id),
+                    kind,
+                    pc: b.last_pc,
+                    ret: self.cache.blocks[id as usize].end,
+                    target,
+                    instret: self.hart.executed,
+                    sp: self.hart.x[2],
+                });
             }
         }
         match b.last_op {

@@ -2,7 +2,7 @@
 //! 20191213, Chapter 24 instruction formats). Each helper names the
 //! mnemonic it encodes.
 
-use crate::hooks::{BlockId, Hooks, JumpKind, TrapInfo};
+use crate::hooks::{BlockId, Hooks, Jump, JumpKind, TrapInfo};
 use crate::{Memory, Simulator, StopReason};
 use fwprof_isa::Inst;
 use fwprof_os::{GuestMemory, Perm};
@@ -108,7 +108,9 @@ pub struct Rec {
     pub cuts: u32,
     pub traps: Vec<TrapInfo>,
     pub mrets: Vec<(u64, u64)>,
+    /// `on_jump` calls: (kind, pc, target, instret), and the whole jump.
     pub jumps: Vec<(JumpKind, u64, u64, u64)>,
+    pub jumps_full: Vec<Jump>,
     /// `on_idle` calls: (ticks, executed).
     pub idles: Vec<(u64, u64)>,
 }
@@ -131,8 +133,11 @@ impl Hooks for Rec {
         self.cuts += 1;
         self.count -= (self.sizes[self.base + id.0 as usize] - executed) as u64;
     }
-    fn on_jump(&mut self, kind: JumpKind, pc: u64, target: u64, instret: u64, _sp: u64) {
-        self.jumps.push((kind, pc, target, instret));
+    fn on_jump(&mut self, j: &Jump) {
+        // The block is the one that ends with the jump.
+        assert_eq!(self.pcs[self.base + j.block.0 as usize].last(), Some(&j.pc));
+        self.jumps.push((j.kind, j.pc, j.target, j.instret));
+        self.jumps_full.push(*j);
     }
     fn on_trap(&mut self, trap: TrapInfo, _instret: u64, _sp: u64) {
         self.traps.push(trap);

@@ -434,6 +434,33 @@ fn jump_kinds_are_reported() {
     assert_eq!(sm.hooks().jumps[1].3, 2); // instret including the jump
 }
 
+#[test]
+fn jumps_carry_their_block_and_return_address() {
+    // A 2-byte call (`c.jalr t1`) returns 2 bytes after it; 4-byte jumps 4.
+    let prog = [
+        jal(6, 4),      // 0: t1 = 4, jump to 4 (links another register)
+        addi(6, 6, 12), // 4: t1 = 0x10
+        0x0001_9302,    // 8: c.jalr t1 (ra = 0xa) ; a: c.nop
+        ECALL,          // c
+        jalr(0, 1, 0),  // 10: ret -> 0xa
+    ];
+    let sm = run_ok(true, &prog);
+    let j: Vec<_> = sm
+        .hooks()
+        .jumps_full
+        .iter()
+        .map(|j| (j.kind, j.pc - BASE, j.ret - BASE, j.target - BASE))
+        .collect();
+    assert_eq!(
+        j,
+        vec![
+            (JumpKind::LinkOther, 0, 4, 4),
+            (JumpKind::Call, 8, 0xa, 0x10),
+            (JumpKind::Return, 0x10, 0x14, 0xa),
+        ]
+    );
+}
+
 /// A Linux user-mode simulator over `words` at `BASE` (environment built
 /// directly, no ELF).
 fn linux_sim(words: &[u32]) -> crate::Simulator<Rec> {

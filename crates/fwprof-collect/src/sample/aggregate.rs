@@ -1,10 +1,11 @@
 //! Aggregation of unwound samples into functions, per-address costs, arcs
 //! and the calling-context tree.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use fwprof_unwind::Stack;
 
+use crate::context_tree::{ArcTable, ContextTree, NONE};
 use crate::FunctionMap;
 
 /// One node of the sampled calling-context tree: a function called from
@@ -54,6 +55,11 @@ pub struct SampleData {
     pub arcs: Vec<(ArcKey, Vec<u64>)>,
     /// The calling-context tree, parents first.
     pub contexts: Vec<SampledContext>,
+    /// Recursion was folded to keep the tree within
+    /// [`crate::MAX_CONTEXTS`] contexts: past it, a frame whose function
+    /// is already on the sample's path (nearer the root) gets that
+    /// frame's context, as in the exact call stack.
+    pub contexts_folded: bool,
     /// The first samples, one by one (see [`SampleData::taken`]).
     pub samples: Vec<Sample>,
     /// Samples taken, stored or not.
@@ -81,11 +87,12 @@ pub(crate) struct Aggregate {
     inclusive: Vec<Vec<u64>>,
     /// Sampled pcs: function, length, raw bits, cost.
     addrs: BTreeMap<u64, (u32, u8, u32, Vec<u64>)>,
-    /// `(caller, callee, call site)` → inclusive; caller `None` = the root.
-    arcs: HashMap<ArcKey, Vec<u64>>,
-    arc_order: Vec<ArcKey>,
+    /// The arcs `(caller, callee, call site)` (caller [`NONE`]: the
+    /// root), and their inclusive cost by arc id.
+    arc_table: ArcTable,
+    arcs: Vec<Vec<u64>>,
+    tree: ContextTree,
     contexts: Vec<SampledContext>,
-    context_index: HashMap<(Option<u32>, u32), u32>,
     samples: Vec<Sample>,
     /// Samples taken (stored or not; see [`MAX_STORED_SAMPLES`]).
     taken: u64,
@@ -95,16 +102,20 @@ pub(crate) struct Aggregate {
 
 impl Aggregate {
     pub(crate) fn new(n: usize, map: FunctionMap) -> Aggregate {
+        Aggregate::with_tree(n, map, ContextTree::default())
+    }
+
+    fn with_tree(n: usize, map: FunctionMap, tree: ContextTree) -> Aggregate {
         Aggregate {
             n,
             map,
             self_cost: Vec::new(),
             inclusive: Vec::new(),
             addrs: BTreeMap::new(),
-            arcs: HashMap::new(),
-            arc_order: Vec::new(),
+            arc_table: ArcTable::default(),
+            arcs: Vec::new(),
+            tree,
             contexts: Vec::new(),
-            context_index: HashMap::new(),
             samples: Vec::new(),
             taken: 0,
             truncated: 0,
@@ -162,32 +173,32 @@ impl Aggregate {
         arcs.push((None, funcs[funcs.len() - 1], 0));
         arcs.sort_unstable();
         arcs.dedup();
-        for key in arcs {
-            let v = self.arcs.entry(key).or_insert_with(|| {
-                self.arc_order.push(key);
-                vec![0; n]
-            });
-            add(v, interval);
+        for (caller, callee, site) in arcs {
+            let id = self
+                .arc_table
+                .id((caller.unwrap_or(NONE), callee, site, false));
+            if id as usize == self.arcs.len() {
+                self.arcs.push(vec![0; n]);
+            }
+            add(&mut self.arcs[id as usize], interval);
         }
-        // Contexts: the root-to-leaf path.
-        let mut parent: Option<u32> = None;
+        // Contexts: the root-to-leaf path, `(function, context)` per frame.
+        let mut path: Vec<(u32, u32)> = Vec::with_capacity(funcs.len());
         for &f in funcs.iter().rev() {
-            let id = match self.context_index.get(&(parent, f)) {
-                Some(&id) => id,
-                None => {
-                    let id = self.contexts.len() as u32;
-                    self.contexts.push(SampledContext {
-                        parent,
-                        function: f,
-                        self_cost: vec![0; n],
-                    });
-                    self.context_index.insert((parent, f), id);
-                    id
-                }
-            };
-            parent = Some(id);
+            let parent = path.last().map_or(NONE, |&(_, c)| c);
+            let id = self.tree.child(parent, f, || {
+                path.iter().rev().find(|&&(g, _)| g == f).map(|&(_, c)| c)
+            });
+            if id as usize == self.contexts.len() {
+                self.contexts.push(SampledContext {
+                    parent: (parent != NONE).then_some(parent),
+                    function: f,
+                    self_cost: vec![0; n],
+                });
+            }
+            path.push((f, id));
         }
-        if let Some(leaf_ctx) = parent {
+        if let Some(&(_, leaf_ctx)) = path.last() {
             add(&mut self.contexts[leaf_ctx as usize].self_cost, interval);
         }
         if stack.truncated() {
@@ -205,11 +216,14 @@ impl Aggregate {
 
     /// The aggregated data; `idle_samples` as counted by the sampler.
     pub(crate) fn finish(self, idle_samples: u64) -> SampleData {
-        let mut arcs = self.arcs;
         let arcs = self
-            .arc_order
+            .arc_table
+            .keys()
             .iter()
-            .map(|key| (*key, arcs.remove(key).unwrap_or_default()))
+            .zip(self.arcs)
+            .map(|(&(caller, callee, site, _), cost)| {
+                (((caller != NONE).then_some(caller), callee, site), cost)
+            })
             .collect();
         SampleData {
             map: self.map,
@@ -222,11 +236,119 @@ impl Aggregate {
                 .collect(),
             arcs,
             contexts: self.contexts,
+            contexts_folded: self.tree.folded(),
             samples: self.samples,
             taken: self.taken,
             truncated: self.truncated,
             idle_samples,
             totals: self.totals,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fwprof_unwind::{Frame, FrameSource, StackEnd};
+
+    use super::*;
+    use crate::MAX_CONTEXTS;
+
+    /// A complete stack of frame addresses, leaf first.
+    fn stack(addresses: &[u64]) -> Stack {
+        let frames = addresses
+            .iter()
+            .enumerate()
+            .map(|(k, &address)| Frame {
+                address,
+                return_address: (k > 0).then_some(address + 4),
+                cfa: None,
+                source: if k == 0 {
+                    FrameSource::Pc
+                } else {
+                    FrameSource::Cfi
+                },
+            })
+            .collect();
+        Stack {
+            frames,
+            end: StackEnd::EntryFunction,
+        }
+    }
+
+    #[test]
+    fn sampled_contexts_stay_bounded_and_recursion_folds() {
+        // main (0x1000) calls a (0x2000) or b (0x3000), which recurse into
+        // each other 4,000 deep in a pseudo-random pattern: each sample's
+        // path is new from near the root, so 400 samples would make about
+        // 1.6 million contexts. Past MAX_CONTEXTS the tree folds recursion
+        // (a frame whose function is on the path nearer the root takes
+        // that frame's context), as the exact call stack does.
+        let map = FunctionMap::new(
+            &[(0x1000, 0x1100), (0x2000, 0x2100), (0x3000, 0x3100)],
+            &[0x1000, 0x2000, 0x3000],
+        );
+        let mut agg = Aggregate::new(2, map);
+        let (samples, depth) = (400u64, 4000);
+        let mut lfsr = 0xace1u32;
+        for i in 0..samples {
+            let mut frames: Vec<u64> = (0..depth)
+                .map(|_| {
+                    lfsr = (lfsr >> 1) ^ (0u32.wrapping_sub(lfsr & 1) & 0xb400);
+                    if lfsr & 1 == 0 {
+                        0x2010
+                    } else {
+                        0x3010
+                    }
+                })
+                .collect();
+            frames.push(0x1010);
+            agg.add(&stack(&frames), i * 100, &[100, 1], (4, 0));
+        }
+        let d = agg.finish(0);
+        assert!(d.contexts_folded);
+        // After the cap, a sample adds at most the first a and the first b
+        // of its path (the only frames whose function is not yet on it).
+        assert!(
+            d.contexts.len() as u64 <= MAX_CONTEXTS as u64 + 2 * samples,
+            "{} contexts",
+            d.contexts.len()
+        );
+        assert!(d.contexts.len() >= MAX_CONTEXTS);
+        // Every sample's cost is still in the tree and the totals.
+        let self_sum: u64 = d.contexts.iter().map(|c| c.self_cost[0]).sum();
+        assert_eq!((self_sum, d.totals[0]), (100 * samples, 100 * samples));
+        assert!(d
+            .contexts
+            .iter()
+            .enumerate()
+            .all(|(i, c)| c.parent.is_none_or(|p| (p as usize) < i)));
+    }
+
+    #[test]
+    fn sampled_contexts_below_the_cap_are_the_paths() {
+        let map = FunctionMap::new(&[(0x1000, 0x1100), (0x2000, 0x2100)], &[0x1000, 0x2000]);
+        let mut agg = Aggregate::new(2, map);
+        // main -> f -> f, then main -> f.
+        agg.add(&stack(&[0x2004, 0x2010, 0x1010]), 10, &[10, 1], (4, 0));
+        agg.add(&stack(&[0x2008, 0x1010]), 20, &[10, 1], (4, 0));
+        let d = agg.finish(0);
+        assert!(!d.contexts_folded);
+        let shape: Vec<_> = d
+            .contexts
+            .iter()
+            .map(|c| (c.parent, c.function, c.self_cost[0]))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![(None, 0, 0), (Some(0), 1, 10), (Some(1), 1, 10)]
+        );
+        assert_eq!(
+            d.arcs,
+            vec![
+                ((None, 0, 0), vec![20, 2]),
+                ((Some(0), 1, 0x1010), vec![20, 2]),
+                ((Some(1), 1, 0x2010), vec![10, 1]),
+            ]
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! block boundary after each sampling point.
 
 use fwprof_isa::Inst;
-use fwprof_sim::{BlockId, CostModel, Hooks, TrapInfo};
+use fwprof_sim::{BlockId, CostModel, Forward, Hooks};
 
 /// The hooks of a sampled run with a cost model (a core's timing model):
 /// the model, and the cycle threshold of the next sample. With `PACED` (`--unit cycles`) the run
@@ -80,18 +80,20 @@ impl<M: CostModel, const PACED: bool> SampleClock<M, PACED> {
     }
 }
 
-impl<M: CostModel, const PACED: bool> Hooks for SampleClock<M, PACED> {
-    const WANTS_MEMORY: bool = M::WANTS_MEMORY;
-    const WANTS_BRANCHES: bool = M::WANTS_BRANCHES;
-    const WANTS_OPERANDS: bool = M::WANTS_OPERANDS;
-    const MODELS_CYCLES: bool = M::MODELS_CYCLES;
+/// The cost model sees every hook first ([`Forward`]).
+impl<M: CostModel, const PACED: bool> Forward for SampleClock<M, PACED> {
+    type Inner = M;
+    #[inline(always)]
+    fn inner(&mut self) -> &mut M {
+        &mut self.model
+    }
+
     const STOPS: bool = PACED;
 
     fn stop_requested(&mut self) -> bool {
         self.cycles() >= self.threshold
     }
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
-        self.model.on_block_translated(id, pcs, insts);
         if PACED {
             use fwprof_isa::InstClass;
             let transfer = insts.last().is_some_and(|i| {
@@ -107,11 +109,7 @@ impl<M: CostModel, const PACED: bool> Hooks for SampleClock<M, PACED> {
             self.blocks[at] = (pcs.into(), transfer);
         }
     }
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
-        self.model.split_block(pcs)
-    }
     fn on_cache_flush(&mut self) {
-        self.model.on_cache_flush();
         if PACED {
             self.flushed_pc = self.sample_pc();
             self.last = None;
@@ -119,41 +117,15 @@ impl<M: CostModel, const PACED: bool> Hooks for SampleClock<M, PACED> {
         }
     }
     #[inline]
-    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
-        self.model.on_block_exec(id, executed);
+    fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
         if PACED {
             self.last = Some((id.0, u32::MAX));
         }
     }
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
-        self.model.on_block_cut(id, executed);
         if PACED {
             self.last = Some((id.0, executed));
         }
-    }
-    #[inline]
-    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
-        self.model.on_mem(index, addr, size, write);
-    }
-    #[inline]
-    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
-        self.model.on_operands(index, a, b);
-    }
-    #[inline]
-    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
-        self.model.on_branch(id, taken, target);
-    }
-    fn on_branch_front(&mut self, id: BlockId, word: u64) {
-        self.model.on_branch_front(id, word);
-    }
-    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
-        self.model.cycles_before(id, index)
-    }
-    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
-        self.model.on_trap(trap, instret, sp);
-    }
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.model.on_mret(pc, target, instret, sp);
     }
     fn on_idle(&mut self, ticks: u64, _executed: u64) {
         let start = self.cycles();

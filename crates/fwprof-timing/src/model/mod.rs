@@ -1,0 +1,430 @@
+//! The timing model as a collector: an in-order core described by a
+//! [`CoreConfig`], fed by the simulator's hooks, charging every executed
+//! instruction its cycles and events.
+//!
+//! Per instruction, in program order (the rules are those of
+//! `docs/core-format.md`, "How the numbers combine"):
+//! * **fetch:** one instruction-cache access at its pc; cycles beyond one
+//!   are `stall_icache` (hit latency, miss penalty) and `stall_wait_state`
+//!   (wait states of memory reached: fills, or every fetch without a cache);
+//! * **issue:** the class cost from [`crate::ClassLatencies`] (shifts by the
+//!   shift amount, divisions optionally by the quotient's size); cycles of
+//!   multiply/divide beyond one ALU operation are also counted as
+//!   `stall_muldiv` (they are part of the class cost, not added twice);
+//! * **register hazards** on the integer registers: reading the destination
+//!   of the load right before costs `load_use` cycles; without forwarding,
+//!   reading the destination of any instruction right before costs
+//!   `no_forward_stall` (the larger applies; both are `stall_load_use`).
+//!   F/D register dependences are not modelled;
+//! * **data access:** loads, stores, F/D loads/stores and atomics access the
+//!   data cache (`stall_dcache`) or, uncached, memory with the region's wait
+//!   states (`stall_wait_state`), like fetches;
+//! * **control** (a block's final branch or jump): without a predictor a
+//!   taken branch costs `branch_taken`; with one, a correct prediction costs
+//!   `branch_not_taken` (or `branch_taken`/`jal`/`jalr` when predicted taken
+//!   without a BTB hit) and a misprediction `branch_not_taken +
+//!   mispredict_penalty`. Cycles above `branch_not_taken` of a conditional
+//!   branch, and the penalty of a mispredicted jump, are `stall_branch`.
+//!
+//! `cycles` is the issue cost plus all stalls. Instructions that trap are
+//! charged like any other (they executed).
+//!
+//! [`translate`] holds what is computed once per translated block,
+//! [`execute`] what runs per executed block.
+
+mod execute;
+mod translate;
+
+use execute::control_row;
+use translate::control_class;
+
+use crate::cache::Cache;
+use crate::config::CoreConfig;
+pub use crate::events::{ev, Costs, EVENTS, NUM_EVENTS};
+use crate::facts::branch_kind;
+use crate::predictor::{BranchKind, Predictor};
+use fwprof_isa::{Inst, InstClass, Op};
+use fwprof_sim::{BlockId, CostModel, Hooks};
+
+/// Static facts of one translated instruction.
+#[derive(Clone, Copy, Debug)]
+struct Site {
+    pc: u64,
+    class: InstClass,
+    op: Op,
+    /// Integer destination written (0 = none), and whether it is a load's.
+    rd: u8,
+    load: bool,
+    /// Integer sources read (0 = none).
+    rs1: u8,
+    rs2: u8,
+    /// Branch/jump kind for the predictor (last instruction only).
+    branch: Option<BranchKind>,
+    /// Immediate shift amount (immediate shifts only).
+    shamt: u8,
+    /// The fetch goes through the instruction cache (there is one and the
+    /// address is not in an uncached region).
+    cached_fetch: bool,
+    /// First instruction of its block in a new cache line (fetches of the
+    /// rest of a line hit without changing the cache's state).
+    new_line: bool,
+}
+
+/// What the model keeps per translated block: everything a whole execution
+/// needs, in one record, the fields read on every execution first.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct BlockMeta {
+    /// Index of the first instruction in `sites`, and the length.
+    first: u32,
+    len: u32,
+    /// Range in `lines` of the block's fetches that begin a new line.
+    lines_start: u32,
+    lines_len: u32,
+    /// The instruction-cache epoch at which every line the block fetches
+    /// was the most recent of its set ([`NEVER`] if not known to be).
+    icache_epoch: u64,
+    /// Executions that ran to the end.
+    count: u64,
+    /// Address of the last instruction.
+    last_pc: u64,
+    /// The last instruction's branch or jump kind, if it is one, and its
+    /// class: 0 conditional branch, 1 `jal`, 2 `jalr` (the row group of
+    /// `TimingModel::control_costs`).
+    control: Option<BranchKind>,
+    control_class: u8,
+    /// Integer sources of the first instruction, destination of the last
+    /// and whether the last is a load (for hazards across blocks).
+    first_rs1: u8,
+    first_rs2: u8,
+    last_rd: u8,
+    last_load: bool,
+    /// Sum of the static costs of the block's instructions.
+    sum: Costs,
+}
+
+const NO_BLOCK: u32 = u32::MAX;
+/// An epoch the instruction cache never reaches.
+const NEVER: u64 = u64::MAX;
+
+/// The timing collector. Build with [`TimingModel::new`], run the simulator
+/// with it (alone, in a tuple, or inside an
+/// `fwprof_collect::ExactCollector`), then read [`TimingModel::finish`].
+///
+/// Cost: the static part of each instruction's costs (class cycles, in-block
+/// hazards, fetch latency, counts) is added once per block execution as a
+/// precomputed sum. What depends on the run is charged as it happens: data
+/// accesses in [`Hooks::on_mem`], operand-dependent latency in
+/// [`Hooks::on_operands`], the final branch in [`Hooks::on_branch`]; the
+/// fetches when the block is charged. The caches and the predictor are
+/// separate, so charging each in its own program order gives the same
+/// result as charging one instruction at a time (`reference.rs`), which the
+/// tests check.
+///
+/// Instruction fetches are skipped when they cannot change anything: every
+/// instruction-cache access that changes the cache's state (a miss, or a
+/// hit on a line that is not the most recent of its set) advances an
+/// epoch; a block whose lines were all the most recent of their sets at the
+/// current epoch still finds them there, and a read of such a line is a
+/// hit that changes nothing and costs nothing beyond the static fetch cost.
+#[derive(Debug)]
+pub struct TimingModel {
+    core: CoreConfig,
+    rv64: bool,
+    icache: Option<Cache>,
+    dcache: Option<Cache>,
+    /// The core has no memory regions (no wait states, everything cached).
+    no_regions: bool,
+    /// Data-cache hit cycles beyond one.
+    dcache_hit_stall: u64,
+    /// Costs of a final branch or jump by outcome ([`Self::control_table`]).
+    control_costs: [(u64, u64, u64); 24],
+    predictor: Predictor,
+    sites: Vec<Site>,
+    /// Static costs of one execution of each site.
+    stat: Vec<Costs>,
+    /// Costs that depend on the run, accumulated per site.
+    dynamic: Vec<Costs>,
+    blocks: Vec<BlockMeta>,
+    /// `(pc, site)` of the fetches that begin a new instruction-cache line
+    /// (cached fetches only), block after block.
+    lines: Vec<(u64, u32)>,
+    /// Advanced by every instruction-cache access that changes its state.
+    icache_epoch: u64,
+    /// `(block, instructions run) → times` for blocks left early.
+    cuts: std::collections::HashMap<(u32, u32), u64>,
+    /// Costs per address of the blocks of earlier cache generations
+    /// (folded at each [`Hooks::on_cache_flush`]).
+    folded: std::collections::HashMap<u64, Costs>,
+    totals: Costs,
+    /// The executing block, the index of its first site, how many of its
+    /// instructions are charged, and how many executed (its length unless
+    /// cut).
+    cur: u32,
+    cur_first: u32,
+    charged: u32,
+    ran: u32,
+    /// Nothing of the executing block is charged yet and it was not cut:
+    /// its end charges it whole.
+    whole: bool,
+    /// Integer register written by the previous instruction, and whether it
+    /// was a load (0 = none).
+    prev_rd: u8,
+    prev_load: bool,
+}
+
+impl TimingModel {
+    /// A model of `core` for an RV64 (`rv64`) or RV32 hart.
+    pub fn new(core: CoreConfig, rv64: bool) -> TimingModel {
+        TimingModel {
+            icache: core.icache.as_ref().map(Cache::new),
+            dcache: core.dcache.as_ref().map(Cache::new),
+            no_regions: core.regions.is_empty(),
+            dcache_hit_stall: core
+                .dcache
+                .as_ref()
+                .map_or(0, |d| u64::from(d.hit_latency.saturating_sub(1))),
+            predictor: Predictor::new(&core.predictor),
+            control_costs: TimingModel::control_table(&core),
+            core,
+            rv64,
+            sites: Vec::new(),
+            stat: Vec::new(),
+            dynamic: Vec::new(),
+            blocks: Vec::new(),
+            lines: Vec::new(),
+            icache_epoch: 0,
+            cuts: std::collections::HashMap::new(),
+            folded: std::collections::HashMap::new(),
+            totals: [0; NUM_EVENTS],
+            cur: NO_BLOCK,
+            cur_first: 0,
+            charged: 0,
+            ran: 0,
+            whole: false,
+            prev_rd: 0,
+            prev_load: false,
+        }
+    }
+
+    /// The core being modelled.
+    pub fn core(&self) -> &CoreConfig {
+        &self.core
+    }
+
+    /// Totals so far over every event of [`EVENTS`] (instructions of the
+    /// executing block are charged up to the last reported point).
+    pub fn totals(&self) -> &Costs {
+        &self.totals
+    }
+
+    /// End of run: charge what is pending and return the costs per
+    /// instruction address (sorted by address; addresses translated several
+    /// times are merged) and the totals.
+    pub fn finish(mut self) -> (Vec<(u64, Costs)>, Costs) {
+        self.finish_block();
+        let mut per = self.site_costs();
+        per.extend(self.folded.drain());
+        per.sort_by_key(|&(pc, _)| pc);
+        let mut merged: Vec<(u64, Costs)> = Vec::with_capacity(per.len());
+        for (pc, c) in per {
+            match merged.last_mut() {
+                Some((p, acc)) if *p == pc => {
+                    for (a, b) in acc.iter_mut().zip(c) {
+                        *a += b;
+                    }
+                }
+                _ => merged.push((pc, c)),
+            }
+        }
+        (merged, self.totals)
+    }
+
+    /// The costs of every site of the current cache generation that ran or
+    /// was charged anything, as `(pc, costs)` in site order.
+    fn site_costs(&self) -> Vec<(u64, Costs)> {
+        // Executions per site: whole runs of its block, plus cut runs that
+        // got past it.
+        let mut runs: Vec<u64> = vec![0; self.sites.len()];
+        for b in &self.blocks {
+            for k in 0..b.len {
+                runs[(b.first + k) as usize] = b.count;
+            }
+        }
+        if !self.cuts.is_empty() {
+            for (&(block, ran), &times) in &self.cuts {
+                let b = self.blocks[block as usize];
+                for k in 0..ran.min(b.len) {
+                    runs[(b.first + k) as usize] += times;
+                }
+            }
+        }
+        let mut per: Vec<(u64, Costs)> = Vec::new();
+        for (i, s) in self.sites.iter().enumerate() {
+            if runs[i] == 0 && self.dynamic[i] == [0; NUM_EVENTS] {
+                continue;
+            }
+            let mut c = self.dynamic[i];
+            for (a, st) in c.iter_mut().zip(self.stat[i]) {
+                *a += st * runs[i];
+            }
+            per.push((s.pc, c));
+        }
+        per
+    }
+
+    /// The block cache was flushed: charge the executing block, add the
+    /// costs of this generation's sites to `folded` by address, and forget
+    /// the blocks and sites (their ids are dead). Costs the blocks of this
+    /// generation.
+    fn fold_blocks(&mut self) {
+        self.finish_block();
+        for (pc, c) in self.site_costs() {
+            let acc = self.folded.entry(pc).or_insert([0; NUM_EVENTS]);
+            for (a, b) in acc.iter_mut().zip(c) {
+                *a += b;
+            }
+        }
+        self.sites.clear();
+        self.stat.clear();
+        self.dynamic.clear();
+        self.blocks.clear();
+        self.lines.clear();
+        if !self.cuts.is_empty() {
+            self.cuts = std::collections::HashMap::new();
+        }
+    }
+
+    /// A [`BranchFront`] for this model: its predictor, to run on the
+    /// simulator's thread in front of a [`fwprof_sim::Pipelined`] model.
+    /// Give it before the run starts (a fresh predictor).
+    pub fn branch_front(&self) -> BranchFront {
+        BranchFront {
+            predictor: Predictor::new(&self.core.predictor),
+            blocks: Vec::new(),
+        }
+    }
+}
+
+impl Hooks for TimingModel {
+    const WANTS_MEMORY: bool = true;
+    const WANTS_BRANCHES: bool = true;
+    const WANTS_OPERANDS: bool = true;
+    const MODELS_CYCLES: bool = true;
+
+    /// Charges the executing block and folds the costs per site into
+    /// costs per address (see [`TimingModel::finish`]).
+    fn on_cache_flush(&mut self) {
+        self.fold_blocks();
+    }
+
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        self.translate(id, pcs, insts);
+    }
+
+    #[inline]
+    fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
+        self.finish_block();
+        let b = self.blocks.get(id.0 as usize);
+        self.cur = id.0;
+        self.cur_first = b.map_or(0, |b| b.first);
+        self.charged = 0;
+        self.ran = b.map_or(0, |b| b.len);
+        self.whole = self.ran > 0;
+    }
+
+    fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        if id.0 == self.cur {
+            self.ran = executed;
+            self.whole = false;
+        }
+    }
+
+    #[inline(always)]
+    fn on_mem(&mut self, index: u32, addr: u64, _size: u8, write: bool) {
+        let idx = (self.cur_first + index) as usize;
+        self.data_access(idx, addr, write);
+    }
+
+    #[inline]
+    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+        let idx = (self.cur_first + index) as usize;
+        self.operand_cost(idx, a, b);
+    }
+
+    #[inline]
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        if (id.0 as usize) < self.blocks.len() {
+            self.control(id.0 as usize, taken, target);
+        }
+    }
+
+    #[inline]
+    fn on_branch_front(&mut self, id: BlockId, word: u64) {
+        let id = id.0 as usize;
+        if id < self.blocks.len() && self.blocks[id].control.is_some() {
+            self.charge_control(id, word as usize);
+        }
+    }
+
+    fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
+        if id.0 == self.cur {
+            self.charge_upto(index);
+        }
+        self.totals[ev::CYCLES]
+    }
+}
+
+/// Inside an `fwprof_collect::ExactCollector`, the model's events after
+/// `instructions` (`EVENTS[1..]`) are kept inclusively per function and arc.
+impl CostModel for TimingModel {
+    const EXTRA: usize = NUM_EVENTS - 1;
+
+    fn clock(&mut self, block_done: bool) -> &[u64] {
+        if block_done {
+            self.charge_upto(u32::MAX);
+        }
+        &self.totals[1..]
+    }
+}
+
+/// The branch predictor of a [`TimingModel`], run on the simulator's
+/// thread when the model runs behind a [`fwprof_sim::Pipelined`] (see
+/// [`TimingModel::branch_front`]): the predictor then works beside the
+/// simulator instead of beside the rest of the model, which balances the
+/// two threads. It sees the same branches in the same order, so the
+/// verdicts (the word passed to [`Hooks::on_branch_front`]: a row of the
+/// model's branch cost table) are the ones the model would reach itself.
+#[derive(Debug)]
+pub struct BranchFront {
+    predictor: Predictor,
+    /// Per block id: the last instruction's address, transfer kind and
+    /// row group.
+    blocks: Vec<(u64, Option<BranchKind>, u8)>,
+}
+
+impl fwprof_sim::Front for BranchFront {
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+        let idx = id.0 as usize;
+        if self.blocks.len() <= idx {
+            self.blocks.resize(idx + 1, (0, None, 0));
+        }
+        if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
+            self.blocks[idx] = (pc, branch_kind(last), control_class(last.op.class()));
+        }
+    }
+
+    fn on_cache_flush(&mut self) {
+        self.blocks.clear();
+    }
+
+    #[inline]
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64 {
+        match self.blocks.get(id.0 as usize) {
+            Some(&(pc, Some(kind), class)) => {
+                control_row(&mut self.predictor, pc, kind, class, taken, target) as u64
+            }
+            _ => 0,
+        }
+    }
+}
