@@ -36,7 +36,7 @@ pub fn dispatch(cli: cli::Cli) -> Result<u8> {
         Command::Merge(a) => crate::export_cmd::merge(&a),
         Command::Completions(a) => crate::export_cmd::completions(&a),
         Command::Compare(a) => crate::compare_cmd::compare(&a),
-        Command::Reliability(a) => crate::reliability::run(&a),
+        Command::Reliability(a) => crate::reliability_cmd::run(&a),
     }
 }
 
