@@ -4,23 +4,11 @@
 use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
-use fwprof_profile::{events, Profile};
+use fwprof_profile::Profile;
 use fwprof_report::{AnnotateOptions, Column, ReportOptions, SortKey};
 use fwprof_symbols::SourceResolver;
 
 use crate::cli::{AnnotateArgs, ColorArg, FormatArg, ReportArgs, SortArg};
-
-/// Index of the event named by `--event` (instructions when absent; the
-/// first event if a profile had no `instructions`).
-///
-/// # Errors
-/// An unknown name, with the profile's events listed.
-fn primary_event(profile: &Profile, event: Option<&str>) -> Result<usize> {
-    Ok(match event {
-        Some(name) => fwprof_report::event_by_name(profile, name)?,
-        None => profile.event_index(events::INSTRUCTIONS).unwrap_or(0),
-    })
-}
 
 /// The primary event and the extra flat-profile columns of `--event` /
 /// `--events` (clap keeps the two apart).
@@ -29,7 +17,10 @@ fn primary_event(profile: &Profile, event: Option<&str>) -> Result<usize> {
 /// Unknown names, a derived column first or without its inputs.
 pub fn event_columns(profile: &Profile, a: &ReportArgs) -> Result<(usize, Vec<Column>)> {
     if a.events.is_empty() {
-        Ok((primary_event(profile, a.event.as_deref())?, Vec::new()))
+        Ok((
+            fwprof_report::primary_event(profile, a.event.as_deref())?,
+            Vec::new(),
+        ))
     } else {
         Ok(fwprof_report::parse_columns(profile, &a.events)?)
     }
@@ -92,7 +83,7 @@ pub fn write(profile: &Profile, a: &ReportArgs, color: bool, w: &mut impl Write)
 /// # Errors
 /// A refused `--program`, an unknown event or function, writing.
 pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Result<()> {
-    let event = primary_event(profile, a.event.as_deref())?;
+    let event = fwprof_report::primary_event(profile, a.event.as_deref())?;
     let found = fwprof_report::find_program(profile, a.program.as_deref(), a.force)?;
     if let Some(note) = &found.note {
         eprintln!("fwprof: warning: {note}");

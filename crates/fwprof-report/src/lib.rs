@@ -58,7 +58,9 @@ pub use compare::{
     Comparison, FunctionComparison, Grade, Verdict, Z_95,
 };
 pub use cycles::{find_cycles, Cycles};
-pub use events::{event_by_name, parse_columns, Column, Derived, EventError, STALL_EVENTS};
+pub use events::{
+    event_by_name, parse_columns, primary_event, Column, Derived, EventError, STALL_EVENTS,
+};
 pub use flat::write_flat;
 pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
