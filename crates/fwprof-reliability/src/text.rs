@@ -136,6 +136,78 @@ pub fn write_text(runs: &[Run], mut w: impl Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalogue::WORKLOADS;
+    use crate::metrics::Reference;
+
+    fn metrics(max_abs_error: f64, missed: &[&str], idle: Option<u64>) -> Metrics {
+        Metrics {
+            max_abs_error,
+            max_abs_error_function: None,
+            mean_abs_error: 0.0,
+            tau_b: None,
+            top_n: 0,
+            top_overlap: 0,
+            missed: missed.iter().map(|m| m.to_string()).collect(),
+            missed_share: 0.0,
+            invented: Vec::new(),
+            invented_share: 0.0,
+            coverage: None,
+            samples: idle.map(|_| 99),
+            idle_samples: idle,
+            grade: "good",
+            verdict: String::new(),
+            functions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn rows_cells_and_failures() {
+        let bare = WORKLOADS.iter().find(|w| w.name == "ctxloss-bare").unwrap();
+        let nomem = &WORKLOADS[0];
+        let boom = || Some(Err("boom (exit status 125)".to_string()));
+        let runs = [
+            Run {
+                workload: bare,
+                param: 1,
+                reference: Ok(Reference {
+                    total: 2_500_000,
+                    functions: Vec::new(),
+                }),
+                cells: vec![
+                    Some(Ok(metrics(1.26, &[], Some(1)))),
+                    Some(Ok(metrics(20.0, &["a", "b"], Some(0)))),
+                    None,
+                    None,
+                    None,
+                    boom(),
+                    Some(Ok(metrics(0.04, &[], Some(50)))),
+                    boom(),
+                ],
+            },
+            Run {
+                workload: nomem,
+                param: 100,
+                reference: Err("exact: no such file".into()),
+                cells: METHODS.iter().map(|_| boom()).collect(),
+            },
+        ];
+        let mut out = Vec::new();
+        write_text(&runs, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // 1 of 100 points lost: `lost 1%`; 50 of 149: `lost 34%`.
+        assert!(lines.contains(
+            &"ctxloss-bare         1    2.5M   1.3 lost 1%   20.0 miss 2           n/a           n/a           n/a        failed  0.0 lost 34%        failed"
+        ), "{text}");
+        assert!(lines.contains(
+            &"nomem              100  failed        failed        failed        failed        failed        failed        failed        failed        failed"
+        ), "{text}");
+        let failed = text.split("\nFailed:\n").nth(1).unwrap();
+        assert_eq!(
+            failed,
+            "  exact: no such file [nomem 100]\n  icount: boom (exit status 125) [ctxloss-bare 1]\n  time-jitter: boom (exit status 125) [ctxloss-bare 1]\n"
+        );
+    }
 
     #[test]
     fn short_counts() {
