@@ -53,8 +53,8 @@ pub fn one_line(e: &anyhow::Error) -> String {
     s.replace('\n', " ")
 }
 
-// Trap cause names and the cause → signal mapping are owned by fwprof-isa.
-pub use fwprof_isa::{cause_name, signal_for_cause};
+// The cause → signal mapping is owned by fwprof-isa.
+use fwprof_isa::signal_for_cause;
 
 /// Process exit status for a stop reason (see the table in `main.rs`).
 pub fn status_for(stop: &StopReason) -> u8 {

@@ -20,7 +20,7 @@ mod export_cmd;
 mod files;
 mod progress;
 mod record;
-mod reliability;
+mod reliability_cmd;
 mod report_cmd;
 mod signals;
 

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use fwprof_record::{Control, Recording, RunEnd, Session};
-use fwprof_sim::StopReason;
 
 use crate::cli::{self, Command, ExecArgs};
 use crate::exit;
@@ -36,7 +35,7 @@ pub fn dispatch(cli: cli::Cli) -> Result<u8> {
         Command::Merge(a) => crate::export_cmd::merge(&a),
         Command::Completions(a) => crate::export_cmd::completions(&a),
         Command::Compare(a) => crate::compare_cmd::compare(&a),
-        Command::Reliability(a) => crate::reliability::run(&a),
+        Command::Reliability(a) => crate::reliability_cmd::run(&a),
     }
 }
 
@@ -130,30 +129,8 @@ fn record(args: &cli::RecordArgs) -> Result<u8> {
 
 /// Print the one-line diagnostic for a stop that is not a normal exit.
 fn report_stop(end: &RunEnd) {
-    match &end.stop {
-        StopReason::Exit(_) => {}
-        StopReason::InstructionLimit => eprintln!("fwprof: instruction limit reached"),
-        StopReason::Interrupted => eprintln!(
-            "fwprof: stopped by {}",
-            crate::signals::name(crate::signals::stopping_signal())
-        ),
-        StopReason::Fault { cause, pc, tval, raw, len } => {
-            let xlen = if end.rv64 { fwprof_isa::Xlen::Rv64 } else { fwprof_isa::Xlen::Rv32 };
-            let inst = fwprof_isa::decode(*raw, xlen);
-            let text = fwprof_isa::disasm(&inst, *pc, xlen, fwprof_isa::Style::Pseudo);
-            let word = if *len == 2 { format!("{raw:04x}") } else { format!("{raw:08x}") };
-            eprintln!(
-                "fwprof: guest fault: {} (mcause {cause}) at pc {pc:#x}, mtval {tval:#x}, instruction {word} `{text}` (mtvec is 0, no trap handler)",
-                exit::cause_name(*cause)
-            );
-        }
-        StopReason::Signal { signo, pc, .. } if end.stack_overflow.is_some() => eprintln!(
-            "fwprof: guest killed by signal {signo}: {} at pc {pc:#x}",
-            end.stack_overflow.as_deref().unwrap_or_default()
-        ),
-        StopReason::Signal { signo, cause, pc, tval } => eprintln!(
-            "fwprof: guest killed by signal {signo}: {} (mcause {cause}) at pc {pc:#x}, address {tval:#x}",
-            exit::cause_name(*cause)
-        ),
+    let signal = crate::signals::name(crate::signals::stopping_signal());
+    if let Some(line) = end.describe(&signal) {
+        eprintln!("fwprof: {line}");
     }
 }

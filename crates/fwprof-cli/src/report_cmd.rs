@@ -4,23 +4,11 @@
 use std::io::{IsTerminal, Write};
 
 use anyhow::{Context, Result};
-use fwprof_profile::{events, Profile};
-use fwprof_report::{AnnotateOptions, CallGraphOptions, Column, FlatOptions, SortKey};
+use fwprof_profile::Profile;
+use fwprof_report::{AnnotateOptions, Column, ReportOptions, SortKey};
 use fwprof_symbols::SourceResolver;
 
 use crate::cli::{AnnotateArgs, ColorArg, FormatArg, ReportArgs, SortArg};
-
-/// Index of the event named by `--event` (instructions when absent; the
-/// first event if a profile had no `instructions`).
-///
-/// # Errors
-/// An unknown name, with the profile's events listed.
-fn primary_event(profile: &Profile, event: Option<&str>) -> Result<usize> {
-    Ok(match event {
-        Some(name) => fwprof_report::event_by_name(profile, name)?,
-        None => profile.event_index(events::INSTRUCTIONS).unwrap_or(0),
-    })
-}
 
 /// The primary event and the extra flat-profile columns of `--event` /
 /// `--events` (clap keeps the two apart).
@@ -29,7 +17,10 @@ fn primary_event(profile: &Profile, event: Option<&str>) -> Result<usize> {
 /// Unknown names, a derived column first or without its inputs.
 pub fn event_columns(profile: &Profile, a: &ReportArgs) -> Result<(usize, Vec<Column>)> {
     if a.events.is_empty() {
-        Ok((primary_event(profile, a.event.as_deref())?, Vec::new()))
+        Ok((
+            fwprof_report::primary_event(profile, a.event.as_deref())?,
+            Vec::new(),
+        ))
     } else {
         Ok(fwprof_report::parse_columns(profile, &a.events)?)
     }
@@ -52,155 +43,32 @@ fn color_choice(arg: ColorArg, terminal: bool, no_color: bool) -> bool {
     }
 }
 
-/// [`write`](fn@write), coloured if `color` and the format is text: section titles
-/// and column headings bold, flat-profile rows of functions with at least
-/// 10% of the total in red and at least 1% in yellow, the primary lines of
-/// the call graph bold, a partial-profile notice in yellow. Without
-/// colour the bytes are exactly [`write`](fn@write)'s.
-///
-/// # Errors
-/// Those of [`write`](fn@write).
-pub fn write_styled(
-    profile: &Profile,
-    a: &ReportArgs,
-    color: bool,
-    w: &mut impl Write,
-) -> Result<()> {
-    if !color || a.format != FormatArg::Text {
-        return write(profile, a, w);
-    }
-    let mut plain = Vec::new();
-    write(profile, a, &mut plain)?;
-    w.write_all(colorize(&String::from_utf8_lossy(&plain)).as_bytes())?;
-    w.flush()?;
-    Ok(())
-}
-
-/// Where [`colorize`] is in the report.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Section {
-    Other,
-    /// After `Flat profile:`, before its rows.
-    FlatHeading,
-    /// The flat profile's rows (until the blank line after them).
-    FlatRows,
-    /// The call graph, until the index by name.
-    CallGraph,
-}
-
-/// ANSI styles on the text report (see [`write_styled`]).
-fn colorize(text: &str) -> String {
-    use anstyle::{AnsiColor, Style};
-    let title = Style::new().bold();
-    let hot = AnsiColor::Red.on_default().bold();
-    let warm = AnsiColor::Yellow.on_default();
-    let note = AnsiColor::Yellow.on_default().bold();
-    let paint = |out: &mut String, style: Style, line: &str| {
-        out.push_str(&format!(
-            "{}{line}{}\n",
-            style.render(),
-            style.render_reset()
-        ));
-    };
-    let mut out = String::with_capacity(text.len() * 11 / 10);
-    let mut section = Section::Other;
-    for line in text.split_inclusive('\n') {
-        let body = line.strip_suffix('\n').unwrap_or(line);
-        if line.len() == body.len() {
-            // Reports end with a newline; keep any last partial line as is.
-            out.push_str(line);
-            continue;
-        }
-        let trimmed = body.trim();
-        let style = if trimmed == "Flat profile:" {
-            section = Section::FlatHeading;
-            Some(title)
-        } else if trimmed.starts_with("Call graph") {
-            section = Section::CallGraph;
-            Some(title)
-        } else if trimmed == "Index by function name" {
-            section = Section::Other;
-            Some(title)
-        } else if body.starts_with("Partial profile:") {
-            Some(note)
-        } else {
-            match section {
-                Section::FlatHeading if trimmed.starts_with('%') => Some(title),
-                Section::FlatHeading if trimmed.starts_with("time") => {
-                    section = Section::FlatRows;
-                    Some(title)
-                }
-                Section::FlatRows if trimmed.is_empty() => {
-                    section = Section::Other;
-                    None
-                }
-                Section::FlatRows => {
-                    let pct = trimmed
-                        .split_whitespace()
-                        .next()
-                        .and_then(|p| p.parse::<f64>().ok());
-                    match pct {
-                        Some(p) if p >= 10.0 => Some(hot),
-                        Some(p) if p >= 1.0 => Some(warm),
-                        _ => None,
-                    }
-                }
-                Section::CallGraph if body.starts_with("index ") || body.starts_with('[') => {
-                    Some(title)
-                }
-                _ => None,
-            }
-        };
-        match style {
-            Some(s) if !body.is_empty() => paint(&mut out, s, body),
-            _ => out.push_str(line),
-        }
-    }
-    out
-}
-
-/// Write the report chosen by `a` for `profile`. Event names are checked
+/// Write the report chosen by `a` for `profile`, the text coloured if
+/// `color` (see [`use_color`]; JSON never is). Event names are checked
 /// for JSON too, although JSON always carries every event.
 ///
 /// # Errors
 /// Those of [`event_columns`] and of writing.
-pub fn write(profile: &Profile, a: &ReportArgs, w: &mut impl Write) -> Result<()> {
+pub fn write(profile: &Profile, a: &ReportArgs, color: bool, w: &mut impl Write) -> Result<()> {
     let (event, columns) = event_columns(profile, a)?;
     match a.format {
         FormatArg::Json => fwprof_report::write_json(profile, &mut *w)?,
         FormatArg::Text => {
-            if let Some(reason) = &profile.meta.partial {
-                writeln!(w, "Partial profile: {reason}\n")?;
-            }
-            let sort = match a.sort {
-                SortArg::SelfCost => SortKey::SelfCost,
-                SortArg::Inclusive => SortKey::Inclusive,
-                SortArg::Calls => SortKey::Calls,
-                SortArg::Name => SortKey::Name,
-            };
-            fwprof_report::write_instrumented(profile, a.top, &mut *w)?;
-            if profile.meta.method == fwprof_profile::Method::Instrument {
-                writeln!(w)?;
-            }
-            // gprof's explanations belong to the full report: they follow
-            // the flat profile and the call graph, not a flat profile alone
-            // (`--no-call-graph`), and `-b` drops them.
-            let flat = FlatOptions {
+            let opts = ReportOptions {
                 top: a.top,
-                sort,
+                sort: match a.sort {
+                    SortArg::SelfCost => SortKey::SelfCost,
+                    SortArg::Inclusive => SortKey::Inclusive,
+                    SortArg::Calls => SortKey::Calls,
+                    SortArg::Name => SortKey::Name,
+                },
                 event,
                 columns,
-                brief: a.brief || a.no_call_graph,
+                brief: a.brief,
+                no_call_graph: a.no_call_graph,
+                color,
             };
-            fwprof_report::write_flat(profile, &flat, &mut *w)?;
-            if !a.no_call_graph {
-                writeln!(w)?;
-                let cg = CallGraphOptions {
-                    event,
-                    brief: a.brief,
-                };
-                fwprof_report::write_call_graph(profile, &cg, &mut *w)?;
-            }
+            fwprof_report::write_report(profile, &opts, &mut *w)?;
         }
     }
     w.flush()?;
@@ -215,7 +83,7 @@ pub fn write(profile: &Profile, a: &ReportArgs, w: &mut impl Write) -> Result<()
 /// # Errors
 /// A refused `--program`, an unknown event or function, writing.
 pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Result<()> {
-    let event = primary_event(profile, a.event.as_deref())?;
+    let event = fwprof_report::primary_event(profile, a.event.as_deref())?;
     let found = fwprof_report::find_program(profile, a.program.as_deref(), a.force)?;
     if let Some(note) = &found.note {
         eprintln!("fwprof: warning: {note}");
@@ -252,7 +120,7 @@ pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     let profile = crate::files::read_profile(&a.file)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    write_styled(&profile, a, color, &mut w)?;
+    write(&profile, a, color, &mut w)?;
     Ok(0)
 }
 
@@ -311,7 +179,7 @@ mod tests {
 
     fn report(args: &[&str]) -> Result<String> {
         let mut out = Vec::new();
-        write(&two_events(), &report_args(args), &mut out)?;
+        write(&two_events(), &report_args(args), false, &mut out)?;
         Ok(String::from_utf8(out).unwrap())
     }
 
@@ -341,19 +209,6 @@ mod tests {
         assert!(text.contains("each count is one of 120 cycles"), "{text}");
     }
 
-    /// `text` without ANSI SGR sequences (`ESC [ ... m`).
-    fn strip_sgr(text: &str) -> String {
-        let mut out = String::new();
-        let mut rest = text;
-        while let Some(i) = rest.find('\x1b') {
-            out.push_str(&rest[..i]);
-            let end = rest[i..].find('m').expect("SGR ends with m");
-            rest = &rest[i + end + 1..];
-        }
-        out.push_str(rest);
-        out
-    }
-
     #[test]
     fn color_follows_the_flag_terminal_and_no_color() {
         for terminal in [false, true] {
@@ -366,31 +221,18 @@ mod tests {
                 );
             }
         }
-        let plain = report(&[]).unwrap();
-        let a = report_args(&[]);
+        // The renderer colours (fwprof-report's tests say how); JSON never.
         let mut colored = Vec::new();
-        write_styled(&two_events(), &a, true, &mut colored).unwrap();
-        let colored = String::from_utf8(colored).unwrap();
-        assert_ne!(colored, plain);
-        assert_eq!(strip_sgr(&colored), plain);
-        assert!(
-            colored.starts_with("\x1b[1mFlat profile:\x1b[0m\n"),
-            "{colored}"
-        );
-        // busy has 60% of the instructions: hot, in bold red.
-        let busy = colored
-            .lines()
-            .find(|l| l.ends_with("busy\x1b[0m"))
-            .unwrap();
-        assert!(busy.starts_with("\x1b[1m\x1b[31m"), "{busy:?}");
-        assert!(colored.contains("\x1b[1mindex % time"), "{colored}");
-        let mut uncolored = Vec::new();
-        write_styled(&two_events(), &a, false, &mut uncolored).unwrap();
-        assert_eq!(String::from_utf8(uncolored).unwrap(), plain);
-        // JSON is never coloured.
-        let j = report_args(&["--format", "json"]);
+        write(&two_events(), &report_args(&[]), true, &mut colored).unwrap();
+        assert!(colored.starts_with(b"\x1b[1mFlat profile:\x1b[0m\n"));
         let mut json = Vec::new();
-        write_styled(&two_events(), &j, true, &mut json).unwrap();
+        write(
+            &two_events(),
+            &report_args(&["--format", "json"]),
+            true,
+            &mut json,
+        )
+        .unwrap();
         assert!(!json.contains(&0x1b));
     }
 

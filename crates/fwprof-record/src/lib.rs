@@ -36,6 +36,7 @@
 //! clock that can stop the run), instrumentation.
 #![deny(missing_docs)]
 
+mod end;
 mod error;
 mod exact;
 mod instrument;

@@ -8,6 +8,7 @@ use fwprof_profile::Profile;
 
 use crate::cycles::{find_cycles, Cycles};
 use crate::options::CallGraphOptions;
+use crate::style::{self, Role};
 use crate::{cost, percent, unit};
 
 /// Calls and inclusive cost between two functions, all call sites merged.
@@ -64,6 +65,8 @@ struct Graph<'p> {
 /// their members, and members are named `name <cycle N> [index]`.
 /// Unless `opts.brief`, an explanation and an index by function name follow.
 /// A partial profile is announced by the caller, as for [`crate::write_flat`].
+/// With `opts.color`, the title, the column headings, the primary lines
+/// and the index's title are bold (ANSI SGR); without it, plain text.
 ///
 /// Errors: only those of `w`.
 pub fn write_call_graph(
@@ -76,7 +79,8 @@ pub fn write_call_graph(
     let g = Graph::new(profile, e);
     let total = cost(&profile.totals, e);
 
-    writeln!(w, "\t\t\tCall graph")?;
+    let color = opts.color;
+    style::line(&mut w, color, Some(Role::Title), "\t\t\tCall graph")?;
     writeln!(w)?;
     writeln!(w)?;
     if total > 0 {
@@ -91,17 +95,17 @@ pub fn write_call_graph(
         writeln!(w, "granularity: exact counts; no {event} propagated")?;
     }
     writeln!(w)?;
-    writeln!(
-        w,
+    let heading = format!(
         "index % time {:>11} {:>11} {:>9} {:9} name",
         "self", "children", "called", ""
-    )?;
+    );
+    style::line(&mut w, color, Some(Role::Title), &heading)?;
     for &entry in &g.order {
         match entry {
-            Entry::Cycle(c) => g.write_cycle(&mut w, c, total)?,
+            Entry::Cycle(c) => g.write_cycle(&mut w, c, total, color)?,
             Entry::Function(f) => {
                 g.write_parents(&mut w, f)?;
-                g.write_primary(&mut w, f, total)?;
+                g.write_primary(&mut w, f, total, color)?;
                 g.write_children(&mut w, f)?;
             }
         }
@@ -109,7 +113,7 @@ pub fn write_call_graph(
     }
     if !opts.brief {
         write_blurb(&mut w, event, unit(event))?;
-        g.write_index(&mut w)?;
+        g.write_index(&mut w, color)?;
     }
     Ok(())
 }
@@ -391,31 +395,42 @@ impl<'p> Graph<'p> {
         f.map_or("", |f| self.profile.functions[f].name.as_str())
     }
 
-    fn write_primary(&self, w: &mut impl Write, f: usize, total: u64) -> io::Result<()> {
+    fn write_primary(
+        &self,
+        w: &mut impl Write,
+        f: usize,
+        total: u64,
+        color: bool,
+    ) -> io::Result<()> {
         let p = self.funcs[f];
         let idx = format!("[{}]", self.index_of_func[f]);
         let pct = percent(p.self_cost.saturating_add(p.child), total);
-        write!(w, "{idx:<6} {pct:>5.1} {:>11} {:>11}", p.self_cost, p.child)?;
-        write_called(w, p, " ")?;
-        writeln!(w, "{}", self.label(f))
+        let line = format!(
+            "{idx:<6} {pct:>5.1} {:>11} {:>11}{}{}",
+            p.self_cost,
+            p.child,
+            called(p, " "),
+            self.label(f)
+        );
+        style::line(w, color, Some(Role::Title), &line)
     }
 
-    fn write_cycle(&self, w: &mut impl Write, c: u32, total: u64) -> io::Result<()> {
+    fn write_cycle(&self, w: &mut impl Write, c: u32, total: u64, color: bool) -> io::Result<()> {
         let p = self.cycs[c as usize - 1];
         let index = self.index_of_cycle[c as usize - 1];
         let idx = format!("[{index}]");
         let pct = percent(p.self_cost.saturating_add(p.child), total);
-        write!(
-            w,
+        let mut line = format!(
             "{idx:<6} {pct:>5.1} {:>11} {:>11} {:>9}",
             p.self_cost, p.child, p.ncalls
-        )?;
+        );
         if p.self_calls != 0 {
-            write!(w, "+{:<9}", p.self_calls)?;
+            line.push_str(&format!("+{:<9}", p.self_calls));
         } else {
-            write!(w, " {:9}", "")?;
+            line.push_str(&format!(" {:9}", ""));
         }
-        writeln!(w, " <cycle {c} as a whole> [{index}]")?;
+        line.push_str(&format!(" <cycle {c} as a whole> [{index}]"));
+        style::line(w, color, Some(Role::Title), &line)?;
         let mut members: Vec<usize> = self.cycles.members[c as usize - 1]
             .iter()
             .map(|f| f.index())
@@ -444,9 +459,9 @@ impl<'p> Graph<'p> {
         Ok(())
     }
 
-    fn write_index(&self, w: &mut impl Write) -> io::Result<()> {
+    fn write_index(&self, w: &mut impl Write, color: bool) -> io::Result<()> {
         writeln!(w)?;
-        writeln!(w, "Index by function name")?;
+        style::line(w, color, Some(Role::Title), "Index by function name")?;
         writeln!(w)?;
         let mut funcs: Vec<usize> = self
             .order
@@ -478,15 +493,14 @@ impl<'p> Graph<'p> {
 }
 
 /// The `called` column of a primary line: `n`, `n+r`, or blank.
-fn write_called(w: &mut impl Write, p: Prop, end: &str) -> io::Result<()> {
+fn called(p: Prop, end: &str) -> String {
     if p.ncalls.saturating_add(p.self_calls) == 0 {
-        return write!(w, " {:9} {:9}{end}", "", "");
+        return format!(" {:9} {:9}{end}", "", "");
     }
-    write!(w, " {:>9}", p.ncalls)?;
     if p.self_calls != 0 {
-        write!(w, "+{:<9}{end}", p.self_calls)
+        format!(" {:>9}+{:<9}{end}", p.ncalls, p.self_calls)
     } else {
-        write!(w, " {:9}{end}", "")
+        format!(" {:>9} {:9}{end}", p.ncalls, "")
     }
 }
 

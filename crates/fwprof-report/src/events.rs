@@ -178,6 +178,18 @@ impl fmt::Display for EventError {
 
 impl std::error::Error for EventError {}
 
+/// The event a report is about: `name` if given, else `instructions`,
+/// else (a profile without it) the first event; an index into
+/// `profile.events`.
+///
+/// Errors: as [`event_by_name`] for a given name.
+pub fn primary_event(profile: &Profile, name: Option<&str>) -> Result<usize, EventError> {
+    match name {
+        Some(name) => event_by_name(profile, name),
+        None => Ok(profile.event_index(events::INSTRUCTIONS).unwrap_or(0)),
+    }
+}
+
 /// Index of the event `name` in `profile.events`.
 ///
 /// Errors: [`EventError::Unknown`], listing the profile's events.

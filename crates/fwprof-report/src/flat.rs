@@ -6,6 +6,7 @@ use fwprof_profile::{FunctionRecord, Method, Profile};
 
 use crate::events::{one_of, Column};
 use crate::options::{FlatOptions, SortKey};
+use crate::style::{self, Role};
 use crate::{cost, percent, unit};
 
 /// Writes the flat profile: one row per function with a nonzero cost or
@@ -25,7 +26,11 @@ use crate::{cost, percent, unit};
 /// nonzero cost of the primary event or of any event column.
 ///
 /// A partial profile (`meta.partial`) is not announced here: the caller
-/// says so once, before all sections (`fwprof report` does).
+/// says so once, before all sections ([`crate::write_report`] does).
+///
+/// With `opts.color`, the title and the column headings are bold, rows
+/// with at least 10% of the total (as printed) bold red and with at
+/// least 1% yellow (ANSI SGR); without it, plain text.
 ///
 /// Errors: only those of `w`.
 pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> io::Result<()> {
@@ -55,7 +60,8 @@ pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> i
         })
         .collect();
 
-    writeln!(w, "Flat profile:")?;
+    let color = opts.color;
+    style::line(&mut w, color, Some(Role::Title), "Flat profile:")?;
     writeln!(w)?;
     if profile.meta.method == Method::Instrument {
         writeln!(
@@ -100,31 +106,25 @@ pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> i
         head1.push_str(&format!(" {:>w$}", "self", w = x.width));
         head2.push_str(&format!(" {:>w$}", x.header, w = x.width));
     }
-    writeln!(w, "{}", head1.trim_end())?;
-    writeln!(w, "{head2}  name")?;
+    style::line(&mut w, color, Some(Role::Title), head1.trim_end())?;
+    style::line(&mut w, color, Some(Role::Title), &format!("{head2}  name"))?;
     let mut cumulative = 0u64;
     for f in &rows[..shown] {
         let self_cost = cost(&f.self_cost, e);
         cumulative = cumulative.saturating_add(self_cost);
-        write!(
-            w,
-            "{:>6.2} {:>cw$} {:>cw$}",
-            percent(self_cost, total),
-            cumulative,
-            self_cost
-        )?;
+        let share = format!("{:>6.2}", percent(self_cost, total));
+        let mut row = format!("{share} {cumulative:>cw$} {self_cost:>cw$}");
         if f.calls != 0 {
             let calls = f.calls as f64;
             let incl = cost(&f.inclusive, e) as f64;
-            write!(
-                w,
+            row.push_str(&format!(
                 " {:>10} {:>pw$.2} {:>pw$.2}",
                 f.calls,
                 self_cost as f64 / calls,
                 incl / calls
-            )?;
+            ));
         } else {
-            write!(w, " {:>10} {:>pw$} {:>pw$}", "", "", "")?;
+            row.push_str(&format!(" {:>10} {:>pw$} {:>pw$}", "", "", ""));
         }
         for x in &extras {
             let text = match x.column {
@@ -135,9 +135,12 @@ pub fn write_flat(profile: &Profile, opts: &FlatOptions, mut w: impl Write) -> i
                     Some(v) => format!("{v:.2}"),
                 },
             };
-            write!(w, " {text:>width$}", width = x.width)?;
+            row.push_str(&format!(" {text:>width$}", width = x.width));
         }
-        writeln!(w, "  {}", f.name)?;
+        row.push_str("  ");
+        row.push_str(&f.name);
+        let role = if color { Role::of_share(&share) } else { None };
+        style::line(&mut w, color, role, &row)?;
     }
     if !opts.brief {
         write_blurb(&mut w, event, u)?;

@@ -4,7 +4,9 @@
 //! Every report is a pure function from a profile (plus, for annotation,
 //! the optional ELF [`Program`] and a [`SourceResolver`]) and a plain
 //! options struct to an [`std::io::Write`]: [`write_flat`],
-//! [`write_call_graph`], [`write_json`], [`write_annotate`]. Text reports
+//! [`write_call_graph`], [`write_report`] (the whole text of
+//! `fwprof report`, coloured for a terminal if asked), [`write_json`],
+//! [`write_annotate`]. Text reports
 //! are sorted by one event of the profile's event set (`instructions`
 //! unless the options name another, also for profiles that record
 //! `cycles`); the flat profile can add columns for other events and
@@ -46,6 +48,8 @@ mod instrumented;
 mod json;
 mod options;
 mod program;
+mod report;
+mod style;
 
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
 pub use call_graph::write_call_graph;
@@ -54,12 +58,15 @@ pub use compare::{
     Comparison, FunctionComparison, Grade, Verdict, Z_95,
 };
 pub use cycles::{find_cycles, Cycles};
-pub use events::{event_by_name, parse_columns, Column, Derived, EventError, STALL_EVENTS};
+pub use events::{
+    event_by_name, parse_columns, primary_event, Column, Derived, EventError, STALL_EVENTS,
+};
 pub use flat::write_flat;
 pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
-pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};
+pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, ReportOptions, SortKey};
 pub use program::{find_program, FoundProgram, ProgramError};
+pub use report::write_report;
 
 /// The line that says a profile is sampled, as the text reports print it:
 /// `sampled profile: 1234 samples, period 10007 instructions (jittered,

@@ -50,6 +50,8 @@ pub struct FlatOptions {
     pub columns: Vec<Column>,
     /// Omit the explanation that follows the table (gprof's `-b`).
     pub brief: bool,
+    /// Colour the table for a terminal (ANSI SGR; see [`crate::write_flat`]).
+    pub color: bool,
 }
 
 /// Options of [`crate::write_call_graph`].
@@ -60,6 +62,31 @@ pub struct CallGraphOptions {
     /// Omit the explanation and the index by function name (gprof's `-b`
     /// omits the explanation; the index is kept unless this is set).
     pub brief: bool,
+    /// Colour the titles and primary lines for a terminal (ANSI SGR; see
+    /// [`crate::write_call_graph`]).
+    pub color: bool,
+}
+
+/// Options of [`crate::write_report`], the whole text report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// Print only the first N rows of the flat profile and of the
+    /// instrumentation table.
+    pub top: Option<usize>,
+    /// Order of the flat profile.
+    pub sort: SortKey,
+    /// Index of the event the flat profile and the call graph report
+    /// (0 = instructions).
+    pub event: usize,
+    /// Further columns of the flat profile (see [`FlatOptions::columns`]).
+    pub columns: Vec<Column>,
+    /// gprof's `-b`: no explanations, no index by function name.
+    pub brief: bool,
+    /// The flat profile alone, without its explanation.
+    pub no_call_graph: bool,
+    /// Colour for a terminal (ANSI SGR): titles and headings bold, hot
+    /// rows red, warm rows yellow, the partial-profile notice bold yellow.
+    pub color: bool,
 }
 
 /// Options of [`crate::write_annotate`].

@@ -371,8 +371,19 @@ fn call_graph_order_follows_the_event() {
             .unwrap()
             .to_string()
     };
-    let graph =
-        |event| render(|w| write_call_graph(&p, &CallGraphOptions { event, brief: true }, w));
+    let graph = |event| {
+        render(|w| {
+            write_call_graph(
+                &p,
+                &CallGraphOptions {
+                    event,
+                    brief: true,
+                    color: false,
+                },
+                w,
+            )
+        })
+    };
     let instrs = graph(0);
     assert_eq!(primary_index(&instrs, "compute"), "[2]", "{instrs}");
     assert_eq!(primary_index(&instrs, "memcopy"), "[3]", "{instrs}");

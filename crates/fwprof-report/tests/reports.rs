@@ -34,6 +34,7 @@ fn flat_profile_golden() {
         event: 0,
         columns: Vec::new(),
         brief: true,
+        color: false,
     };
     golden(
         "flat-top3-inclusive.txt",
@@ -135,6 +136,7 @@ fn call_graph_shows_cycles_recursion_and_spontaneous() {
             &CallGraphOptions {
                 brief: true,
                 event: 0,
+                color: false,
             },
             w,
         )
