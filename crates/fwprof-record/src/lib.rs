@@ -44,6 +44,7 @@ mod meta;
 mod options;
 mod sample;
 mod session;
+mod sizes;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -60,6 +61,7 @@ pub use options::{
     SampleOptions, Unit,
 };
 pub use session::{run, Control, RunEnd, SLICE};
+pub use sizes::{parse_ram, parse_size};
 
 use session::Prepared;
 
