@@ -28,7 +28,7 @@
 //! [`fwprof_isa::disasm`] (pseudo-instructions, direct jump and branch
 //! targets named `<function+offset>`); consecutive instructions from the
 //! same source line (and inlining chain) form a group headed by that line
-//! of the source file, found with [`SourceResolver`]. The ELF is
+//! of the source file, found with [`SourceResolver`](fwprof_symbols::SourceResolver). The ELF is
 //! [`ExportOptions::program`], or the recorded `meta.program` if its
 //! SHA-256 still equals `meta.sha256`; without one, only the executed
 //! instructions are shown, from the bits the profile keeps.
@@ -44,7 +44,7 @@
 //! |-----|-------|
 //! | `meta` | the profile's [`Meta`](fwprof_profile::Meta) fields, plus `annotation_program` (the ELF read, or null) and `annotation_note` (why there is none, or a limitation) |
 //! | `events`, `event`, `totals` | event names, the index shown first, the total of each event |
-//! | `derived` | `[{name, header, num, den, rate}]`: ratios ([`Derived`]) whose two input events (indexes `num`, `den`) the profile records |
+//! | `derived` | `[{name, header, num, den, rate}]`: ratios ([`Derived`](fwprof_report::Derived)) whose two input events (indexes `num`, `den`) the profile records |
 //! | `functions` | `[name, start, end, calls, file, line, self, inclusive]` |
 //! | `arcs` | `[caller, callee, call_site, calls, tail, inclusive]` |
 //! | `contexts` | `[parent, function, calls, self]`, parents before children |
