@@ -109,7 +109,7 @@ impl Diff {
             }
             out.push(format!(
                 "{}: self {event} grew {} ({} to {})",
-                f.name,
+                f.label(),
                 if c.before == 0 {
                     "from 0".to_string()
                 } else {

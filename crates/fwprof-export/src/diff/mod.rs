@@ -1,8 +1,10 @@
 //! `fwprof diff`: the per-function change from one profile to another, the
 //! way to prove (or disprove) an optimisation with exact counts.
 //!
-//! Functions are matched by name (functions sharing a name within one
-//! profile are added together). For every event both profiles record, each
+//! Functions are paired by the one rule of
+//! [`fwprof_profile::match_functions`] (same name; equal source files
+//! first, then address order), so two `static` functions of one name are
+//! two rows, told apart by [`FunctionDiff::location`]. For every event both profiles record, each
 //! function's self and inclusive cost before and after, the change and the
 //! change in percent of the old value are given; rows are sorted by the
 //! largest absolute change of the chosen event's self cost (then of its
@@ -17,8 +19,10 @@ mod render;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::io::Write;
+
+use fwprof_profile::{match_functions, FunctionRecord};
 
 use crate::{Error, ExportOptions, Profile};
 use gate::{sample_count, share_change, total_margin};
@@ -71,6 +75,12 @@ impl Change {
 pub struct FunctionDiff {
     /// The function's name.
     pub name: String,
+    /// Which function of that name, when another row has the same name
+    /// (e.g. two `static` functions of one name in different files): its
+    /// source file as recorded when that tells the rows apart, else its
+    /// start address (`0x...`, the before profile's when it has the
+    /// function). `None` for a name only one row has.
+    pub location: Option<String>,
     /// In both profiles, or only one.
     pub status: Status,
     /// Calls (and tail calls) into the function.
@@ -82,6 +92,17 @@ pub struct FunctionDiff {
     /// When either profile is sampled: the change of the function's share
     /// of the sort event's self cost, with its 95% interval.
     pub share: Option<ShareChange>,
+}
+
+impl FunctionDiff {
+    /// The name as the text shows it: `name`, or `name (location)` when
+    /// [`FunctionDiff::location`] is set.
+    pub fn label(&self) -> String {
+        match &self.location {
+            Some(l) => format!("{} ({l})", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// The change of a function's share of the total between a sampled
@@ -172,25 +193,35 @@ impl Side {
     }
 }
 
-/// Per-name sums of one profile: (calls, self, inclusive), events indexed
-/// by the profile's own order.
-type Sums = BTreeMap<String, (u64, Vec<u64>, Vec<u64>)>;
-
-fn sums(p: &Profile) -> Sums {
-    let mut m = Sums::new();
-    for f in &p.functions {
-        let e = m
-            .entry(f.name.clone())
-            .or_insert_with(|| (0, vec![0; p.events.len()], vec![0; p.events.len()]));
-        e.0 = e.0.saturating_add(f.calls);
-        for (a, b) in e.1.iter_mut().zip(&f.self_cost) {
-            *a = a.saturating_add(*b);
-        }
-        for (a, b) in e.2.iter_mut().zip(&f.inclusive) {
-            *a = a.saturating_add(*b);
+/// Sets [`FunctionDiff::location`] of the rows whose name another row
+/// has: the recorded source file when every row of that name has a
+/// different one, else the start address. `places[i]` is the source file
+/// and start of row `i`'s function.
+fn locate_repeated_names(functions: &mut [FunctionDiff], places: &[(Option<String>, u64)]) {
+    let mut rows_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in functions.iter().enumerate() {
+        rows_of.entry(f.name.as_str()).or_default().push(i);
+    }
+    let mut located = Vec::new();
+    for rows in rows_of.into_values().filter(|r| r.len() > 1) {
+        let mut files: Vec<Option<&str>> = rows.iter().map(|&i| places[i].0.as_deref()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let by_file = files.len() == rows.len() && files.iter().all(Option::is_some);
+        for i in rows {
+            let (file, start) = &places[i];
+            located.push((
+                i,
+                match file {
+                    Some(file) if by_file => file.clone(),
+                    _ => format!("{start:#x}"),
+                },
+            ));
         }
     }
-    m
+    for (i, l) in located {
+        functions[i].location = Some(l);
+    }
 }
 
 /// Compare `before` with `after`, sorting by event `event` (an index into
@@ -239,31 +270,31 @@ pub fn compare(before: &Profile, after: &Profile, event: usize) -> Result<Diff, 
             .cloned()
             .collect()
     };
-    let (b, a) = (sums(before), sums(after));
-    let zero = (0u64, Vec::new(), Vec::new());
+    let zero = FunctionRecord::new("", 0, 0);
     let mut functions = Vec::new();
-    let names: std::collections::BTreeSet<&String> = b.keys().chain(a.keys()).collect();
-    for name in names {
-        let fb = b.get(name).unwrap_or(&zero);
-        let fa = a.get(name).unwrap_or(&zero);
+    // Source file and start of each row's function (before's if it has one).
+    let mut places = Vec::new();
+    for (b, a) in match_functions(&before.functions, &after.functions) {
+        let fb = b.map_or(&zero, |i| &before.functions[i]);
+        let fa = a.map_or(&zero, |i| &after.functions[i]);
         let pick = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
         let self_cost: Vec<Change> = common
             .iter()
             .map(|&(_, i, j)| Change {
-                before: pick(&fb.1, i),
-                after: pick(&fa.1, j),
+                before: pick(&fb.self_cost, i),
+                after: pick(&fa.self_cost, j),
             })
             .collect();
         let inclusive: Vec<Change> = common
             .iter()
             .map(|&(_, i, j)| Change {
-                before: pick(&fb.2, i),
-                after: pick(&fa.2, j),
+                before: pick(&fb.inclusive, i),
+                after: pick(&fa.inclusive, j),
             })
             .collect();
         let calls = Change {
-            before: fb.0,
-            after: fa.0,
+            before: fb.calls,
+            after: fa.calls,
         };
         let present = |side: fn(&Change) -> u64| {
             side(&calls) > 0 || self_cost.iter().chain(&inclusive).any(|c| side(c) > 0)
@@ -274,15 +305,19 @@ pub fn compare(before: &Profile, after: &Profile, event: usize) -> Result<Diff, 
             (false, true) => Status::Appeared,
             (true, false) => Status::Vanished,
         };
+        let f = if b.is_some() { fb } else { fa };
         functions.push(FunctionDiff {
-            name: name.clone(),
+            name: f.name.clone(),
+            location: None,
             status,
             calls,
             self_cost,
             inclusive,
             share: None,
         });
+        places.push((f.file.clone(), f.start));
     }
+    locate_repeated_names(&mut functions, &places);
     functions.sort_by(|x, y| {
         let key = |f: &FunctionDiff| {
             (
@@ -290,7 +325,10 @@ pub fn compare(before: &Profile, after: &Profile, event: usize) -> Result<Diff, 
                 f.inclusive[sort_event].delta().unsigned_abs(),
             )
         };
-        key(y).cmp(&key(x)).then_with(|| x.name.cmp(&y.name))
+        key(y)
+            .cmp(&key(x))
+            .then_with(|| x.name.cmp(&y.name))
+            .then_with(|| x.location.cmp(&y.location))
     });
     let totals: Vec<Change> = common
         .iter()

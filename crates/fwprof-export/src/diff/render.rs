@@ -53,6 +53,9 @@ impl Diff {
                     "self": per_event(&f.self_cost),
                     "inclusive": per_event(&f.inclusive),
                 });
+                if let Some(l) = &f.location {
+                    v["location"] = json!(l);
+                }
                 if let Some(sc) = f.share {
                     v["share_change"] = json!({
                         "before": sc.before,
@@ -170,7 +173,7 @@ impl Diff {
                     signed(i.delta()),
                     percent_text(i),
                     share,
-                    format!("{}{mark}", f.name),
+                    format!("{}{mark}", f.label()),
                 ]);
             }
             if rows.is_empty() && e != self.sort_event {

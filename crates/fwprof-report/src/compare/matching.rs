@@ -1,18 +1,17 @@
-//! Which function of REFERENCE is which of OTHER, and each matched pair's
-//! shares, errors and sample interval: the rows of a [`Comparison`].
+//! Which function of REFERENCE is which of OTHER (by the one rule of
+//! [`match_functions`]), and each matched pair's shares, errors and sample
+//! interval: the rows of a [`Comparison`].
 //!
 //! [`Comparison`]: super::Comparison
 
-use std::collections::HashMap;
-
-use fwprof_profile::Profile;
+use fwprof_profile::{match_functions, Profile};
 
 use super::statistics::{wilson_interval, SampleCounts, Z_95};
 use super::{FunctionComparison, SIGNIFICANT_PERCENT};
 
 /// One row per function with a cost of the event in either profile
 /// (`events` and `totals`: the compared event's index and total in
-/// REFERENCE and OTHER), in first-seen order; `sampled_n` and
+/// REFERENCE and OTHER), in the order of [`match_functions`]; `sampled_n` and
 /// `sample_counts` as [`super::statistics::sample_counts`] gives them for
 /// OTHER.
 pub(super) fn function_rows(
@@ -25,46 +24,9 @@ pub(super) fn function_rows(
 ) -> Vec<FunctionComparison> {
     let [re, oe] = events;
     let pct = |part: u64, whole: u64| crate::percent(part, whole);
-    // Match functions: by name when it is unique in both profiles, else by
-    // (name, start).
-    let mut once_each: HashMap<&str, (usize, usize)> = HashMap::new();
-    for f in &reference.functions {
-        once_each.entry(&f.name).or_default().0 += 1;
-    }
-    for f in &other.functions {
-        once_each.entry(&f.name).or_default().1 += 1;
-    }
-    let key = |name: &str, start: u64| -> (String, Option<u64>) {
-        match once_each.get(name) {
-            Some(&(r, o)) if r <= 1 && o <= 1 => (name.to_string(), None),
-            _ => (name.to_string(), Some(start)),
-        }
-    };
-    // (reference function, other function) per key, in first-seen order.
-    let mut rows: Vec<(Option<usize>, Option<usize>)> = Vec::new();
-    let mut by_key: HashMap<(String, Option<u64>), usize> = HashMap::new();
-    for (i, f) in reference.functions.iter().enumerate() {
-        let k = key(&f.name, f.start);
-        match by_key.get(&k) {
-            Some(&r) => rows[r].0 = rows[r].0.or(Some(i)),
-            None => {
-                by_key.insert(k, rows.len());
-                rows.push((Some(i), None));
-            }
-        }
-    }
-    for (i, f) in other.functions.iter().enumerate() {
-        let k = key(&f.name, f.start);
-        match by_key.get(&k) {
-            Some(&r) if rows[r].1.is_none() => rows[r].1 = Some(i),
-            Some(_) => {}
-            None => {
-                by_key.insert(k, rows.len());
-                rows.push((None, Some(i)));
-            }
-        }
-    }
-
+    // (reference function, other function), by the one rule of
+    // `match_functions`.
+    let rows = match_functions(&reference.functions, &other.functions);
     let mut functions = Vec::new();
     for (r, o) in rows {
         let rf = r.map(|i| &reference.functions[i]);

@@ -1,8 +1,9 @@
 //! `fwprof compare`: how far a profile (sampled, instrumented, or another
 //! exact one) is from a reference profile of the same run.
 //!
-//! Functions are matched by name; when a name occurs more than once in
-//! either profile, by name and start address. For one event (the same
+//! Functions are paired by the one rule of
+//! [`fwprof_profile::match_functions`] (same name; equal source files
+//! first, then address order). For one event (the same
 //! name in both profiles) every function gets its *share* in each profile
 //! (self cost / the profile's total, in percent), the absolute error
 //! (OTHER − REFERENCE, in percentage points), the relative error
