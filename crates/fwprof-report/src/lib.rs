@@ -45,7 +45,6 @@ mod flat;
 mod instrumented;
 mod json;
 mod options;
-mod program;
 
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
 pub use call_graph::write_call_graph;
@@ -59,7 +58,6 @@ pub use flat::write_flat;
 pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, SortKey};
-pub use program::{find_program, FoundProgram, ProgramError};
 
 /// The line that says a profile is sampled, as the text reports print it:
 /// `sampled profile: 1234 samples, period 10007 instructions (jittered,

@@ -29,8 +29,8 @@
 //! targets named `<function+offset>`); consecutive instructions from the
 //! same source line (and inlining chain) form a group headed by that line
 //! of the source file, found with [`SourceResolver`](fwprof_symbols::SourceResolver). The ELF is
-//! [`ExportOptions::program`], or the recorded `meta.program` if its
-//! SHA-256 still equals `meta.sha256`; without one, only the executed
+//! [`ExportOptions::program`] (the caller finds it with
+//! [`fwprof_symbols::find_program`]); without one, only the executed
 //! instructions are shown, from the bits the profile keeps.
 //!
 //! # JSON embedded in the page (`schema: "fwprof-html/1"`)
@@ -60,7 +60,6 @@ mod tests;
 use std::io::Write;
 
 use fwprof_profile::Profile;
-use fwprof_symbols::Program;
 
 use crate::{Error, ExportOptions};
 use model::build_page;
@@ -73,29 +72,15 @@ const JS: &str = include_str!("../../assets/html/report.js");
 /// Value of the embedded JSON's `schema` field.
 pub const SCHEMA: &str = "fwprof-html/1";
 
-/// The ELF the annotation reads code and line numbers from, and a note for
-/// the reader when there is none or it lacks debug information.
-pub struct ProgramChoice {
-    /// The program, if it could be opened and matches the profile.
-    pub program: Option<Program>,
-    /// Why the annotation is limited (one sentence), if it is.
-    pub note: Option<String>,
-}
-
-/// Opens the program to annotate by the rule every reader follows
-/// ([`fwprof_report::find_program`]): the recorded path if its SHA-256 is
-/// unchanged, else [`ExportOptions::program`]. A missing or changed file
-/// gives no program and a note saying so; a program without DWARF gives a
-/// note too.
-///
-/// # Errors
-/// [`Error::Mismatch`] for a `--program` whose SHA-256 differs from the
-/// recorded one (unless [`ExportOptions::force`]) or that cannot be read.
-pub fn open_program(profile: &Profile, opts: &ExportOptions) -> Result<ProgramChoice, Error> {
-    let found = crate::find_program(profile, opts)?;
-    let note = match (&found.program, &found.path) {
+/// Why the annotation is limited (one sentence), if it is: the note of
+/// [`ExportOptions::program`] (no program found, or a forced mismatch), or
+/// that the program found has no DWARF line information. The page carries
+/// it as `annotation_note`; `fwprof html` also prints it as a warning.
+pub fn annotation_note(opts: &ExportOptions) -> Option<String> {
+    let found = opts.program?;
+    match (&found.program, &found.path) {
         (Some(p), Some(path)) => match p.debug_info() {
-            Ok(true) => found.note,
+            Ok(true) => found.note.clone(),
             Ok(false) => Some(format!(
                 "{} has no DWARF line information: the annotation shows disassembly only",
                 path.display()
@@ -105,37 +90,20 @@ pub fn open_program(profile: &Profile, opts: &ExportOptions) -> Result<ProgramCh
                 path.display()
             )),
         },
-        _ => found.note,
-    };
-    Ok(ProgramChoice {
-        program: found.program,
-        note,
-    })
+        _ => found.note.clone(),
+    }
 }
 
-/// Writes the HTML report of `profile` to `out`, opening the program with
-/// [`open_program`]. `opts.event` is the event the page shows first;
-/// `opts.source_dirs` are searched for source files.
+/// Writes the HTML report of `profile` to `out`. `opts.event` is the event
+/// the page shows first; the annotation reads code and lines from
+/// [`ExportOptions::program`] (without it, only the executed instructions,
+/// from the bits the profile keeps); `opts.source_dirs` are searched for
+/// source files.
 ///
 /// # Errors
 /// [`Error::Io`] if writing fails.
 pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Result<(), Error> {
-    let choice = open_program(profile, opts)?;
-    write_with(profile, &choice, opts, out)
-}
-
-/// Like [`write`](fn@write), with the program already chosen (so the caller can
-/// report `choice.note` itself).
-///
-/// # Errors
-/// [`Error::Io`] if writing fails.
-pub fn write_with(
-    profile: &Profile,
-    choice: &ProgramChoice,
-    opts: &ExportOptions,
-    out: &mut dyn Write,
-) -> Result<(), Error> {
-    let page = build_page(profile, choice, opts);
+    let page = build_page(profile, opts);
     let json = serde_json::to_string(&page).map_err(|e| Error::Io(std::io::Error::other(e)))?;
     let title = format!("fwprof: {}", base_name(&profile.meta.program));
     write!(

@@ -9,7 +9,7 @@ use fwprof_symbols::SourceResolver;
 use serde::Serialize;
 
 use super::annotate::{annotate, Annotation, FileOut, Ranges, Sources};
-use super::{ProgramChoice, SCHEMA};
+use super::{annotation_note, SCHEMA};
 use crate::ExportOptions;
 
 /// Lowercase hex without `0x`.
@@ -91,11 +91,7 @@ type CtxRow = (i64, u32, u64, Vec<u64>);
 /// `[cause, name, pc, function, count]`.
 type TrapRow = (String, Option<&'static str>, String, i64, u64);
 
-pub(super) fn build_page<'a>(
-    profile: &'a Profile,
-    choice: &ProgramChoice,
-    opts: &ExportOptions,
-) -> Page<'a> {
+pub(super) fn build_page<'a>(profile: &'a Profile, opts: &ExportOptions) -> Page<'a> {
     let n = profile.events.len();
     let nf = profile.functions.len();
     let m = &profile.meta;
@@ -183,7 +179,7 @@ pub(super) fn build_page<'a>(
     let resolver = SourceResolver::new(opts.source_dirs.clone());
     let mut sources = Sources::default();
     let xlen = if m.xlen == 32 { Xlen::Rv32 } else { Xlen::Rv64 };
-    let program = choice.program.as_ref();
+    let program = opts.elf();
     let annotations = profile
         .functions
         .iter()
@@ -194,7 +190,7 @@ pub(super) fn build_page<'a>(
                 .then(|| annotate(profile, program, &resolver, &mut sources, &ranges, xlen, f))
         })
         .collect();
-    let mut note = choice.note.clone();
+    let mut note = annotation_note(opts);
     if !contexts_ok {
         let more = "the calling-context tree is malformed and is left out";
         note = Some(note.map_or(more.to_string(), |n| format!("{n}; {more}")));

@@ -68,9 +68,13 @@ fn profile() -> Profile {
     p
 }
 
+/// The page of `p`, with its program found as `fwprof html` finds it.
 fn page(p: &Profile) -> String {
+    let found = fwprof_symbols::find_program(&p.meta.program, &p.meta.sha256, None, false).unwrap();
+    let mut opts = ExportOptions::new(0);
+    opts.program = Some(&found);
     let mut out = Vec::new();
-    write(p, &ExportOptions::new(0), &mut out).unwrap();
+    write(p, &opts, &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -119,10 +123,11 @@ fn assets_hold_no_closing_tags_or_remote_references() {
 #[test]
 fn annotation_from_profile_bits_names_targets() {
     let p = profile();
-    let choice = open_program(&p, &ExportOptions::new(0)).unwrap();
-    assert!(choice.program.is_none());
-    assert!(choice
-        .note
+    let found = fwprof_symbols::find_program(&p.meta.program, &p.meta.sha256, None, false).unwrap();
+    assert!(found.program.is_none());
+    let mut opts = ExportOptions::new(0);
+    opts.program = Some(&found);
+    assert!(annotation_note(&opts)
         .as_deref()
         .unwrap()
         .contains("/no/such/prog.elf"));
