@@ -66,8 +66,8 @@ fn write_profiles(dir: &Path) {
             ("helper", 0x400, "a.c", 50),
         ],
     );
-    before.write_atomic(&dir.join("before.fwprof")).unwrap();
-    after.write_atomic(&dir.join("after.fwprof")).unwrap();
+    before.write_atomic(dir.join("before.fwprof")).unwrap();
+    after.write_atomic(dir.join("after.fwprof")).unwrap();
 }
 
 fn json(dir: &Path, args: &[&str]) -> Value {
