@@ -37,9 +37,9 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
         .unwrap_or_else(|| a.format.default_output().into());
     refuse_output_over_input(&out, &inputs(&a.file, a.program.as_deref()))?;
     let profile = read(&a.file)?;
+    let found = crate::files::find_program(&profile, a.program.as_deref(), a.force)?;
     let mut opts = ExportOptions::new(event_index(&profile, a.event.as_deref())?);
-    opts.program = a.program.clone();
-    opts.force = a.force;
+    opts.program = Some(&found);
     if !(a.threshold >= 0.0 && a.threshold <= 100.0) {
         anyhow::bail!(
             "--threshold {}: expected a percentage from 0 to 100",
@@ -81,16 +81,15 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
 pub fn html(a: &HtmlArgs) -> Result<u8> {
     refuse_output_over_input(&a.output, &inputs(&a.file, a.program.as_deref()))?;
     let profile = read(&a.file)?;
+    let found = crate::files::find_program(&profile, a.program.as_deref(), a.force)?;
     let mut opts = ExportOptions::new(event_index(&profile, None)?);
-    opts.program = a.program.clone();
-    opts.force = a.force;
+    opts.program = Some(&found);
     opts.source_dirs = a.source_dir.clone();
-    let choice = fwprof_export::html::open_program(&profile, &opts)?;
-    if let Some(note) = &choice.note {
+    if let Some(note) = fwprof_export::html::annotation_note(&opts) {
         eprintln!("fwprof: warning: {note}");
     }
     write_output(&a.output, |w| {
-        fwprof_export::html::write_with(&profile, &choice, &opts, w)
+        fwprof_export::html::write(&profile, &opts, w)
     })?;
     Ok(0)
 }

@@ -1,5 +1,6 @@
 //! The CLI's profile files and output paths: reading a profile (with the
-//! one-line note for an unchecked version-1 file), writing an output path
+//! one-line note for an unchecked version-1 file), finding its program,
+//! writing an output path
 //! by `fwprof_profile::output`'s rule, and refusing an output that is one
 //! of the command's inputs.
 
@@ -70,4 +71,21 @@ pub fn refuse_output_over_input(output: &Path, inputs: &[(&Path, &str)]) -> Resu
         }
     }
     Ok(())
+}
+
+/// The profile's program by the one rule of [`fwprof_symbols::find_program`]
+/// (`given`: `--program`, `force`: `--force`), found before any output is
+/// written, for every export format: a refused `--program` is one line,
+/// exit 125.
+pub fn find_program(
+    profile: &Profile,
+    given: Option<&Path>,
+    force: bool,
+) -> Result<fwprof_symbols::FoundProgram> {
+    Ok(fwprof_symbols::find_program(
+        &profile.meta.program,
+        &profile.meta.sha256,
+        given,
+        force,
+    )?)
 }

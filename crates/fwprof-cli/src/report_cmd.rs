@@ -76,7 +76,7 @@ pub fn write(profile: &Profile, a: &ReportArgs, color: bool, w: &mut impl Write)
 }
 
 /// Write the annotation chosen by `a` for `profile`. The ELF is found by
-/// [`fwprof_report::find_program`] (the recorded path, then `--program`,
+/// [`fwprof_symbols::find_program`] (the recorded path, then `--program`,
 /// which must have the recorded SHA-256 unless `--force`); without it,
 /// annotate falls back to the instruction bits stored in the profile.
 ///
@@ -84,7 +84,7 @@ pub fn write(profile: &Profile, a: &ReportArgs, color: bool, w: &mut impl Write)
 /// A refused `--program`, an unknown event or function, writing.
 pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Result<()> {
     let event = fwprof_report::primary_event(profile, a.event.as_deref())?;
-    let found = fwprof_report::find_program(profile, a.program.as_deref(), a.force)?;
+    let found = crate::files::find_program(profile, a.program.as_deref(), a.force)?;
     if let Some(note) = &found.note {
         eprintln!("fwprof: warning: {note}");
     }

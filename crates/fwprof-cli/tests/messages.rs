@@ -398,3 +398,68 @@ fn a_full_disk_is_named_by_every_writer() {
         );
     }
 }
+
+/// Every export format finds the profile's program by the one rule of
+/// `fwprof_symbols::find_program`, before writing anything: a `--program`
+/// whose SHA-256 differs is refused in the same one line as `annotate` and
+/// `html` (exit 125, no output written), and read with `--force`. (Before,
+/// folded, flamegraph, speedscope and dot took any `--program`, and
+/// callgrind, gmon and pprof framed the refusal as `cannot write OUT: ...`.)
+#[test]
+fn every_export_format_refuses_another_program_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let prog = example("huffman/huffman.rv32imac.elf");
+    let other = example("crc32/crc32.rv32imac.elf");
+    let prof = d.join("h.fwprof");
+    let o = run_fwprof(
+        d,
+        &[
+            "record",
+            "-q",
+            "-o",
+            prof.to_str().unwrap(),
+            "--",
+            prog.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let sha = |p: &Path| fwprof_symbols::Program::open(p).unwrap().sha256_hex();
+    let expected = format!(
+        "fwprof: {} is not the program this profile was recorded from: its SHA-256 is {}, \
+         the profile's is {} (--force reads it anyway)\n",
+        other.display(),
+        sha(&other),
+        sha(&prog)
+    );
+    for format in [
+        "gmon",
+        "callgrind",
+        "pprof",
+        "folded",
+        "flamegraph",
+        "speedscope",
+        "dot",
+    ] {
+        let out = d.join(format!("out.{format}"));
+        let args = [
+            "export",
+            prof.to_str().unwrap(),
+            "--format",
+            format,
+            "-o",
+            out.to_str().unwrap(),
+            "--program",
+            other.to_str().unwrap(),
+        ];
+        let o = run_fwprof(d, &args);
+        assert_eq!(o.status.code(), Some(125), "{format}: {}", text(&o.stderr));
+        assert_eq!(text(&o.stderr), expected, "{format}");
+        assert!(!out.exists(), "{format}: nothing is written");
+        let mut forced = args.to_vec();
+        forced.push("--force");
+        let o = run_fwprof(d, &forced);
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", text(&o.stderr));
+        assert!(std::fs::metadata(&out).unwrap().len() > 0, "{format}");
+    }
+}

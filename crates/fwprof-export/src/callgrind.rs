@@ -24,8 +24,9 @@
 //!   function named `<spontaneous>` (as in gprof and `fwprof report`) that
 //!   has no cost of its own.
 //!
-//! Lines come from the program's DWARF through `fwprof-symbols`:
-//! `--program`, else the recorded path if its SHA-256 is unchanged. Each
+//! Lines come from the DWARF of [`ExportOptions::program`] (found by the
+//! caller with [`fwprof_symbols::find_program`]: the recorded path if its
+//! SHA-256 is unchanged, else `--program`). Each
 //! instruction gets the line *in the function's own source file*: for
 //! inlined code the line of the outermost inlined call, so that a
 //! function's costs stay in one `file:function` entry (callgrind_annotate
@@ -45,6 +46,7 @@
 //! recursion nothing changes and every call keeps fwprof's arc cost.
 //!
 //! [`ExportOptions::event`]: crate::ExportOptions::event
+//! [`ExportOptions::program`]: crate::ExportOptions::program
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -69,33 +71,21 @@ pub fn event_name(name: &str) -> &str {
     }
 }
 
-/// The program for line numbers, found by [`crate::find_program`] (the
-/// recorded path if its SHA-256 is unchanged, else `--program`).
-///
-/// The inner error is a one-line reason there are no lines (missing or
-/// changed file, no DWARF).
-///
-/// # Errors
-/// A `--program` refused by [`crate::find_program`].
-pub(crate) fn debug_program(
-    profile: &Profile,
-    opts: &ExportOptions,
-) -> Result<Result<Program, String>, Error> {
-    let found = crate::find_program(profile, opts)?;
-    let (Some(program), Some(path)) = (found.program, found.path) else {
-        return Ok(Err(found.note.unwrap_or_default()));
+/// The program for line numbers: [`ExportOptions::program`] if it has
+/// DWARF line information, else a one-line reason there are no lines
+/// (missing or changed file, no DWARF).
+pub(crate) fn debug_program<'a>(opts: &ExportOptions<'a>) -> Result<&'a Program, String> {
+    let Some(found) = opts.program else {
+        return Err("no program was given to the export".to_string());
+    };
+    let (Some(program), Some(path)) = (&found.program, &found.path) else {
+        return Err(found.note.clone().unwrap_or_default());
     };
     match program.debug_info() {
-        Ok(true) => {}
-        Ok(false) => {
-            return Ok(Err(format!(
-                "{} has no DWARF line information",
-                path.display()
-            )))
-        }
-        Err(e) => return Ok(Err(format!("{}: {e}", path.display()))),
+        Ok(true) => Ok(program),
+        Ok(false) => Err(format!("{} has no DWARF line information", path.display())),
+        Err(e) => Err(format!("{}: {e}", path.display())),
     }
-    Ok(Ok(program))
 }
 
 /// File and line of `addr` in its physical (outermost) function: for
@@ -126,7 +116,7 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
     let order: Vec<usize> = std::iter::once(opts.event)
         .chain((0..n).filter(|&e| e != opts.event))
         .collect();
-    let program = debug_program(profile, opts)?;
+    let program = debug_program(opts);
 
     // Source file of every function.
     let files: Vec<String> = profile
@@ -461,8 +451,12 @@ mod tests {
     }
 
     fn export(p: &Profile, event: usize) -> String {
+        let found =
+            fwprof_symbols::find_program(&p.meta.program, &p.meta.sha256, None, false).unwrap();
+        let mut opts = ExportOptions::new(event);
+        opts.program = Some(&found);
         let mut out = Vec::new();
-        write(p, &ExportOptions::new(event), &mut out).unwrap();
+        write(p, &opts, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 

@@ -46,12 +46,13 @@
 //! - **Basic-block counts**: the execution count of every run of
 //!   consecutive executed instructions of one function that execute
 //!   equally often, also split where the source line changes when the
-//!   program's DWARF is at hand (`--program` or the recorded path with an
-//!   unchanged SHA-256). gprof uses them only with `-l` (line-by-line
+//!   program's DWARF is at hand ([`ExportOptions::program`], found by the
+//!   caller). gprof uses them only with `-l` (line-by-line
 //!   profiling, e.g. `gprof -l -C`) and otherwise warns once that it
 //!   ignores them.
 //!
 //! [`ExportOptions::event`]: crate::ExportOptions::event
+//! [`ExportOptions::program`]: crate::ExportOptions::program
 
 use std::io::Write;
 
@@ -80,8 +81,8 @@ const BLOCKS_PER_RECORD: usize = 1 << 20;
 /// Write `profile` as a GNU `gmon.out` to `out` (see the module
 /// documentation for the records and how fwprof's counts map to them).
 ///
-/// The histogram holds event `opts.event`; `opts.program` (or the recorded
-/// program, if unchanged) only refines the basic-block records.
+/// The histogram holds event `opts.event`; `opts.program` only refines the
+/// basic-block records.
 ///
 /// # Errors
 /// [`Error::Unsupported`] if `meta.xlen` is neither 32 nor 64 or
@@ -153,7 +154,7 @@ pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Re
         flush(&mut f.buf, out)?;
     }
 
-    let blocks = basic_blocks(profile, opts, width)?;
+    let blocks = basic_blocks(profile, opts, width);
     for group in blocks.chunks(BLOCKS_PER_RECORD) {
         f.buf.push(GMON_TAG_BB_COUNT);
         f.u32(group.len() as u32);
@@ -309,15 +310,8 @@ impl Histogram {
 /// the source line changes if the program's DWARF is available. Counts
 /// above the address width are split into several entries of the same
 /// address (gprof adds them).
-///
-/// # Errors
-/// A `--program` refused by [`crate::find_program`].
-fn basic_blocks(
-    profile: &Profile,
-    opts: &ExportOptions,
-    width: usize,
-) -> Result<Vec<(u64, u64)>, Error> {
-    let program = crate::callgrind::debug_program(profile, opts)?.ok();
+fn basic_blocks(profile: &Profile, opts: &ExportOptions, width: usize) -> Vec<(u64, u64)> {
+    let program = crate::callgrind::debug_program(opts).ok();
     let line = |addr: u64| -> Option<(Option<String>, Option<u32>)> {
         let loc = program.as_ref()?.lines(addr).ok()??;
         Some((loc.file, loc.line))
@@ -359,7 +353,7 @@ fn basic_blocks(
         prev = Some((c.addr + c.len as u64, c.function, count));
         prev_line = here;
     }
-    Ok(blocks)
+    blocks
 }
 
 #[cfg(test)]

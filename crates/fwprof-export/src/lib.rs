@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 
 pub use fwprof_profile::Profile;
+use fwprof_symbols::{FoundProgram, Program};
 
 pub mod callgrind;
 pub mod diff;
@@ -84,20 +85,22 @@ pub fn method_note(profile: &Profile) -> Option<String> {
 
 /// What every exporter may use besides the profile.
 #[derive(Clone, Debug)]
-pub struct ExportOptions {
+pub struct ExportOptions<'a> {
     /// Index in [`Profile::events`] of the event to export where a format
     /// carries one event (gmon, folded, flamegraph, dot); formats that carry
     /// every event (callgrind, pprof, speedscope) put it first.
     pub event: usize,
-    /// The program's ELF (`--program`), for formats that need debug
-    /// information (line numbers, inlined functions). Found by
-    /// [`fwprof_report::find_program`]: the recorded path first, then this
-    /// file; a file whose SHA-256 differs from the recorded one is refused
-    /// unless [`ExportOptions::force`].
-    pub program: Option<PathBuf>,
-    /// Read a `program` whose SHA-256 differs from the recorded one
-    /// (`--force`).
-    pub force: bool,
+    /// The profile's program as the caller found it with
+    /// [`fwprof_symbols::find_program`] (the recorded path, then
+    /// `--program`, SHA-256 checked unless `--force`), for the formats that
+    /// read code or debug information (callgrind, gmon, pprof, HTML):
+    /// [`FoundProgram::program`] is the ELF, [`FoundProgram::note`] why
+    /// there is none. `None`: no program was looked for; the export works
+    /// from the profile alone. Exporters never open a file themselves.
+    ///
+    /// [`FoundProgram::program`]: fwprof_symbols::FoundProgram::program
+    /// [`FoundProgram::note`]: fwprof_symbols::FoundProgram::note
+    pub program: Option<&'a FoundProgram>,
     /// Directories to look for source files in (HTML annotation).
     pub source_dirs: Vec<PathBuf>,
     /// `dot`: leave out functions whose inclusive cost is below this
@@ -105,32 +108,22 @@ pub struct ExportOptions {
     pub threshold: f64,
 }
 
-impl ExportOptions {
-    /// Options exporting event `event` with the recorded program and a
-    /// 0.5% threshold.
-    pub fn new(event: usize) -> ExportOptions {
+impl ExportOptions<'_> {
+    /// Options exporting event `event` without a program and with a 0.5%
+    /// threshold.
+    pub fn new(event: usize) -> ExportOptions<'static> {
         ExportOptions {
             event,
             program: None,
-            force: false,
             source_dirs: Vec::new(),
             threshold: 0.5,
         }
     }
-}
 
-/// The profile's program by the one rule of [`fwprof_report::find_program`]
-/// (recorded path, then `opts.program`, refused on a SHA-256 mismatch
-/// unless `opts.force`).
-///
-/// # Errors
-/// [`Error::Mismatch`] naming both hashes, or an unreadable `--program`.
-pub(crate) fn find_program(
-    profile: &Profile,
-    opts: &ExportOptions,
-) -> Result<fwprof_report::FoundProgram, Error> {
-    fwprof_report::find_program(profile, opts.program.as_deref(), opts.force)
-        .map_err(|e| Error::Mismatch(e.to_string()))
+    /// The program's ELF, if the caller found one.
+    pub(crate) fn elf(&self) -> Option<&Program> {
+        self.program.and_then(|f| f.program.as_ref())
+    }
 }
 
 /// Why an export, diff or merge failed.

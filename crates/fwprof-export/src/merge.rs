@@ -9,9 +9,12 @@
 //! and tail flag), traps (by cause and pc), totals and calling contexts
 //! (matched by the path of function names from the root) are added up.
 //!
-//! Functions are matched by name (the k-th function of a name with the
-//! k-th of that name in another profile). For runs of one program the
-//! function tables are identical, so every address stays where it was. With
+//! Functions are paired by the one rule of
+//! [`fwprof_profile::match_functions`] (same name; equal source files
+//! first, then address order), each later profile against the functions
+//! merged so far. For runs of one program the function tables are
+//! identical, so every function meets itself and every address stays
+//! where it was. With
 //! `force`, profiles of different programs (another SHA-256 or core model)
 //! are merged too: the first profile's addresses are kept, a matched
 //! function's costs in a later profile are moved by their offset from the
@@ -24,7 +27,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use fwprof_profile::{
-    AddressCost, Arc, ContextRecord, FunctionId, FunctionRecord, Meta, TrapRecord,
+    match_functions, AddressCost, Arc, ContextRecord, FunctionId, FunctionRecord, Meta, TrapRecord,
 };
 
 use crate::{Error, Profile};
@@ -190,8 +193,6 @@ impl Mapping {
 struct Merger {
     events: usize,
     functions: Vec<FunctionRecord>,
-    /// (name, k-th of that name) → merged id.
-    by_name: HashMap<(String, u32), u32>,
     /// Next free address for a function placed above all others.
     free: u64,
     entries: BTreeMap<u64, Entry>,
@@ -213,7 +214,6 @@ impl Merger {
         Merger {
             events: n,
             functions: Vec::new(),
-            by_name: HashMap::new(),
             free,
             entries: BTreeMap::new(),
             arcs: Vec::new(),
@@ -238,18 +238,18 @@ impl Merger {
                 .any(|m| m.start < m.end && m.start < end && start < m.end)
     }
 
-    /// The merged function for input function `f` (the `k`-th of its name),
-    /// created with zero costs if new; `first`: `f` is of the first
-    /// profile, whose addresses are kept as they are.
-    fn function(&mut self, f: &FunctionRecord, k: u32, first: bool) -> Mapping {
-        let key = (f.name.clone(), k);
-        if let Some(&id) = self.by_name.get(&key) {
-            let m = &mut self.functions[id as usize];
+    /// The merged function for input function `f`: `matched`, the merged
+    /// function [`match_functions`] paired it with, or a new one with zero
+    /// costs; `first`: `f` is of the first profile, whose addresses are
+    /// kept as they are.
+    fn function(&mut self, f: &FunctionRecord, matched: Option<usize>, first: bool) -> Mapping {
+        if let Some(id) = matched {
+            let m = &mut self.functions[id];
             if m.file.is_none() && f.file.is_some() {
                 (m.file, m.line) = (f.file.clone(), f.line);
             }
             return Mapping {
-                id,
+                id: id as u32,
                 from: (f.start, f.end),
                 to: (m.start, m.end),
             };
@@ -268,7 +268,6 @@ impl Merger {
         rec.self_cost = vec![0; self.events];
         rec.inclusive = vec![0; self.events];
         self.functions.push(rec);
-        self.by_name.insert(key, id);
         Mapping {
             id,
             from: (f.start, f.end),
@@ -278,13 +277,17 @@ impl Merger {
 
     /// Add profile `p`; `first`: it is the first one.
     fn add(&mut self, p: &Profile, first: bool) -> Result<(), Error> {
+        // Input function id → the merged function it joins, by the one rule.
+        let mut partner = vec![None; p.functions.len()];
+        for (merged, input) in match_functions(&self.functions, &p.functions) {
+            if let Some(i) = input {
+                partner[i] = merged;
+            }
+        }
         // Input function id → mapping.
-        let mut seen: HashMap<&str, u32> = HashMap::new();
         let mut map = Vec::with_capacity(p.functions.len());
-        for f in &p.functions {
-            let k = seen.entry(f.name.as_str()).or_insert(0);
-            let mapping = self.function(f, *k, first);
-            *k += 1;
+        for (f, &matched) in p.functions.iter().zip(&partner) {
+            let mapping = self.function(f, matched, first);
             let m = &mut self.functions[mapping.id as usize];
             add_into(&mut m.self_cost, &f.self_cost)?;
             add_into(&mut m.inclusive, &f.inclusive)?;

@@ -36,8 +36,8 @@
 //!   (use `fwprof annotate` or the Callgrind export for costs per line).
 //! * **Functions**: one per fwprof function (name, source file, first
 //!   line), plus one per function that DWARF shows inlined at a call site.
-//! * **Mapping**: one, the program: its path (`--program`, else the
-//!   recorded path), GNU build-id when the ELF has one, and the address
+//! * **Mapping**: one, the program: its path (the ELF read, found by
+//!   [`fwprof_symbols::find_program`]; else the recorded path), GNU build-id when the ELF has one, and the address
 //!   range from the lowest function start to the highest function end. All
 //!   four `has_*` flags are set: the profile is fully symbolized by fwprof
 //!   (`go tool pprof` must not try to symbolize a RISC-V ELF itself).
@@ -173,30 +173,21 @@ mod proto {
 /// Write `profile` as a gzipped pprof `profile.proto` to `out`, event
 /// `opts.event` first and the default sample type.
 ///
-/// Call sites and inlined frames come from the program's DWARF: the ELF
-/// named by `opts.program`, else the recorded path if it is still the same
-/// file (same SHA-256); without it callers' frames are their entries.
+/// Call sites and inlined frames come from the DWARF of
+/// [`ExportOptions::program`]; without it callers' frames are their
+/// entries.
 ///
 /// # Errors
 /// [`Error::Unsupported`] if the profile has no calling contexts, the event
-/// index is out of range, the context tree is malformed, a cost does not
-/// fit pprof's int64 or `opts.program` cannot be read;
-/// [`Error::Mismatch`] if `opts.program` is not the profiled program;
-/// [`Error::Io`] if writing fails.
+/// index is out of range, the context tree is malformed or a cost does not
+/// fit pprof's int64; [`Error::Io`] if writing fails.
 pub fn write(profile: &Profile, opts: &ExportOptions, out: &mut dyn Write) -> Result<(), Error> {
     folded::checked_contexts(profile, opts.event)?;
-    let program = open_program(profile, opts)?;
-    let message = build(profile, opts, program.as_ref())?;
+    let message = build(profile, opts, opts.elf())?;
     let mut gz = GzEncoder::new(out, Compression::default());
     gz.write_all(&message.encode_to_vec())?;
     gz.finish()?;
     Ok(())
-}
-
-/// The program for DWARF, found by [`crate::find_program`]; none when
-/// neither the recorded path nor `--program` holds the profiled ELF.
-fn open_program(profile: &Profile, opts: &ExportOptions) -> Result<Option<Program>, Error> {
-    Ok(crate::find_program(profile, opts)?.program)
 }
 
 /// pprof's unit of every event: each counts occurrences.
@@ -478,7 +469,7 @@ fn build(
             })
         })
         .unwrap_or(0);
-    let path = match &opts.program {
+    let path = match opts.program.and_then(|f| f.path.as_ref()) {
         Some(p) => p.to_string_lossy().into_owned(),
         None => profile.meta.program.clone(),
     };

@@ -10,7 +10,8 @@
 //! the simulator; collectors build a `Profile`, [`Profile::write_atomic`]
 //! stores it and [`Profile::read`] loads it back after checking it (the
 //! format is described in `docs/profile-format.md`; its header carries a
-//! CRC-32C of the body, verified on read). [`output`] holds the rule by
+//! CRC-32C of the body, verified on read). [`match_functions`] is the rule by which
+//! two profiles' functions are paired; [`output`] holds the rule by
 //! which fwprof writes any output path.
 //!
 //! ```
@@ -42,6 +43,7 @@ mod error;
 pub mod events;
 mod file;
 mod invariants;
+mod matching;
 mod model;
 pub mod output;
 pub mod sections;
@@ -51,6 +53,7 @@ pub use costs::{AddressCost, AddressCostRef, AddressCosts};
 pub use environment::environment_sha256;
 pub use error::Error;
 pub use file::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION};
+pub use matching::match_functions;
 pub use model::{
     Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,
     Profile, SampleRecord, SamplingInfo, Target, TrapRecord,

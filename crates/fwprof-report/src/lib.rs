@@ -47,7 +47,6 @@ mod flat;
 mod instrumented;
 mod json;
 mod options;
-mod program;
 mod report;
 mod style;
 
@@ -65,7 +64,6 @@ pub use flat::write_flat;
 pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, ReportOptions, SortKey};
-pub use program::{find_program, FoundProgram, ProgramError};
 pub use report::write_report;
 
 /// The line that says a profile is sampled, as the text reports print it:

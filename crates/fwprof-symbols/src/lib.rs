@@ -7,6 +7,9 @@
 //! [`Program::lines`] maps an address to its source [`Location`] (with
 //! inlined frames) through DWARF. A [`SourceResolver`] finds the source
 //! files that DWARF names, on disk or under `--source-dir` directories.
+//! [`find_program`] is the one rule by which every reader finds the ELF a
+//! profile was recorded from (recorded path, then `--program`, SHA-256
+//! checked, `--force`).
 //!
 //! ```no_run
 //! use fwprof_symbols::{Program, SourceResolver};
@@ -31,12 +34,14 @@
 #![deny(missing_docs)]
 
 mod error;
+mod find;
 mod functions;
 mod lines;
 mod program;
 mod source;
 
 pub use error::Error;
+pub use find::{find_program, FoundProgram, ProgramError};
 pub use functions::{Binding, Function, FunctionId, FunctionTable, Symbol};
 pub use lines::{InlinedFrame, Location};
 pub use program::{Class, Program, Section};

@@ -1,15 +1,16 @@
 //! Finding the ELF a profile was recorded from: the one rule every reader
-//! of debug information and code (`annotate`, `html`, the Callgrind and
-//! pprof exports) follows.
+//! of debug information and code follows (`fwprof annotate`, `fwprof html`
+//! and `fwprof export` of every format; the exporters then take the found
+//! program as an input and look up nothing themselves).
 //!
 //! The rule, in order:
 //!
 //! 1. A `--program` file that is given must have the recorded SHA-256
-//!    ([`Meta::sha256`]); one that differs is refused with
+//!    (the profile's `meta.sha256`); one that differs is refused with
 //!    [`ProgramError::Mismatch`], naming both hashes, unless `force` is
 //!    set. A `--program` that cannot be read is refused too
 //!    ([`ProgramError::Unreadable`]).
-//! 2. The recorded path ([`Meta::program`]: absolute in profiles recorded
+//! 2. The recorded path (the profile's `meta.program`: absolute in profiles recorded
 //!    since fwprof stored it so; older profiles hold the path as given,
 //!    relative to the directory of the recording) is used if the file
 //!    there has the recorded SHA-256.
@@ -22,16 +23,21 @@
 //! [`FoundProgram::note`] names both hashes. A profile without a recorded
 //! hash (empty `sha256`) accepts any readable file.
 //!
-//! [`Meta::sha256`]: fwprof_profile::Meta::sha256
-//! [`Meta::program`]: fwprof_profile::Meta::program
+//! The messages: a refused file is [`ProgramError`]'s one line (`P is not
+//! the program this profile was recorded from: its SHA-256 is A, the
+//! profile's is B (--force reads it anyway)`, or `cannot read --program P:
+//! why`); the note without a program says why the recorded file was not
+//! used and ends `; reading the profile alone (give the recorded build with
+//! --program)`; the note of a forced file names both hashes and ends
+//! `reading it anyway (--force)`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use fwprof_profile::Profile;
-use fwprof_symbols::Program;
+use crate::Program;
 
 /// The program a reader should use, and what to tell the user about it.
+#[derive(Default)]
 pub struct FoundProgram {
     /// The opened ELF, `None` when neither the recorded path nor
     /// `--program` gave the recorded file.
@@ -41,6 +47,16 @@ pub struct FoundProgram {
     /// One sentence for the user when there is no program (why) or a
     /// forced mismatch is in use; `None` otherwise.
     pub note: Option<String>,
+}
+
+impl fmt::Debug for FoundProgram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FoundProgram")
+            .field("program", &self.program.as_ref().map(|_| "Program"))
+            .field("path", &self.path)
+            .field("note", &self.note)
+            .finish()
+    }
 }
 
 /// Why a given `--program` is refused.
@@ -87,8 +103,12 @@ impl fmt::Display for ProgramError {
 
 impl std::error::Error for ProgramError {}
 
-/// Finds `profile`'s program by the rule of this module's documentation:
-/// `given` is the `--program` path, `force` the `--force` flag.
+/// Finds the program a profile was recorded from by the rule of this
+/// module's documentation: `recorded` is the profile's `meta.program`,
+/// `recorded_sha256` its `meta.sha256` (64 hex digits, or empty when
+/// unknown: then any readable file is accepted), `given` the `--program`
+/// path, `force` the `--force` flag. Opens at most two ELF files (and
+/// hashes them); parses nothing else.
 ///
 /// # Errors
 /// [`ProgramError::Mismatch`] for a given file whose SHA-256 differs from
@@ -96,11 +116,12 @@ impl std::error::Error for ProgramError {}
 /// given file that cannot be opened. A missing or changed recorded file is
 /// not an error: the result then has no program and a note.
 pub fn find_program(
-    profile: &Profile,
+    recorded: &str,
+    recorded_sha256: &str,
     given: Option<&Path>,
     force: bool,
 ) -> Result<FoundProgram, ProgramError> {
-    let recorded_hash = profile.meta.sha256.as_str();
+    let recorded_hash = recorded_sha256;
     let matches = |p: &Program| recorded_hash.is_empty() || p.sha256_hex() == recorded_hash;
     let given = match given {
         Some(path) => {
@@ -108,7 +129,7 @@ pub fn find_program(
                 path: path.to_path_buf(),
                 message: match e {
                     // Io errors name the path already.
-                    fwprof_symbols::Error::Io { .. } => e.to_string(),
+                    crate::Error::Io { .. } => e.to_string(),
                     e => format!("{}: {e}", path.display()),
                 },
             })?;
@@ -136,7 +157,7 @@ pub fn find_program(
         }
         None => None,
     };
-    let recorded = PathBuf::from(&profile.meta.program);
+    let recorded = PathBuf::from(recorded);
     let why_not_recorded = match Program::open(&recorded) {
         Ok(p) if matches(&p) => {
             return Ok(FoundProgram {
@@ -149,7 +170,7 @@ pub fn find_program(
             "{} changed since it was recorded (SHA-256 differs)",
             recorded.display()
         ),
-        Err(fwprof_symbols::Error::Io { source, .. }) => {
+        Err(crate::Error::Io { source, .. }) => {
             format!("{}: {source}", recorded.display())
         }
         Err(e) => format!("{}: {e}", recorded.display()),
@@ -168,4 +189,83 @@ pub fn find_program(
             )),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name)
+    }
+
+    fn hash(name: &str) -> String {
+        Program::open(data(name)).unwrap().sha256_hex()
+    }
+
+    #[test]
+    fn the_recorded_path_first_then_a_matching_program() {
+        let rv64 = data("rv64.elf");
+        let h = hash("rv64.elf");
+        let f = find_program(rv64.to_str().unwrap(), &h, None, false).unwrap();
+        assert_eq!(f.path.as_deref(), Some(rv64.as_path()));
+        assert!(f.program.is_some() && f.note.is_none());
+        // The recorded file is gone: the given one with the same hash.
+        let f = find_program("/nonexistent/rv64.elf", &h, Some(&rv64), false).unwrap();
+        assert_eq!(f.path.as_deref(), Some(rv64.as_path()));
+        assert!(f.note.is_none());
+        // Neither: no program, a note saying why.
+        let f = find_program("/nonexistent/rv64.elf", &h, None, false).unwrap();
+        assert!(f.program.is_none() && f.path.is_none());
+        let note = f.note.unwrap();
+        assert!(
+            note.starts_with("/nonexistent/rv64.elf: ")
+                && note.ends_with(
+                    "; reading the profile alone (give the recorded build with --program)"
+                ),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn another_program_is_refused_unless_forced() {
+        let rv64 = data("rv64.elf");
+        let rv32 = data("rv32.elf");
+        let (h64, h32) = (hash("rv64.elf"), hash("rv32.elf"));
+        let e = find_program(rv64.to_str().unwrap(), &h64, Some(&rv32), false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{} is not the program this profile was recorded from: its SHA-256 is {h32}, \
+                 the profile's is {h64} (--force reads it anyway)",
+                rv32.display()
+            )
+        );
+        // Forced: the given file, before the (matching) recorded one.
+        let f = find_program(rv64.to_str().unwrap(), &h64, Some(&rv32), true).unwrap();
+        assert_eq!(f.path.as_deref(), Some(rv32.as_path()));
+        assert!(f.note.unwrap().ends_with("reading it anyway (--force)"));
+        // A changed recorded file is not used.
+        let f = find_program(rv32.to_str().unwrap(), &h64, None, false).unwrap();
+        assert!(f.program.is_none());
+        assert!(f.note.unwrap().contains("changed since it was recorded"));
+        // No recorded hash: any readable file.
+        let f = find_program("/nonexistent", "", Some(&rv32), false).unwrap();
+        assert_eq!(f.path.as_deref(), Some(rv32.as_path()));
+        // An unreadable --program is refused, naming it.
+        let e = find_program(
+            "/nonexistent",
+            "",
+            Some(Path::new("/nonexistent/p.elf")),
+            true,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot read --program /nonexistent/p.elf: "),
+            "{e}"
+        );
+    }
 }
