@@ -58,6 +58,8 @@ pub use trap::{
 #[cfg(test)]
 mod test_asm;
 #[cfg(test)]
+mod tests_env;
+#[cfg(test)]
 mod tests_flush;
 #[cfg(test)]
 mod tests_fp;
