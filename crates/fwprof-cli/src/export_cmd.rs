@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::files::{refuse_output_over_input, write_output};
 use clap::CommandFactory;
 use fwprof_export::ExportOptions;
-use fwprof_profile::{events, Profile};
+use fwprof_profile::Profile;
 
 use crate::cli::{
     self, CompletionsArgs, DiffArgs, ExportArgs, ExportFormat, FormatArg, HtmlArgs, MergeArgs,
@@ -21,14 +21,6 @@ fn read(path: &Path) -> Result<Profile> {
     crate::files::read_profile(path)
 }
 
-/// Index of event `name` (instructions when `None`).
-fn event_index(profile: &Profile, name: Option<&str>) -> Result<usize> {
-    Ok(match name {
-        Some(n) => fwprof_report::event_by_name(profile, n)?,
-        None => profile.event_index(events::INSTRUCTIONS).unwrap_or(0),
-    })
-}
-
 /// `fwprof export`.
 pub fn export(a: &ExportArgs) -> Result<u8> {
     let out = a
@@ -38,7 +30,7 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
     refuse_output_over_input(&out, &inputs(&a.file, a.program.as_deref()))?;
     let profile = read(&a.file)?;
     let found = crate::files::find_program(&profile, a.program.as_deref(), a.force)?;
-    let mut opts = ExportOptions::new(event_index(&profile, a.event.as_deref())?);
+    let mut opts = ExportOptions::new(fwprof_report::primary_event(&profile, a.event.as_deref())?);
     opts.program = Some(&found);
     if !(a.threshold >= 0.0 && a.threshold <= 100.0) {
         anyhow::bail!(
@@ -82,7 +74,7 @@ pub fn html(a: &HtmlArgs) -> Result<u8> {
     refuse_output_over_input(&a.output, &inputs(&a.file, a.program.as_deref()))?;
     let profile = read(&a.file)?;
     let found = crate::files::find_program(&profile, a.program.as_deref(), a.force)?;
-    let mut opts = ExportOptions::new(event_index(&profile, None)?);
+    let mut opts = ExportOptions::new(fwprof_report::primary_event(&profile, None)?);
     opts.program = Some(&found);
     opts.source_dirs = a.source_dir.clone();
     if let Some(note) = fwprof_export::html::annotation_note(&opts) {
@@ -98,7 +90,7 @@ pub fn html(a: &HtmlArgs) -> Result<u8> {
 pub fn diff(a: &DiffArgs) -> Result<u8> {
     let before = read(&a.before)?;
     let after = read(&a.after)?;
-    let event = event_index(&before, a.event.as_deref())?;
+    let event = fwprof_report::primary_event(&before, a.event.as_deref())?;
     let diff = fwprof_export::diff::compare(&before, &after, event)?;
     for warning in diff.warnings() {
         eprintln!("fwprof: warning: {warning}");
