@@ -25,7 +25,8 @@ fuzz_target!(|data: &[u8]| {
     let data = &as_file(data)[..];
     if let Ok(mut p) = Profile::from_bytes(data) {
         let again = Profile::from_bytes(&p.to_bytes().expect("re-encode")).expect("re-read");
-        // A version-1 input comes back as version 2, otherwise equal.
+        // A version-1 or version-2 input comes back as the current version,
+        // otherwise equal.
         p.meta.format_version = fwprof_profile::FORMAT_VERSION;
         assert_eq!(again, p);
         let _ = p.check_invariants();
