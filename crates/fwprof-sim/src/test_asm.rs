@@ -194,3 +194,15 @@ pub fn run_ok(rv64: bool, words: &[u32]) -> Simulator<Rec> {
         other => panic!("unexpected stop {other:?}"),
     }
 }
+
+/// Runs `sm` for at most `limit` instructions and checks that the
+/// recording hooks counted exactly the instructions the simulator executed.
+pub fn go(sm: &mut crate::Simulator<Rec>, limit: u64) -> StopReason {
+    let stop = sm.run(limit, &AtomicBool::new(false)).unwrap();
+    assert_eq!(
+        sm.hooks().count,
+        sm.executed(),
+        "hook-derived count matches"
+    );
+    stop
+}

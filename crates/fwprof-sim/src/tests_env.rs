@@ -6,16 +6,6 @@ use crate::test_asm::*;
 use crate::{SimError, StopReason};
 use std::sync::atomic::AtomicBool;
 
-fn go(sm: &mut crate::Simulator<Rec>, limit: u64) -> StopReason {
-    let stop = sm.run(limit, &AtomicBool::new(false)).unwrap();
-    assert_eq!(
-        sm.hooks().count,
-        sm.executed(),
-        "hook-derived count matches"
-    );
-    stop
-}
-
 /// A Linux user-mode simulator over `words` at `BASE` (environment built
 /// directly, no ELF).
 fn linux_sim(words: &[u32]) -> crate::Simulator<Rec> {

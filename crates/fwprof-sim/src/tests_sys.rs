@@ -6,16 +6,6 @@ use crate::{JumpKind, SimError, StopReason};
 use fwprof_os::GuestMemory;
 use std::sync::atomic::AtomicBool;
 
-fn go(sm: &mut crate::Simulator<Rec>, limit: u64) -> StopReason {
-    let stop = sm.run(limit, &AtomicBool::new(false)).unwrap();
-    assert_eq!(
-        sm.hooks().count,
-        sm.executed(),
-        "hook-derived count matches"
-    );
-    stop
-}
-
 #[test]
 fn csr_reads_of_instret_and_cycle_are_exact() {
     // Three instructions, then csrr a0, instret; csrr a1, cycle; rdtime a2.
