@@ -152,7 +152,9 @@ op_table! {
     Ecall => "ecall", System, both;
     Ebreak => "ebreak", System, both;
     Mret => "mret", System, both;
+    Sret => "sret", System, both;
     Wfi => "wfi", System, both;
+    SfenceVma => "sfence.vma", Fence, both;
     Csrrw => "csrrw", Csr, both;
     Csrrs => "csrrs", Csr, both;
     Csrrc => "csrrc", Csr, both;

@@ -69,7 +69,7 @@ fn clear_unused_fields(inst: &mut Inst) {
         Beq | Bne | Blt | Bge | Bltu | Bgeu | Sb | Sh | Sw | Sd | Fsw | Fsd => inst.rd = 0,
         // FENCE/FENCE.I ignore rd and rs1 (§2.7, §3.1); the exact SYSTEM
         // encodings have none.
-        Fence | FenceI | Ecall | Ebreak | Mret | Wfi => {
+        Fence | FenceI | Ecall | Ebreak | Mret | Sret | Wfi => {
             inst.rd = 0;
             inst.rs1 = 0;
             inst.rs2 = 0;
@@ -326,9 +326,9 @@ fn decode_op_32(raw: u32, f3: u32, f7: u32) -> Option<Inst> {
     Some(base(op, raw, 0))
 }
 
-/// SYSTEM (opcode 0x73): `ecall`, `ebreak`, `mret`, `wfi` and Zicsr.
-/// Other privileged instructions (`sret`, `sfence.vma`, `dret`, ...) are
-/// not implemented by fwprof's M-mode/user-mode hart and decode as illegal.
+/// SYSTEM (opcode 0x73): `ecall`, `ebreak`, `mret`, `sret`, `wfi`,
+/// `sfence.vma` (Privileged ISA 20211203, §3.3, §4.2.1) and Zicsr. Other
+/// privileged instructions (`dret`, the hypervisor's) decode as illegal.
 fn decode_system(raw: u32, f3: u32) -> Option<Inst> {
     let csr = ((raw >> 20) & 0xfff) as i32;
     let inst = match f3 {
@@ -336,7 +336,10 @@ fn decode_system(raw: u32, f3: u32) -> Option<Inst> {
             0x0000_0073 => base(Op::Ecall, raw, 0),
             0x0010_0073 => base(Op::Ebreak, raw, 0),
             0x3020_0073 => base(Op::Mret, raw, 0),
+            0x1020_0073 => base(Op::Sret, raw, 0),
             0x1050_0073 => base(Op::Wfi, raw, 0),
+            // sfence.vma rs1,rs2 (Privileged ISA §4.2.1): funct7 0001001, rd 0.
+            _ if raw & 0xfe00_7fff == 0x1200_0073 => base(Op::SfenceVma, raw, 0),
             _ => return None,
         },
         1 => base(Op::Csrrw, raw, csr),

@@ -217,7 +217,8 @@ pub(crate) fn base_text(inst: &Inst, pc: u64, xlen: Xlen, hex_shamt: bool) -> St
                 write!(s, "{mn} {},{}", fence_set(bits >> 4), fence_set(bits))
             }
         }
-        Op::FenceI | Op::Ecall | Op::Ebreak | Op::Mret | Op::Wfi => write!(s, "{mn}"),
+        Op::FenceI | Op::Ecall | Op::Ebreak | Op::Mret | Op::Sret | Op::Wfi => write!(s, "{mn}"),
+        Op::SfenceVma => write!(s, "{mn} {},{}", x(rs1), x(rs2)),
         Op::Csrrw | Op::Csrrs | Op::Csrrc => {
             if inst.raw == 0xc000_1073 {
                 // csrrw zero,cycle,zero: the canonical 32-bit `unimp`.

@@ -43,6 +43,9 @@ pub(crate) fn pseudo(inst: &Inst, pc: u64, xlen: Xlen) -> Option<String> {
     };
     Some(match inst.op {
         Op::Addi if rd == 0 && rs1 == 0 && imm == 0 => "nop".to_string(),
+        // objdump: no operands when both are x0, `rs1` alone when rs2 is x0.
+        Op::SfenceVma if rs1 == 0 && rs2 == 0 => "sfence.vma".to_string(),
+        Op::SfenceVma if rs2 == 0 => format!("sfence.vma {}", x(rs1)),
         Op::Addi if rs1 == 0 => format!("li {},{imm}", x(rd)),
         Op::Addi if imm == 0 => format!("mv {},{}", x(rd), x(rs1)),
         Op::Add if rs1 == 0 => format!("mv {},{}", x(rd), x(rs2)),

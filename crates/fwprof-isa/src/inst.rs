@@ -40,7 +40,7 @@ pub enum Op {
     Addiw, Slliw, Srliw, Sraiw, Addw, Subw, Sllw, Srlw, Sraw,
     Fence, FenceI, Ecall, Ebreak,
     // Privileged (Privileged ISA 20211203, §3.3)
-    Mret, Wfi,
+    Mret, Sret, Wfi, SfenceVma,
     // Zicsr (§9)
     Csrrw, Csrrs, Csrrc, Csrrwi, Csrrsi, Csrrci,
     // M (§7)

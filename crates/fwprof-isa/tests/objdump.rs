@@ -55,9 +55,9 @@ fn reserved_but_objdump_decodes(raw: u32, len: u8, xlen: Xlen, text: &str) -> Op
         return Some("RV32I shift with shamt[5]=1 is reserved (§2.4.1)");
     }
     match mn {
-        // Supervisor, hypervisor and debug instructions: fwprof's hart has
-        // only M and U mode and traps on them like hardware without S/H.
-        "sret" | "uret" | "dret" | "sfence.vma" | "hret" => Some("privileged, not implemented"),
+        // N-extension, hypervisor and debug instructions: fwprof's hart has
+        // M, S and U mode and traps on them like hardware without N/H/Sdext.
+        "uret" | "dret" | "hret" => Some("privileged, not implemented"),
         _ => None,
     }
 }
