@@ -180,7 +180,10 @@ def qemu_command(elf, args, mode, log_items, log_path):
     sh_args = [os.path.basename(elf)] + list(args)
     cfg = "enable=on,target=native,chardev=c0" + "".join(
         ",arg=" + a.replace(",", ",,") for a in sh_args)
-    return mode, [f"qemu-system-riscv{bits}", "-M", "virt", "-m", "128M", "-bios", "none",
+    # -cpu rvNN,h=false: fwprof's hart has no hypervisor extension, and misa,
+    # mie and mideleg read back what the hart implements (docs/simulator.md).
+    return mode, [f"qemu-system-riscv{bits}", "-M", "virt", "-cpu", f"rv{bits},h=false",
+                  "-m", "128M", "-bios", "none",
                   "-display", "none", "-nodefaults", "-chardev", "stdio,id=c0",
                   "-semihosting-config", cfg, "-serial", "none", "-monitor", "none",
                   "-kernel", elf] + debug

@@ -7,7 +7,7 @@ use fwprof_isa::Inst;
 /// `prev_block` after a cache flush: the previous block's ids are gone, its
 /// last instruction's address is kept in `prev_flushed_pc`.
 const PREV_FLUSHED: u32 = u32::MAX - 1;
-use fwprof_sim::{BlockId, CostModel, Forward, Jump, JumpKind, TrapInfo};
+use fwprof_sim::{BlockId, CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
@@ -450,7 +450,8 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         self.last_sp = sp;
     }
 
-    fn on_mret(&mut self, _pc: u64, target: u64, instret: u64, sp: u64) {
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        let (target, instret, sp) = (ret.target, ret.instret, ret.sp);
         self.start();
         self.sync_clock(true);
         self.stack.ret(target, sp, instret);

@@ -8,7 +8,7 @@ use fwprof_collect::{
     ExactCollector, FunctionMap, HookAddresses, InstrumentCollector, InstrumentConfig,
 };
 use fwprof_isa::{decode, Inst, Xlen};
-use fwprof_sim::{BlockId, CostModel, Hooks, Jump, JumpKind, TrapInfo};
+use fwprof_sim::{BlockId, CostModel, Hooks, Jump, JumpKind, Privilege, TrapInfo, TrapReturn};
 
 /// The hooks, by index into [`Counting::calls`].
 const HOOKS: [&str; 16] = [
@@ -26,7 +26,7 @@ const HOOKS: [&str; 16] = [
     "on_branch_front",
     "cycles_before",
     "on_trap",
-    "on_mret",
+    "on_trap_return",
     "on_idle",
 ];
 
@@ -99,8 +99,8 @@ impl Hooks for Counting {
     fn on_trap(&mut self, _: TrapInfo, _: u64, _: u64) {
         self.count("on_trap");
     }
-    fn on_mret(&mut self, _: u64, _: u64, _: u64, _: u64) {
-        self.count("on_mret");
+    fn on_trap_return(&mut self, _: &TrapReturn) {
+        self.count("on_trap_return");
     }
     fn on_idle(&mut self, _: u64, _: u64) {
         self.count("on_idle");
@@ -169,11 +169,23 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
     h.on_block_cut(BlockId(0), 1);
     let trap = TrapInfo {
         cause: 2,
+        interrupt: false,
         pc: 0x100,
         tval: 0,
+        from: Privilege::Machine,
+        to: Privilege::Machine,
+        handler: 0x200,
+        latency: None,
     };
     h.on_trap(trap, 3, 0x1000);
-    h.on_mret(0x204, 0x104, 4, 0x1000);
+    h.on_trap_return(&TrapReturn {
+        pc: 0x204,
+        target: 0x104,
+        from: Privilege::Machine,
+        to: Privilege::Machine,
+        instret: 4,
+        sp: 0x1000,
+    });
     h.on_idle(10, 4);
     h.on_cache_flush();
 }

@@ -27,8 +27,16 @@ pub const CAUSE_MISALIGNED_STORE: u64 = 6;
 pub const CAUSE_STORE_ACCESS: u64 = 7;
 /// Environment call from U-mode.
 pub const CAUSE_ECALL_U: u64 = 8;
+/// Environment call from S-mode.
+pub const CAUSE_ECALL_S: u64 = 9;
 /// Environment call from M-mode.
 pub const CAUSE_ECALL_M: u64 = 11;
+/// Instruction page fault (`mtval` = the faulting virtual address).
+pub const CAUSE_FETCH_PAGE_FAULT: u64 = 12;
+/// Load page fault (`mtval` = the faulting virtual address).
+pub const CAUSE_LOAD_PAGE_FAULT: u64 = 13;
+/// Store/AMO page fault (`mtval` = the faulting virtual address).
+pub const CAUSE_STORE_PAGE_FAULT: u64 = 15;
 
 /// Linux signal numbers (`asm-generic/signal.h`, the same on every
 /// architecture fwprof runs on).

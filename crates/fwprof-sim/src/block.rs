@@ -48,10 +48,14 @@ const DIRECT_SLOTS: usize = 4096;
 
 /// [`Block::after`]: the block ends in a `jal`/`jalr` (jump hooks).
 pub(crate) const AFTER_JUMP: u8 = 1;
-/// [`Block::after`]: the block ends in `mret`.
-pub(crate) const AFTER_MRET: u8 = 2;
+/// [`Block::after`]: the block ends in `mret` or `sret`.
+pub(crate) const AFTER_XRET: u8 = 2;
 /// [`Block::after`]: the block ends in `fence.i`.
 pub(crate) const AFTER_FENCE_I: u8 = 4;
+/// [`Block::after`]: the block ends in an instruction that may change
+/// whether an interrupt is pending or enabled (a CSR access, `mret`,
+/// `sret`): the run loop looks at interrupts again.
+pub(crate) const AFTER_IRQ: u8 = 8;
 
 /// "No block" marker for chain slots.
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
@@ -104,7 +108,7 @@ pub(crate) struct Block {
     /// executes it separately ([`crate::uop::exec_term`]) and picks the
     /// chain by its outcome.
     pub term: bool,
-    /// Something to do after the block: [`AFTER_JUMP`], [`AFTER_MRET`],
+    /// Something to do after the block: [`AFTER_JUMP`], [`AFTER_XRET`], [`AFTER_IRQ`],
     /// [`AFTER_FENCE_I`] bits (0 for most blocks).
     pub after: u8,
     /// Chained successor on the fall-through path (`end`).
@@ -141,7 +145,9 @@ pub(crate) fn ends_block(op: Op) -> bool {
             | Op::Ecall
             | Op::Ebreak
             | Op::Mret
+            | Op::Sret
             | Op::Wfi
+            | Op::SfenceVma
             | Op::FenceI
             | Op::Csrrw
             | Op::Csrrs
@@ -312,8 +318,11 @@ impl BlockCache {
             ),
             after: match last.op {
                 Op::Jal | Op::Jalr => AFTER_JUMP,
-                Op::Mret => AFTER_MRET,
+                Op::Mret | Op::Sret => AFTER_XRET | AFTER_IRQ,
                 Op::FenceI => AFTER_FENCE_I,
+                Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
+                    AFTER_IRQ
+                }
                 _ => 0,
             },
             fall: NO_BLOCK,

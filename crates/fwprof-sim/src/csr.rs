@@ -13,7 +13,8 @@
 //!   `time` ticks at 10 MHz (as QEMU 7.2 `virt`'s CLINT), one tick per
 //!   cycle: `time` = `cycle` (before any `mcycle` write) plus the ticks the
 //!   hart slept (`wfi`, `nanosleep`; see `Hart::idle_ticks`) plus what
-//!   writes to the CLINT's `mtime` added. A read returns
+//!   writes to the CLINT's `mtime` added; with `--icount-shift` it follows
+//!   the executed-instruction count as QEMU's does (`crate::irq`). A read returns
 //!   the count of instructions retired *before* the reading instruction;
 //!   instructions that trap do not retire (Privileged ISA §3.3.1).
 //!   `mcycle`/`minstret` are writable (§3.1.11); `time` is read-only.
@@ -21,78 +22,100 @@
 //!   read as zero and ignore writes (§3.1.11: legal implementation).
 //!
 //! Reset values and write masks were measured on QEMU 7.2's `virt` machine
-//! (a program writing all-ones to each CSR and reading it back), so that
-//! register values stay in lock-step with QEMU:
+//! with `-cpu rv64,h=false` / `rv32,h=false` (a program writing all-ones to
+//! each CSR and reading it back), so that register values stay in
+//! lock-step with QEMU:
 //! * `mstatus` 0x300 (§3.1.6): resets to 0 (MPP = U, FS = Off); writable
 //!   bits 0x7e7faa (SIE, MIE, SPIE, MPIE, SPP, VS, MPP, FS, MPRV, SUM, MXR,
-//!   TVM, TW, TSR); only MIE, MPIE, MPP and FS have an effect. SD
-//!   summarises FS/VS == Dirty; on RV64 UXL = SXL = 2 (fixed here; QEMU 7.2
-//!   lets an all-ones write change UXL and the H-extension bits).
-//!   `mstatush` 0x310 (RV32): reads zero.
-//! * `misa` 0x301 (§3.1.1): what QEMU 7.2 reports, IMAFDC + H + S + U
-//!   (`0x80000000001411ad` / `0x401411ad`); writes ignored (WARL).
+//!   TVM, TW, TSR). SD summarises FS/VS == Dirty; on RV64 UXL = SXL = 2
+//!   (fixed here; QEMU 7.2 lets an all-ones write change UXL). MPP = 2
+//!   (reserved) is stored as QEMU stores it; `mret` then enters U-mode.
+//!   `mstatush` 0x310 (RV32): reads zero. `sstatus` 0x100 (§4.1.1) is the
+//!   view of SIE, SPIE, SPP, VS, FS, SUM, MXR (+ UXL, SD).
+//! * `misa` 0x301 (§3.1.1): only what fwprof implements: RV32/RV64 IMAFDC
+//!   with S and U (`0x800000000014112d` / `0x4014112d`), QEMU 7.2's value
+//!   without H (QEMU's default CPU sets H); writes ignored (WARL).
 //! * `mvendorid`, `marchid`, `mimpid`, `mhartid`, `mconfigptr`
-//!   (0xF11..0xF15): read-only zero (§3.1.2–3.1.5, §3.1.17; QEMU reports
-//!   its own version in `marchid`/`mimpid`).
-//! * `mtvec` 0x305 (§3.1.7): writes with MODE >= 2 are ignored (QEMU 7.2).
-//! * `mepc` 0x341 (§3.1.14): stores what is written, bit 0 included, as
-//!   QEMU 7.2 does; `mret` clears bit 0 of the target.
-//! * `mcause` 0x342, `mtval` 0x343, `mscratch` 0x340: plain registers.
-//! * `mie` 0x304 (writable 0x3eee), `mip` 0x344 (writable 0x2666, §3.1.9):
-//!   storage, except that `mip.MTIP` (bit 7) reads 1 while `time` >=
-//!   the CLINT's `mtimecmp` (so it is set from reset, `mtimecmp` = 0, as on
-//!   QEMU) and `mip.MSIP` (bit 3) mirrors the CLINT's `msip`. Interrupts
-//!   are never taken: the machine timer only ends a `wfi` (see `sim.rs`).
-//! * `medeleg` 0x302 (0xf0bfff), `mideleg` 0x303 (0x3666), `mcounteren`
-//!   0x306, `mcountinhibit` 0x320, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15`
-//!   0x3B0..: storage only (no S mode, no delegation, no PMP checking).
+//!   (0xF11..0xF15): read-only zero (QEMU reports its version in
+//!   `marchid`/`mimpid`).
+//! * `mtvec` 0x305 and `stvec` 0x105 (§3.1.7, §4.1.2): direct (0) and
+//!   vectored (1) mode; writes with MODE >= 2 are ignored (QEMU 7.2).
+//! * `mepc`/`sepc` store what is written, bit 0 included, as QEMU 7.2
+//!   does; `mret`/`sret` clear bit 0 of the target. `mcause`, `mtval`,
+//!   `mscratch`, `scause`, `stval`, `sscratch`: plain registers.
+//! * `mie` 0x304 (writable 0x2eee), `mip` 0x344 (writable 0x2666: SSIP,
+//!   STIP, SEIP, LCOFIP and the VS bits QEMU keeps without H): MTIP
+//!   reads the CLINT timer's line, MSIP the CLINT's `msip`; with
+//!   `menvcfg.STCE` STIP is `stimecmp`'s line and not writable. `sie` /
+//!   `sip` 0x104 / 0x144 (§4.1.3) are the `mideleg` bits of `mie`/`mip`;
+//!   only SSIP (and LCOFIP) are writable through `sip`. See `crate::irq`.
+//! * `medeleg` 0x302 (writable 0xf0bfff), `mideleg` 0x303 (0x2666).
+//! * `mcounteren` 0x306, `scounteren` 0x106 (§3.1.12, §4.1.5): all bits
+//!   writable; they gate `cycle`/`time`/`instret`/`hpmcounterN` below M
+//!   (below S, `scounteren` too), as QEMU 7.2's `ctr()` does.
+//!   `mcountinhibit` 0x320: stored, no effect.
+//! * `menvcfg` 0x30A (+ `menvcfgh` 0x31A on RV32; writable FIOM, CBIE,
+//!   CBCFE, CBZE, PBMTE, STCE), `senvcfg` 0x10A (0xf1): stored; STCE
+//!   enables Sstc.
+//! * `stimecmp` 0x14D (+ `stimecmph` 0x15D on RV32; Sstc 1.0): accessible
+//!   in M-mode, and in S-mode when `mcounteren.TM` and `menvcfg.STCE` are
+//!   set.
+//! * `pmpcfg0..3` 0x3A0.., `pmpaddr0..15` 0x3B0..: storage.
 //!
 //! Access rules (Privileged ISA §2.1): CSR number bits \[11:10\] = 0b11 means
 //! read-only (a write raises illegal instruction); bits \[9:8\] give the lowest
 //! privilege allowed. Any other CSR number raises illegal instruction.
 
 use crate::hart::{Hart, Privilege};
+use crate::irq::*;
 
 /// Why a CSR access failed: always an illegal-instruction exception.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CsrIllegal;
 
-const MSTATUS_MIE: u64 = 1 << 3;
-/// `mip.MSIP`, `mip.MTIP` (Privileged ISA 20211203, §3.1.9).
-pub(crate) const MIP_MSIP: u64 = 1 << 3;
-pub(crate) const MIP_MTIP: u64 = 1 << 7;
-const MSTATUS_MPIE: u64 = 1 << 7;
-const MSTATUS_MPP_SHIFT: u32 = 11;
 const MSTATUS_FS_SHIFT: u32 = 13;
-/// Writable `mstatus` bits (QEMU 7.2, measured).
+/// Writable `mstatus` bits (QEMU 7.2, measured), FS included.
 const MSTATUS_WRITABLE: u64 = 0x7e_7faa;
-/// Writable bits kept in `mstatus_other` (all but MIE, MPIE, MPP, FS).
-const MSTATUS_OTHER: u64 = MSTATUS_WRITABLE & !(0x8 | 0x80 | 0x1800 | 0x6000);
+/// `mstatus.FS`, kept in `Hart::fs`.
+const MSTATUS_FS: u64 = 3 << MSTATUS_FS_SHIFT;
 /// `mstatus.VS` (vector state; stored only).
 const MSTATUS_VS: u64 = 3 << 9;
+/// The `mstatus` bits `sstatus` shows and writes (§4.1.1; UXL and SD are
+/// added when read).
+const SSTATUS_MASK: u64 = MSTATUS_SIE
+    | MSTATUS_SPIE
+    | MSTATUS_SPP
+    | MSTATUS_VS
+    | MSTATUS_FS
+    | MSTATUS_SUM
+    | MSTATUS_MXR;
+/// Writable `mip` / `mideleg` bits and writable `mie` bits (QEMU 7.2,
+/// measured without H: it keeps the VS and LCOFI bits storable).
+const MIP_WRITABLE: u64 = 0x2666;
+const MIDELEG_WRITABLE: u64 = 0x2666;
+const MIE_WRITABLE: u64 = 0x2eee;
+/// `sip` bits S-mode may write: SSIP and LCOFIP (QEMU 7.2 `rmw_sip64`).
+const SIP_WRITABLE: u64 = SSIP | 1 << 13;
+const MEDELEG_WRITABLE: u64 = 0xf0_bfff;
+/// Writable `menvcfg` bits: FIOM, CBIE, CBCFE, CBZE, PBMTE, STCE.
+const MENVCFG_WRITABLE: u64 = 0xc000_0000_0000_00f1;
+const SENVCFG_WRITABLE: u64 = 0xf1;
 
 impl Hart {
-    /// Read-only `misa` value (Privileged ISA §3.1.1).
+    /// Read-only `misa` value (Privileged ISA §3.1.1): IMAFDC + S + U,
+    /// what fwprof implements.
     pub fn misa(&self) -> u64 {
         if self.rv64 {
-            0x8000_0000_0014_11ad
+            0x8000_0000_0014_112d
         } else {
-            0x4014_11ad
+            0x4014_112d
         }
     }
 
     /// The composed `mstatus` value (§3.1.6).
     pub fn mstatus(&self) -> u64 {
-        let mut v = self.mstatus_other
-            | (self.mstatus_mpp as u64) << MSTATUS_MPP_SHIFT
-            | (self.fs as u64) << MSTATUS_FS_SHIFT;
-        let dirty = self.fs == 3 || self.mstatus_other & MSTATUS_VS == MSTATUS_VS;
-        if self.mstatus_mie {
-            v |= MSTATUS_MIE;
-        }
-        if self.mstatus_mpie {
-            v |= MSTATUS_MPIE;
-        }
+        let mut v = self.mstatus | (self.fs as u64) << MSTATUS_FS_SHIFT;
+        let dirty = self.fs == 3 || self.mstatus & MSTATUS_VS == MSTATUS_VS;
         if self.rv64 {
             v |= 0xa_0000_0000; // UXL = SXL = 2 (64-bit)
             if dirty {
@@ -104,23 +127,23 @@ impl Hart {
         v
     }
 
+    /// `sstatus` (§4.1.1): the supervisor view of `mstatus`.
+    fn sstatus(&self) -> u64 {
+        let sd = if self.rv64 { 1 << 63 } else { 1 << 31 };
+        let uxl = if self.rv64 { 0x2_0000_0000 } else { 0 };
+        self.mstatus() & (SSTATUS_MASK | sd | uxl)
+    }
+
+    fn write_mstatus(&mut self, v: u64, mask: u64) {
+        let mask = mask & MSTATUS_WRITABLE;
+        let all = (self.mstatus() & !mask) | (v & mask);
+        self.mstatus = all & MSTATUS_WRITABLE & !MSTATUS_FS;
+        self.fs = ((all >> MSTATUS_FS_SHIFT) & 3) as u8;
+    }
+
     /// Retired count as seen by a counter read (before the current CSR instruction).
     fn retired_before(&self) -> u64 {
         self.csr_point - self.not_retired
-    }
-
-    /// `mip` as read at clock base `base` (see `Hart::time_at`): the
-    /// stored bits, MTIP while `time` >= `mtimecmp`, MSIP from the CLINT's
-    /// `msip`.
-    pub(crate) fn mip_now(&self, base: u64) -> u64 {
-        let mut v = self.mip;
-        if self.time_at(base) >= self.mtimecmp {
-            v |= MIP_MTIP;
-        }
-        if self.msip {
-            v |= MIP_MSIP;
-        }
-        v
     }
 
     /// What `cycle` counts from: modelled cycles before the current
@@ -142,13 +165,15 @@ impl Hart {
     ///
     /// # Errors
     /// [`CsrIllegal`] for an unknown CSR, one above the current privilege,
-    /// or an FP CSR while `mstatus.FS` is Off.
+    /// a counter `mcounteren`/`scounteren` hides, or an FP CSR while
+    /// `mstatus.FS` is Off.
     pub fn csr_read(&self, csr: u16) -> Result<u64, CsrIllegal> {
         self.check_access(csr)?;
         let rv32 = !self.rv64;
         let cycle = self.cycle_base().wrapping_add(self.cycle_offset);
         let instret = self.retired_before().wrapping_add(self.instret_offset);
-        let time = self.time_at(self.cycle_base());
+        let base = self.base_for_read();
+        let time = self.clock.mtime(base);
         let v = match csr {
             0x001 => self.fflags as u64,
             0x002 => self.frm as u64,
@@ -162,6 +187,18 @@ impl Hart {
             0xC03..=0xC1F | 0xB03..=0xB1F | 0x323..=0x33F => 0,
             0xC83..=0xC9F | 0xB83..=0xB9F if rv32 => 0,
             0xF11..=0xF15 => 0,
+            0x100 => self.sstatus(),
+            0x104 => self.mie & self.mideleg,
+            0x105 => self.stvec,
+            0x106 => self.scounteren,
+            0x10A => self.senvcfg,
+            0x140 => self.sscratch,
+            0x141 => self.sepc,
+            0x142 => self.scause,
+            0x143 => self.stval,
+            0x144 => self.mip_at(base) & self.mideleg,
+            0x14D => self.clock.stimer.cmp,
+            0x15D if rv32 => self.clock.stimer.cmp >> 32,
             0x300 => self.mstatus(),
             0x310 if rv32 => 0,
             0x301 => self.misa(),
@@ -170,12 +207,14 @@ impl Hart {
             0x304 => self.mie,
             0x305 => self.mtvec,
             0x306 => self.mcounteren,
+            0x30A => self.menvcfg,
+            0x31A if rv32 => self.menvcfg >> 32,
             0x320 => self.mcountinhibit,
             0x340 => self.mscratch,
             0x341 => self.mepc,
             0x342 => self.mcause,
             0x343 => self.mtval,
-            0x344 => self.mip_now(self.cycle_base()),
+            0x344 => self.mip_at(base),
             0x3A0..=0x3A3 => {
                 let i = (csr - 0x3A0) as usize;
                 if self.rv64 && i % 2 == 1 {
@@ -189,13 +228,30 @@ impl Hart {
         Ok(self.xlen_mask(v))
     }
 
-    /// Privilege and FS checks common to reads and writes.
+    /// Privilege, counter-enable, Sstc and FS checks common to reads and
+    /// writes (Privileged ISA §2.1, §3.1.12; QEMU 7.2 `ctr()`, `sstc()`).
     fn check_access(&self, csr: u16) -> Result<(), CsrIllegal> {
-        let min_priv = (csr >> 8) & 3;
-        if self.privilege == Privilege::User && min_priv != 0 {
+        let min_priv = Privilege::from_bits(u64::from((csr >> 8) & 3));
+        if (csr >> 8) & 3 == 2 || self.privilege < min_priv {
             return Err(CsrIllegal);
         }
         if (0x001..=0x003).contains(&csr) && self.fs == 0 {
+            return Err(CsrIllegal);
+        }
+        // cycle, time, instret, hpmcounterN (and their high halves).
+        if matches!(csr, 0xC00..=0xC1F | 0xC80..=0xC9F) {
+            let bit = 1u64 << (csr & 0x1f);
+            if self.privilege < Privilege::Machine && self.mcounteren & bit == 0 {
+                return Err(CsrIllegal);
+            }
+            if self.privilege < Privilege::Supervisor && self.scounteren & bit == 0 {
+                return Err(CsrIllegal);
+            }
+        }
+        if matches!(csr, 0x14D | 0x15D)
+            && self.privilege < Privilege::Machine
+            && (self.mcounteren & 2 == 0 || self.menvcfg & MENVCFG_STCE == 0)
+        {
             return Err(CsrIllegal);
         }
         Ok(())
@@ -222,6 +278,7 @@ impl Hart {
         let next = self.retired_before().wrapping_add(1);
         // With a timing model the writing instruction counts as one cycle.
         let next_cycle = self.cycle_base().wrapping_add(1);
+        let stce = self.menvcfg & MENVCFG_STCE != 0;
         match csr {
             0x001 => {
                 self.fflags = (v & 0x1f) as u8;
@@ -260,28 +317,65 @@ impl Hart {
                 let nv = (self.counter(self.instret_offset) & 0xffff_ffff) | v << 32;
                 self.instret_offset = nv.wrapping_sub(next);
             }
-            0x300 => {
-                self.mstatus_mie = v & MSTATUS_MIE != 0;
-                self.mstatus_mpie = v & MSTATUS_MPIE != 0;
-                self.mstatus_mpp = ((v >> MSTATUS_MPP_SHIFT) & 3) as u8;
-                self.mstatus_other = v & MSTATUS_OTHER;
-                self.fs = ((v >> MSTATUS_FS_SHIFT) & 3) as u8;
+            0x100 => self.write_mstatus(v, SSTATUS_MASK),
+            0x104 => {
+                let m = self.mideleg & MIE_WRITABLE;
+                self.mie = (self.mie & !m) | (v & m);
             }
-            0x302 => self.medeleg = v & 0xf0_bfff,
-            0x303 => self.mideleg = v & 0x3666,
-            0x304 => self.mie = v & 0x3eee,
+            0x105 if v & 3 < 2 => self.stvec = v,
+            0x106 => self.scounteren = v,
+            0x10A => self.senvcfg = v & SENVCFG_WRITABLE,
+            0x140 => self.sscratch = v,
+            0x141 => self.sepc = v,
+            0x142 => self.scause = v,
+            0x143 => self.stval = v,
+            0x144 => {
+                let m = self.mideleg & SIP_WRITABLE;
+                self.mip = (self.mip & !m) | (v & m);
+            }
+            0x14D | 0x15D => {
+                let cmp = match csr {
+                    0x14D if rv32 => (self.clock.stimer.cmp & !0xffff_ffff) | v,
+                    0x14D => v,
+                    _ => (self.clock.stimer.cmp & 0xffff_ffff) | v << 32,
+                };
+                let base = self.base_for_read();
+                let mut t = self.clock.stimer;
+                self.clock.write_cmp(&mut t, cmp, base);
+                self.clock.stimer = t;
+            }
+            0x300 => self.write_mstatus(v, u64::MAX),
+            0x302 => self.medeleg = v & MEDELEG_WRITABLE,
+            0x303 => self.mideleg = v & MIDELEG_WRITABLE,
+            0x304 => self.mie = v & MIE_WRITABLE,
             // MODE >= 2 is reserved: QEMU 7.2 ignores such writes.
             0x305 if v & 3 < 2 => self.mtvec = v,
             0x306 => self.mcounteren = v,
+            0x30A if rv32 => {
+                self.menvcfg = (self.menvcfg & !0xffff_ffff) | (v & MENVCFG_WRITABLE)
+            }
+            0x30A => self.menvcfg = v & MENVCFG_WRITABLE,
+            0x31A => {
+                self.menvcfg = (self.menvcfg & 0xffff_ffff) | (v << 32 & MENVCFG_WRITABLE)
+            }
             0x320 => self.mcountinhibit = v,
             0x340 => self.mscratch = v,
             0x341 => self.mepc = v,
             0x342 => self.mcause = v,
             0x343 => self.mtval = v,
-            0x344 => self.mip = v & 0x2666,
+            0x344 => {
+                // With Sstc on, STIP belongs to stimecmp (QEMU 7.2 `rmw_mip64`).
+                let m = if stce {
+                    MIP_WRITABLE & !STIP
+                } else {
+                    MIP_WRITABLE
+                };
+                self.mip = (self.mip & !m) | (v & m);
+            }
             0x3A0..=0x3A3 => self.pmpcfg[(csr - 0x3A0) as usize] = v,
             0x3B0..=0x3BF => self.pmpaddr[(csr - 0x3B0) as usize] = v,
-            // misa (WARL, fixed), mstatush, hpm counters/events: writes ignored.
+            // misa (WARL, fixed), mstatush, hpm counters/events, and the
+            // reserved xtvec modes: writes ignored.
             _ => {}
         }
         Ok(())
@@ -301,10 +395,10 @@ mod tests {
     #[test]
     fn misa_and_mstatus_reset_values() {
         let h = Hart::new(true);
-        assert_eq!(h.csr_read(0x301), Ok(0x8000_0000_0014_11ad));
+        assert_eq!(h.csr_read(0x301), Ok(0x8000_0000_0014_112d));
         assert_eq!(h.csr_read(0x300), Ok(0xa_0000_0000));
         let h32 = Hart::new(false);
-        assert_eq!(h32.csr_read(0x301), Ok(0x4014_11ad));
+        assert_eq!(h32.csr_read(0x301), Ok(0x4014_112d));
         assert_eq!(h32.csr_read(0x300), Ok(0));
     }
 
@@ -330,7 +424,6 @@ mod tests {
         assert_eq!(h.csr_write(0xF14, 1), Err(CsrIllegal));
         assert_eq!(h.csr_read(0xF14), Ok(0));
         assert_eq!(h.csr_read(0x7C0), Err(CsrIllegal));
-        assert_eq!(h.csr_read(0x180), Err(CsrIllegal)); // satp: no S mode here
         assert_eq!(h.csr_read(0xC80), Err(CsrIllegal)); // cycleh is RV32-only
         assert_eq!(h.csr_read(0x3A1), Err(CsrIllegal)); // pmpcfg1 is RV32-only
     }
@@ -379,11 +472,20 @@ mod tests {
         h32.csr_write(0x300, u64::MAX).unwrap();
         assert_eq!(h32.csr_read(0x300), Ok(0x807e_7faa));
         for (csr, v) in [
-            (0x304, 0x3eee),
+            (0x304, 0x2eee),
             // The writable bits, and MTIP: time (0) >= mtimecmp (0).
-            (0x344, 0x2666 | MIP_MTIP),
+            (0x344, 0x2666 | MTIP),
             (0x302, 0xf0_bfff),
-            (0x303, 0x3666),
+            (0x303, 0x2666),
+            (0x30A, 0xc000_0000_0000_00f1),
+            (0x10A, 0xf1),
+            (0x14D, u64::MAX),
+            // sstatus: SIE SPIE SPP VS FS SUM MXR, UXL, SD.
+            (0x100, 0x8000_0002_000c_6722),
+            // Through sie/sip only the delegated bits show.
+            (0x104, 0x2666 & 0x2eee),
+            // STIP belongs to stimecmp since STCE was set (above).
+            (0x144, 0x2666 & !STIP),
         ] {
             h.csr_write(csr, u64::MAX).unwrap();
             assert_eq!(h.csr_read(csr), Ok(v), "csr {csr:#x}");

@@ -10,9 +10,10 @@
 
 use crate::hart::{Hart, Privilege};
 use crate::memory::Memory;
+use crate::irq::{MSTATUS_TSR, MSTATUS_TVM, MSTATUS_TW};
 use crate::trap::{
-    Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_LOAD_ACCESS,
-    CAUSE_STORE_ACCESS, CAUSE_WFI,
+    Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U,
+    CAUSE_LOAD_ACCESS, CAUSE_SFENCE_VMA, CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
 use fwprof_isa::{Inst, Op};
 
@@ -77,10 +78,10 @@ pub(crate) fn step<const RV64: bool>(
         Op::Ld if RV64 => m.load_u64(addr()).map_err(load_fault)?,
         Op::Fence | Op::FenceI => return Ok(next),
         Op::Ecall => {
-            let cause = if h.privilege == Privilege::User {
-                CAUSE_ECALL_U
-            } else {
-                CAUSE_ECALL_M
+            let cause = match h.privilege {
+                Privilege::User => CAUSE_ECALL_U,
+                Privilege::Supervisor => CAUSE_ECALL_S,
+                Privilege::Machine => CAUSE_ECALL_M,
             };
             return Err(Exc { cause, tval: 0 });
         }
@@ -90,21 +91,39 @@ pub(crate) fn step<const RV64: bool>(
                 tval: 0,
             })
         }
-        Op::Mret | Op::Wfi => {
-            // Both are illegal in U-mode (Privileged ISA §3.3.2, §3.3.3; QEMU
-            // 7.2 raises illegal instruction for `wfi` in U-mode).
-            if h.privilege == Privilege::User {
-                return Err(Exc::illegal(i.raw));
-            }
-            if i.op == Op::Mret {
-                return Ok(h.mret());
-            }
-            // The simulator decides how long the hart sleeps (`sim.rs`).
+        // Privileged ISA 20211203 §3.3.2 and QEMU 7.2 `helper_mret`,
+        // `helper_sret`: mret only in M-mode; sret in M-mode, or in S-mode
+        // unless mstatus.TSR.
+        Op::Mret if h.privilege == Privilege::Machine => return Ok(h.mret()),
+        Op::Sret
+            if h.privilege == Privilege::Machine
+                || (h.privilege == Privilege::Supervisor && h.mstatus & MSTATUS_TSR == 0) =>
+        {
+            return Ok(h.sret())
+        }
+        // QEMU 7.2 `helper_wfi`: illegal in U-mode, and in S-mode with
+        // mstatus.TW; the simulator decides how long the hart sleeps.
+        Op::Wfi
+            if h.privilege == Privilege::Machine
+                || (h.privilege == Privilege::Supervisor && h.mstatus & MSTATUS_TW == 0) =>
+        {
             return Err(Exc {
                 cause: CAUSE_WFI,
                 tval: 0,
             });
         }
+        // QEMU 7.2 `helper_tlb_flush`: illegal in U-mode, and in S-mode
+        // with mstatus.TVM. The simulator flushes translations.
+        Op::SfenceVma
+            if h.privilege == Privilege::Machine
+                || (h.privilege == Privilege::Supervisor && h.mstatus & MSTATUS_TVM == 0) =>
+        {
+            return Err(Exc {
+                cause: CAUSE_SFENCE_VMA,
+                tval: 0,
+            });
+        }
+        Op::Mret | Op::Sret | Op::Wfi | Op::SfenceVma => return Err(Exc::illegal(i.raw)),
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
             csr_op::<RV64>(h, i)?;
             return Ok(next);

@@ -4,7 +4,7 @@
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{BlockId, Hooks, Jump, TrapInfo};
+use crate::hooks::{BlockId, CodeContext, Hooks, Jump, TrapInfo, TrapReturn};
 
 /// A collector around an inner model. Implement this trait instead of
 /// [`Hooks`]: the blanket `impl<W: Forward> Hooks for W` delivers every
@@ -115,10 +115,15 @@ pub trait Forward {
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
         let _ = (trap, instret, sp);
     }
-    /// [`Hooks::on_mret`].
+    /// [`Hooks::on_trap_return`].
     #[inline]
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        let _ = (pc, target, instret, sp);
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        let _ = ret;
+    }
+    /// [`Hooks::on_code_context`].
+    #[inline]
+    fn on_code_context(&mut self, ctx: CodeContext) {
+        let _ = ctx;
     }
     /// [`Hooks::on_idle`].
     #[inline]
@@ -238,9 +243,14 @@ impl<W: Forward> Hooks for W {
         Forward::on_trap(self, trap, instret, sp);
     }
     #[inline]
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.inner().on_mret(pc, target, instret, sp);
-        Forward::on_mret(self, pc, target, instret, sp);
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        self.inner().on_trap_return(ret);
+        Forward::on_trap_return(self, ret);
+    }
+    #[inline]
+    fn on_code_context(&mut self, ctx: CodeContext) {
+        self.inner().on_code_context(ctx);
+        Forward::on_code_context(self, ctx);
     }
     #[inline]
     fn on_idle(&mut self, ticks: u64, executed: u64) {

@@ -1,5 +1,5 @@
-//! Architectural state of one RISC-V hart (machine mode, or user mode for
-//! Linux programs).
+//! Architectural state of one RISC-V hart: machine, supervisor and user
+//! mode (Privileged ISA 20211203), or user mode only for Linux programs.
 //!
 //! * `x` registers are `u64`; on RV32 every value is kept sign-extended from
 //!   bit 31, so comparisons and branches need no XLEN case. `x0` is
@@ -13,13 +13,46 @@
 /// Canonical single-precision NaN (Unprivileged ISA §11.3).
 pub const CANONICAL_NAN_S: u32 = 0x7fc0_0000;
 
-/// Privilege level the hart runs at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Privilege level the hart runs at (Privileged ISA 20211203, §1.2,
+/// Table 1.1). Ordered: `User < Supervisor < Machine`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Privilege {
-    /// Machine mode (bare-metal programs).
-    Machine,
-    /// User mode (Linux user-mode programs; only user CSRs are accessible).
+    /// User mode (encoding 0; Linux user-mode programs run here).
     User,
+    /// Supervisor mode (encoding 1).
+    Supervisor,
+    /// Machine mode (encoding 3; bare-metal programs start here).
+    Machine,
+}
+
+impl Privilege {
+    /// The two-bit encoding used in `mstatus.MPP` and `mcause` (0, 1, 3).
+    pub fn bits(self) -> u64 {
+        match self {
+            Privilege::User => 0,
+            Privilege::Supervisor => 1,
+            Privilege::Machine => 3,
+        }
+    }
+
+    /// The level an `MPP`/`SPP` value names. The reserved value 2 is
+    /// taken as U (fwprof's choice; see docs/simulator.md).
+    pub fn from_bits(bits: u64) -> Privilege {
+        match bits & 3 {
+            3 => Privilege::Machine,
+            1 => Privilege::Supervisor,
+            _ => Privilege::User,
+        }
+    }
+
+    /// One letter: `M`, `S` or `U`.
+    pub fn letter(self) -> char {
+        match self {
+            Privilege::User => 'U',
+            Privilege::Supervisor => 'S',
+            Privilege::Machine => 'M',
+        }
+    }
 }
 
 /// One hart's registers and CSRs.
@@ -43,13 +76,10 @@ pub struct Hart {
     pub(crate) fflags: u8,
     pub(crate) frm: u8,
     pub(crate) fs: u8,
-    // mstatus.MIE / MPIE / MPP (§3.1.6.1), and the other writable mstatus
-    // bits, which are stored but have no effect (SIE, SPIE, SPP, VS, MPRV,
-    // SUM, MXR, TVM, TW, TSR).
-    pub(crate) mstatus_mie: bool,
-    pub(crate) mstatus_mpie: bool,
-    pub(crate) mstatus_mpp: u8,
-    pub(crate) mstatus_other: u64,
+    /// The writable `mstatus` bits (§3.1.6) other than FS, which is `fs`:
+    /// SIE, MIE, SPIE, MPIE, SPP, VS, MPP, MPRV, SUM, MXR, TVM, TW, TSR.
+    /// `sstatus` is a view of it.
+    pub(crate) mstatus: u64,
 
     pub(crate) mtvec: u64,
     pub(crate) mepc: u64,
@@ -57,13 +87,24 @@ pub struct Hart {
     pub(crate) mtval: u64,
     pub(crate) mscratch: u64,
     pub(crate) mie: u64,
+    /// The software-writable `mip` bits (SSIP, STIP, SEIP); MTIP, MSIP
+    /// and, with Sstc, STIP come from the timers and the CLINT.
     pub(crate) mip: u64,
     pub(crate) medeleg: u64,
     pub(crate) mideleg: u64,
     pub(crate) mcounteren: u64,
     pub(crate) mcountinhibit: u64,
+    pub(crate) menvcfg: u64,
     pub(crate) pmpcfg: [u64; 4],
     pub(crate) pmpaddr: [u64; 16],
+
+    pub(crate) stvec: u64,
+    pub(crate) sepc: u64,
+    pub(crate) scause: u64,
+    pub(crate) stval: u64,
+    pub(crate) sscratch: u64,
+    pub(crate) scounteren: u64,
+    pub(crate) senvcfg: u64,
 
     /// Instructions that started executing (the profile's count).
     pub(crate) executed: u64,
@@ -86,13 +127,8 @@ pub struct Hart {
     pub(crate) cycle_offset: u64,
     pub(crate) instret_offset: u64,
 
-    /// Guest time spent asleep, in 100 ns ticks of `time`/`mtime`: `wfi`
-    /// waiting for the machine timer, Linux `nanosleep`.
-    pub(crate) idle_ticks: u64,
-    /// Added to the guest clock by writes to the CLINT's `mtime`.
-    pub(crate) time_offset: u64,
-    /// The CLINT's `mtimecmp` for this hart (0 at reset, as QEMU 7.2 `virt`).
-    pub(crate) mtimecmp: u64,
+    /// The guest clock and the timers (`crate::irq`).
+    pub(crate) clock: crate::irq::Clock,
     /// The CLINT's `msip` bit for this hart (mirrored in `mip.MSIP`).
     pub(crate) msip: bool,
 
@@ -100,6 +136,8 @@ pub struct Hart {
     /// (QEMU 7.2 `load_res`/`load_val`).
     pub(crate) res_addr: u64,
     pub(crate) res_val: u64,
+    /// The privilege the last `mret`/`sret` returned from.
+    pub(crate) xret_from: Privilege,
 }
 
 impl Hart {
@@ -115,10 +153,7 @@ impl Hart {
             fflags: 0,
             frm: 0,
             fs: 0,
-            mstatus_mie: false,
-            mstatus_mpie: false,
-            mstatus_mpp: 0,
-            mstatus_other: 0,
+            mstatus: 0,
             mtvec: 0,
             mepc: 0,
             mcause: 0,
@@ -130,8 +165,16 @@ impl Hart {
             mideleg: 0,
             mcounteren: 0,
             mcountinhibit: 0,
+            menvcfg: 0,
             pmpcfg: [0; 4],
             pmpaddr: [0; 16],
+            stvec: 0,
+            sepc: 0,
+            scause: 0,
+            stval: 0,
+            sscratch: 0,
+            scounteren: 0,
+            senvcfg: 0,
             executed: 0,
             not_retired: 0,
             csr_point: 0,
@@ -139,12 +182,11 @@ impl Hart {
             model_cycles: None,
             cycle_offset: 0,
             instret_offset: 0,
-            idle_ticks: 0,
-            time_offset: 0,
-            mtimecmp: 0,
+            clock: crate::irq::Clock::new(),
             msip: false,
             res_addr: u64::MAX,
             res_val: 0,
+            xret_from: Privilege::Machine,
         }
     }
 
@@ -159,10 +201,13 @@ impl Hart {
     }
 
     /// Switch to user mode with the FP unit enabled (`FS` = Initial), as the
-    /// Linux kernel starts a process.
+    /// Linux kernel starts a process; the counters are readable (as
+    /// `qemu-riscv64` lets every process read them).
     pub fn enter_user_mode(&mut self) {
         self.privilege = Privilege::User;
         self.fs = 1;
+        self.mcounteren = 0xffff_ffff;
+        self.scounteren = 0xffff_ffff;
     }
 
     /// Value of integer register `r` (0..=31; RV32 values sign-extended).
@@ -262,21 +307,16 @@ impl Hart {
     }
 
     /// Guest time the hart spent asleep so far, in 100 ns ticks (the unit of
-    /// `time`/`mtime`, 10 MHz; one tick is one cycle of the hart's clock):
-    /// `wfi` until the machine timer fired, Linux
-    /// `nanosleep`/`clock_nanosleep`. No instruction executes meanwhile.
+    /// `time`/`mtime`, 10 MHz), rounded down: `wfi` until an interrupt
+    /// woke it, Linux `nanosleep`/`clock_nanosleep`. No instruction
+    /// executes meanwhile.
     pub fn idle_ticks(&self) -> u64 {
-        self.idle_ticks
+        self.clock.idle_ns / 100
     }
 
-    /// The guest clock (`time` CSR, CLINT `mtime`), in 100 ns ticks, at
-    /// clock base `base`: the cycles executed so far (retired instructions
-    /// without a core model, modelled cycles with one), plus the ticks
-    /// asleep, plus what writes to `mtime` added. The hart's clock runs at
-    /// 10 MHz: one cycle is one tick.
-    pub(crate) fn time_at(&self, base: u64) -> u64 {
-        base.wrapping_add(self.idle_ticks)
-            .wrapping_add(self.time_offset)
+    /// Guest time the hart spent asleep so far, in nanoseconds.
+    pub fn idle_ns(&self) -> u64 {
+        self.clock.idle_ns
     }
 
     /// Instructions that started executing (the profile's count; equals one

@@ -58,15 +58,74 @@ pub struct Jump {
     pub sp: u64,
 }
 
-/// Why the simulator stopped a block before its last instruction finished normally.
+/// A trap delivered to the guest's handler: an exception an instruction
+/// raised, or an interrupt taken between two instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrapInfo {
-    /// `mcause` value (Privileged ISA 20211203, §3.1.15, Table 3.6).
+    /// Exception code (Privileged ISA 20211203, §3.1.15, Table 3.6),
+    /// without the interrupt bit: e.g. 7 with `interrupt` is the machine
+    /// timer interrupt, 7 without it a store/AMO access fault.
     pub cause: u64,
-    /// PC of the instruction that trapped.
+    /// True for an interrupt.
+    pub interrupt: bool,
+    /// For an exception, the PC of the instruction that trapped; for an
+    /// interrupt, the PC of the instruction that had not yet run (what
+    /// `mepc`/`sepc` receive).
     pub pc: u64,
-    /// `mtval` value.
+    /// `mtval`/`stval` value.
     pub tval: u64,
+    /// Privilege the hart trapped from.
+    pub from: crate::Privilege,
+    /// Privilege the handler runs at (M, or S when delegated).
+    pub to: crate::Privilege,
+    /// The handler's first instruction (the vector the trap went to).
+    pub handler: u64,
+    /// For an interrupt: how long it waited, from becoming pending and
+    /// enabled in `mie` to this trap (masked by `mstatus.MIE`/`SIE`, or
+    /// by privilege, meanwhile).
+    pub latency: Option<Latency>,
+}
+
+/// Where the blocks translated next will run: every block belongs to one
+/// privilege level and one address space, and runs only there (the block
+/// cache keeps blocks of different contexts apart), so per-block counts
+/// split costs by privilege and address space for free.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CodeContext {
+    /// The privilege the code runs at.
+    pub privilege: crate::Privilege,
+    /// The address space: 0 when addresses are physical (translation
+    /// off: M-mode, `satp.MODE` = Bare, Linux user mode), else the `satp`
+    /// value that selects the page tables (MODE, ASID and root PPN), so
+    /// two processes' code at the same virtual address never mix.
+    pub space: u64,
+}
+
+/// An interrupt's latency (see [`TrapInfo::latency`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Latency {
+    /// Instructions executed meanwhile.
+    pub instructions: u64,
+    /// Guest time meanwhile, in nanoseconds (with a core model and no
+    /// `--icount-shift`, 100 ns per modelled cycle).
+    pub ns: u64,
+}
+
+/// An `mret` or `sret` that completed, as [`Hooks::on_trap_return`] receives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrapReturn {
+    /// The `mret`/`sret`'s address.
+    pub pc: u64,
+    /// Where it returned to (`mepc`/`sepc`).
+    pub target: u64,
+    /// Privilege the return left.
+    pub from: crate::Privilege,
+    /// Privilege it returned to.
+    pub to: crate::Privilege,
+    /// Instructions executed so far, including the return.
+    pub instret: u64,
+    /// The value of `sp` (x2) after it.
+    pub sp: u64,
 }
 
 /// Collectors implement this. All methods default to no-ops; the simulator is
@@ -215,17 +274,27 @@ pub trait Hooks {
         0
     }
 
-    /// A trap was delivered to the guest's handler (`mtvec` != 0). `instret`
-    /// counts the trapping instruction as executed.
+    /// A trap was delivered to the guest's handler. `instret` counts the
+    /// trapping instruction as executed (for an interrupt, the instructions
+    /// before it); `sp` is the value when the handler starts.
     #[inline]
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
         let _ = (trap, instret, sp);
     }
 
-    /// An `mret` at `pc` returned to `target`.
+    /// An `mret` or `sret` completed.
     #[inline]
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        let _ = (pc, target, instret, sp);
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        let _ = ret;
+    }
+
+    /// The blocks announced by [`Hooks::on_block_translated`] from now on
+    /// run in `ctx`. Called before the first translation (with the context
+    /// the run starts in) and whenever the context of the next translation
+    /// differs from the last one announced (after a cache flush, again).
+    #[inline]
+    fn on_code_context(&mut self, ctx: CodeContext) {
+        let _ = ctx;
     }
 
     /// The hart slept `ticks` of guest time (100 ns each, the unit of the
@@ -349,9 +418,14 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         self.1.on_trap(trap, instret, sp);
     }
     #[inline]
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.0.on_mret(pc, target, instret, sp);
-        self.1.on_mret(pc, target, instret, sp);
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        self.0.on_trap_return(ret);
+        self.1.on_trap_return(ret);
+    }
+    #[inline]
+    fn on_code_context(&mut self, ctx: CodeContext) {
+        self.0.on_code_context(ctx);
+        self.1.on_code_context(ctx);
     }
     #[inline]
     fn on_idle(&mut self, ticks: u64, executed: u64) {

@@ -35,6 +35,7 @@ mod forward;
 mod hart;
 mod hooks;
 mod host_pages;
+mod irq;
 mod memory;
 mod pipelined;
 mod sim;
@@ -45,12 +46,15 @@ pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
-pub use hooks::{BlockId, CostModel, Hooks, Jump, JumpKind, TrapInfo};
+pub use hooks::{
+    BlockId, CodeContext, CostModel, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
+};
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
 pub use sim::Simulator;
 pub use trap::{
-    Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_FETCH_ACCESS,
+    Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U,
+    CAUSE_FETCH_ACCESS,
     CAUSE_ILLEGAL_INSTRUCTION, CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH, CAUSE_MISALIGNED_LOAD,
     CAUSE_MISALIGNED_STORE, CAUSE_STORE_ACCESS,
 };

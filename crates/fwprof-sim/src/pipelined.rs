@@ -17,7 +17,10 @@ use std::thread::JoinHandle;
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{BlockId, Hooks, Jump, JumpKind, TrapInfo};
+use crate::hooks::{
+    BlockId, CodeContext, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
+};
+use crate::Privilege;
 
 /// Words per buffer handed to the worker (each hook call takes 1 to 6).
 const BATCH_WORDS: usize = 1 << 15;
@@ -33,12 +36,13 @@ const T_MEM: u64 = 4;
 const T_OPERANDS: u64 = 5;
 const T_BRANCH: u64 = 6;
 const T_TRAP: u64 = 7;
-const T_MRET: u64 = 8;
+const T_TRAP_RETURN: u64 = 8;
 const T_TRANSLATED: u64 = 9;
 const T_BRANCH_FRONT: u64 = 10;
 const T_CALL_ARGS: u64 = 11;
 const T_IDLE: u64 = 12;
 const T_FLUSH: u64 = 13;
+const T_CODE_CONTEXT: u64 = 14;
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
@@ -309,16 +313,39 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 i += 2;
             }
             T_TRAP => {
+                let priv_at = |shift: u32| Privilege::from_bits(arg >> shift);
                 let trap = TrapInfo {
-                    cause: w[i + 1],
-                    pc: w[i + 2],
-                    tval: w[i + 3],
+                    cause: arg & 0xff,
+                    interrupt: (arg >> 8) & 1 != 0,
+                    from: priv_at(9),
+                    to: priv_at(11),
+                    pc: w[i + 1],
+                    tval: w[i + 2],
+                    handler: w[i + 3],
+                    latency: ((arg >> 13) & 1 != 0).then_some(Latency {
+                        instructions: w[i + 4],
+                        ns: w[i + 5],
+                    }),
                 };
-                hooks.on_trap(trap, w[i + 4], w[i + 5]);
-                i += 6;
+                hooks.on_trap(trap, w[i + 6], w[i + 7]);
+                i += 8;
             }
-            T_MRET => {
-                hooks.on_mret(w[i + 1], w[i + 2], w[i + 3], w[i + 4]);
+            T_CODE_CONTEXT => {
+                hooks.on_code_context(CodeContext {
+                    privilege: Privilege::from_bits(arg),
+                    space: w[i + 1],
+                });
+                i += 2;
+            }
+            T_TRAP_RETURN => {
+                hooks.on_trap_return(&TrapReturn {
+                    pc: w[i + 1],
+                    target: w[i + 2],
+                    from: Privilege::from_bits(arg),
+                    to: Privilege::from_bits(arg >> 2),
+                    instret: w[i + 3],
+                    sp: w[i + 4],
+                });
                 i += 5;
             }
             T_BRANCH_FRONT => {
@@ -435,11 +462,37 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     }
 
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
-        self.put([T_TRAP, trap.cause, trap.pc, trap.tval, instret, sp]);
+        let lat = trap.latency.unwrap_or_default();
+        let flags = (trap.cause & 0xff)
+            | u64::from(trap.interrupt) << 8
+            | trap.from.bits() << 9
+            | trap.to.bits() << 11
+            | u64::from(trap.latency.is_some()) << 13;
+        self.put([
+            T_TRAP | flags << 8,
+            trap.pc,
+            trap.tval,
+            trap.handler,
+            lat.instructions,
+            lat.ns,
+            instret,
+            sp,
+        ]);
     }
 
-    fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-        self.put([T_MRET, pc, target, instret, sp]);
+    fn on_code_context(&mut self, ctx: CodeContext) {
+        self.put([T_CODE_CONTEXT | ctx.privilege.bits() << 8, ctx.space]);
+    }
+
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        let flags = ret.from.bits() | ret.to.bits() << 2;
+        self.put([
+            T_TRAP_RETURN | flags << 8,
+            ret.pc,
+            ret.target,
+            ret.instret,
+            ret.sp,
+        ]);
     }
 
     fn on_idle(&mut self, ticks: u64, executed: u64) {
@@ -507,9 +560,8 @@ mod tests {
         fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
             self.0.push(format!("trap {trap:?} {instret} {sp:x}"));
         }
-        fn on_mret(&mut self, pc: u64, target: u64, instret: u64, sp: u64) {
-            self.0
-                .push(format!("mret {pc:x} {target:x} {instret} {sp:x}"));
+        fn on_trap_return(&mut self, ret: &TrapReturn) {
+            self.0.push(format!("trap return {ret:?}"));
         }
     }
 

@@ -1,23 +1,19 @@
 //! The simulator: hart + memory + environment + block cache + hooks, and
 //! the run loop.
 
-use crate::block::AFTER_FENCE_I;
+use crate::block::{AFTER_FENCE_I, AFTER_IRQ};
 use crate::block::{BlockCache, CacheStats, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::memory::Memory;
 use crate::trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U,
-    CAUSE_LOAD_ACCESS, CAUSE_STORE_ACCESS, CAUSE_WFI,
+    CAUSE_LOAD_ACCESS, CAUSE_SFENCE_VMA, CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
 use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
 use fwprof_isa::{signal_for_cause, Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// A `wfi` that would sleep this many ticks or more (2^62 ticks of 100 ns:
-/// 14,600 years) waits for a timer that will never fire.
-const FOREVER_TICKS: u64 = 1 << 62;
 
 /// Instructions between two polls of the interrupt flag (about).
 const POLL_INTERVAL: u64 = 1 << 16;
@@ -39,6 +35,14 @@ pub struct Simulator<H: Hooks> {
     target: Target,
     hooks: H,
     cache: BlockCache,
+    /// Per interrupt code: when it became pending and enabled in `mie`
+    /// (executed instructions, guest ns), for its latency.
+    since: [Option<(u64, u64)>; 16],
+    /// The last block that ran and how many of its instructions ran (for
+    /// the clock with a core model).
+    last: (u32, u32),
+    /// The code context last announced to the hooks (`None` after a flush).
+    announced: Option<crate::CodeContext>,
 }
 
 impl<H: Hooks> Simulator<H> {
@@ -83,7 +87,19 @@ impl<H: Hooks> Simulator<H> {
             target,
             hooks,
             cache: BlockCache::new(),
+            since: [None; 16],
+            last: (NO_BLOCK, 0),
+            announced: None,
         }
+    }
+
+    /// Make guest time follow QEMU 7.2's `-icount shift=N,sleep=off`: one
+    /// executed instruction is 2^`shift` ns (`shift` ≤ 10, as QEMU's
+    /// limit), whatever a core model says, so that interrupts arrive at
+    /// the same instruction as under QEMU (see `crate::irq`).
+    pub fn set_icount_shift(&mut self, shift: u32) {
+        self.hart.clock.unit_ns = 1 << shift.min(10);
+        self.hart.clock.icount = true;
     }
 
     /// The hart (registers, CSRs, counters).
@@ -154,6 +170,7 @@ impl<H: Hooks> Simulator<H> {
     /// The run loop must not follow a chain or use a block id taken before.
     fn flush_cache(&mut self) {
         self.cache.flush();
+        self.announced = None;
         self.hooks.on_cache_flush();
     }
 
@@ -203,14 +220,27 @@ impl<H: Hooks> Simulator<H> {
         // One comparison per block covers both. Hooks that may stop the run
         // ([`Hooks::STOPS`]) are asked at every block: their checkpoint is
         // always now (for other hooks this compiles to the line above).
-        let next_checkpoint = |executed: u64| {
+        //
+        // Guest interrupts are looked at only at checkpoints too: `irq_at`
+        // is the executed count at which one may next become pending (a
+        // timer deadline; `u64::MAX` when none can), and `cut` (the
+        // nearer of it and the limit) is where a block is split so that
+        // the interrupt is taken exactly at its instruction boundary.
+        // Anything that may change the interrupt state (a CSR write,
+        // `mret`/`sret`, a trap, a CLINT access, `wfi`) forces a new look
+        // by setting both to 0. While no interrupt can arrive, the loop pays
+        // nothing per block.
+        let next_checkpoint = |executed: u64, cut: u64| {
             if H::STOPS {
                 executed
             } else {
-                limit.min(executed.saturating_add(POLL_INTERVAL))
+                cut.min(executed.saturating_add(POLL_INTERVAL))
             }
         };
-        let mut checkpoint = next_checkpoint(self.hart.executed);
+        self.take_interrupt();
+        let mut irq_at = self.interrupt_point();
+        let mut cut = limit.min(irq_at);
+        let mut checkpoint = next_checkpoint(self.hart.executed, cut);
         // (block, true = fall-through slot) to fill with the next block's id.
         let mut chain_from: Option<(u32, bool)> = None;
         let mut next_id = NO_BLOCK;
@@ -225,7 +255,15 @@ impl<H: Hooks> Simulator<H> {
                 if interrupt.load(Ordering::Relaxed) {
                     return Ok(StopReason::Interrupted);
                 }
-                checkpoint = next_checkpoint(self.hart.executed);
+                if self.hart.executed >= irq_at {
+                    if self.take_interrupt() {
+                        chain_from = None;
+                        next_id = NO_BLOCK;
+                    }
+                    irq_at = self.interrupt_point();
+                }
+                cut = limit.min(irq_at);
+                checkpoint = next_checkpoint(self.hart.executed, cut);
             }
             let pc = self.hart.pc;
             // A chain to a killed block fails this check (its start is
@@ -246,6 +284,7 @@ impl<H: Hooks> Simulator<H> {
                         if let Some(stop) = self.fetch_fault(exc, pc) {
                             return Ok(stop);
                         }
+                        (irq_at, checkpoint) = (0, 0);
                         continue;
                     }
                 }
@@ -258,10 +297,11 @@ impl<H: Hooks> Simulator<H> {
             // The straight-line part; a final branch or jump runs below.
             let body = count - usize::from(b.term);
             if self.hart.executed + count as u64 > checkpoint
-                && (limit - self.hart.executed) < count as u64
+                && (cut - self.hart.executed) < count as u64
             {
-                // Stop exactly at the limit: run only part of the block.
-                let k = (limit - self.hart.executed) as usize;
+                // Stop exactly at the limit or an interrupt's boundary: run
+                // only part of the block.
+                let k = (cut - self.hart.executed) as usize;
                 if let Some(stop) = self.run_partial::<RV64>(id, k)? {
                     return Ok(stop);
                 }
@@ -282,9 +322,13 @@ impl<H: Hooks> Simulator<H> {
                 if let Some(stop) = self.block_stopped::<RV64>(id, next_pc, status)? {
                     return Ok(stop);
                 }
+                (irq_at, checkpoint) = (0, 0);
                 continue;
             }
             self.hart.executed += count as u64;
+            if H::MODELS_CYCLES {
+                self.last = (id, count as u32);
+            }
             if b.term {
                 let taken = match exec_term::<RV64>(&mut self.hart, &uops[body], b.end) {
                     None => {
@@ -314,6 +358,9 @@ impl<H: Hooks> Simulator<H> {
             self.hart.pc = next_pc;
             if b.after != 0 {
                 self.block_done(id, next_pc);
+                if b.after & AFTER_IRQ != 0 {
+                    (irq_at, checkpoint) = (0, 0);
+                }
                 if b.after & AFTER_FENCE_I != 0 {
                     // The flush killed every block, this one included, and
                     // ids restart at 0: no id from before may be used.
@@ -350,6 +397,9 @@ impl<H: Hooks> Simulator<H> {
             return self.block_stopped::<RV64>(id, next_pc, status);
         }
         self.hart.executed += k as u64;
+        if H::MODELS_CYCLES {
+            self.last = (id, k as u32);
+        }
         self.hooks.on_block_cut(BlockId(id), k as u32);
         // Only a block's last instruction can leave the straight line, so
         // the next pc is instruction `k`'s.
@@ -371,6 +421,9 @@ impl<H: Hooks> Simulator<H> {
         let (count, first) = (usize::from(b.count), b.first as usize);
         let ran = status & !EXCEPTION;
         self.hart.executed += ran as u64;
+        if H::MODELS_CYCLES {
+            self.last = (id, ran as u32);
+        }
         if ran < count {
             self.hooks.on_block_cut(BlockId(id), ran as u32);
         }
@@ -397,9 +450,18 @@ impl<H: Hooks> Simulator<H> {
     ) -> Result<u32, Exc> {
         let id = match self.cache.lookup(pc) {
             Some(id) => id,
-            None => self
-                .cache
-                .translate(pc, xlen, &mut self.mem, &mut self.hooks)?,
+            None => {
+                let ctx = crate::CodeContext {
+                    privilege: self.hart.privilege,
+                    space: 0,
+                };
+                if self.announced != Some(ctx) {
+                    self.hooks.on_code_context(ctx);
+                    self.announced = Some(ctx);
+                }
+                self.cache
+                    .translate(pc, xlen, &mut self.mem, &mut self.hooks)?
+            }
         };
         if let Some((from, fall)) = chain_from {
             let b = &mut self.cache.blocks[from as usize];
@@ -437,10 +499,15 @@ impl<H: Hooks> Simulator<H> {
             }
         }
         match b.last_op {
-            fwprof_isa::Op::Mret => {
-                let pc = b.last_pc;
-                self.hooks
-                    .on_mret(pc, target, self.hart.executed, self.hart.x[2]);
+            fwprof_isa::Op::Mret | fwprof_isa::Op::Sret => {
+                self.hooks.on_trap_return(&crate::TrapReturn {
+                    pc: b.last_pc,
+                    target,
+                    from: self.hart.xret_from,
+                    to: self.hart.privilege,
+                    instret: self.hart.executed,
+                    sp: self.hart.x[2],
+                });
             }
             fwprof_isa::Op::FenceI => self.flush_cache(),
             _ => {}
@@ -457,7 +524,10 @@ impl<H: Hooks> Simulator<H> {
     /// one instruction or cycle more): retired instructions, or the timing
     /// model's cycles when it supplies them.
     fn clock_base(&mut self, at: (u32, u32), after: bool) -> u64 {
-        if H::MODELS_CYCLES {
+        if self.hart.clock.icount {
+            // QEMU's icount counts the instruction doing I/O (see `crate::irq`).
+            self.hart.executed
+        } else if H::MODELS_CYCLES {
             let index = if after { at.1 + 1 } else { at.1 };
             self.hooks.cycles_before(BlockId(at.0), index)
         } else {
@@ -485,6 +555,10 @@ impl<H: Hooks> Simulator<H> {
                 return self.env_call(pc, next, true, at);
             }
             CAUSE_WFI => return self.wfi(pc, next, at),
+            CAUSE_SFENCE_VMA => {
+                self.hart.pc = next;
+                return Ok(None);
+            }
             CAUSE_LOAD_ACCESS | CAUSE_STORE_ACCESS
                 if self.target == Target::BareMetal && self.clint_access(&inst, exc.tval, at) =>
             {
@@ -504,7 +578,7 @@ impl<H: Hooks> Simulator<H> {
                 tval: exc.tval,
             }));
         }
-        if self.hart.mtvec & !3 == 0 {
+        if self.hart.trap_vector(exc, false) == 0 {
             self.hart.pc = pc;
             return Ok(Some(StopReason::Fault {
                 cause: exc.cause,
@@ -518,14 +592,98 @@ impl<H: Hooks> Simulator<H> {
         Ok(None)
     }
 
+    /// Deliver exception `exc` raised at `pc` to the guest's handler.
     fn deliver(&mut self, exc: Exc, pc: u64) {
-        self.hart.take_trap(exc, pc);
+        self.trap(exc, pc, false, None);
+    }
+
+    /// Take a trap and tell the hooks.
+    fn trap(&mut self, exc: Exc, pc: u64, interrupt: bool, latency: Option<crate::Latency>) {
+        let taken = self.hart.take_trap(exc, pc, interrupt);
         let info = TrapInfo {
             cause: exc.cause,
+            interrupt,
             pc,
             tval: exc.tval,
+            from: taken.from,
+            to: taken.to,
+            handler: self.hart.pc,
+            latency,
         };
         self.hooks.on_trap(info, self.hart.executed, self.hart.x[2]);
+    }
+
+    /// The clock base between two instructions (see `crate::irq`).
+    fn boundary_base(&mut self) -> u64 {
+        if self.hart.clock.icount {
+            self.hart.executed
+        } else if H::MODELS_CYCLES {
+            let (id, k) = self.last;
+            self.hooks.cycles_before(BlockId(id), k)
+        } else {
+            self.hart.executed - self.hart.not_retired
+        }
+    }
+
+    /// At an instruction boundary: latch the timers, note when each
+    /// interrupt became pending and enabled, and take the interrupt the
+    /// hart takes now, if any (Privileged ISA 20211203, §3.1.9). Returns
+    /// true if one was taken.
+    fn take_interrupt(&mut self) -> bool {
+        if self.hart.mie == 0 {
+            self.since = [None; 16];
+            return false;
+        }
+        let base = self.boundary_base();
+        self.hart.clock.update(base);
+        let pending = self.hart.mip_at(base) & self.hart.mie;
+        let now = (self.hart.executed, self.hart.clock.ns(base));
+        for (code, since) in self.since.iter_mut().enumerate() {
+            if pending & (1 << code) == 0 {
+                *since = None;
+            } else if since.is_none() {
+                *since = Some(now);
+            }
+        }
+        let Some(code) = self.hart.interrupt_at(base) else {
+            return false;
+        };
+        let latency = self.since[code as usize].map(|(e, ns)| crate::Latency {
+            instructions: now.0 - e,
+            ns: now.1.wrapping_sub(ns),
+        });
+        self.since[code as usize] = None;
+        let exc = Exc {
+            cause: code,
+            tval: 0,
+        };
+        let pc = self.hart.pc;
+        self.trap(exc, pc, true, latency);
+        true
+    }
+
+    /// The executed count at which an interrupt may next become pending:
+    /// the first timer deadline whose interrupt is enabled in `mie`
+    /// (`u64::MAX` if none). With a core model the clock runs on cycles,
+    /// whose relation to instructions is not known ahead: the point then
+    /// approaches the deadline in steps of 1/16 of the cycles left, so the
+    /// interrupt is still taken at the first instruction boundary at or
+    /// after it.
+    fn interrupt_point(&mut self) -> u64 {
+        if self.hart.mie & (crate::irq::MTIP | crate::irq::STIP) == 0 {
+            return u64::MAX;
+        }
+        let base = self.boundary_base();
+        let Some(deadline) = self.hart.next_deadline(base, u64::MAX) else {
+            return u64::MAX;
+        };
+        let left = self.hart.base_reaching(deadline).saturating_sub(base).max(1);
+        let step = if !self.hart.clock.icount && H::MODELS_CYCLES {
+            (left / 16).max(1)
+        } else {
+            left
+        };
+        self.hart.executed.saturating_add(step)
     }
 
     /// Fetch fault at `pc` (nothing executed).
@@ -539,7 +697,7 @@ impl<H: Hooks> Simulator<H> {
                 tval: exc.tval,
             });
         }
-        let vector = self.hart.mtvec & !3;
+        let vector = self.hart.trap_vector(exc, false);
         // No handler, or the handler itself cannot be fetched (would loop forever).
         if vector == 0 || vector == pc {
             return Some(StopReason::Fault {
@@ -572,69 +730,98 @@ impl<H: Hooks> Simulator<H> {
         word(pre) == Some(SEMIHOST_PRE) && word(post) == Some(SEMIHOST_POST)
     }
 
-    /// The hart sleeps `ticks` (100 ns each) without executing anything.
-    fn sleep(&mut self, ticks: u64) {
-        if ticks > 0 {
-            self.hart.idle_ticks = self.hart.idle_ticks.wrapping_add(ticks);
-            self.hooks.on_idle(ticks, self.hart.executed);
+    /// The hart sleeps `ns` nanoseconds of guest time without executing
+    /// anything; the hooks see the whole 100 ns ticks that passed.
+    fn sleep_ns(&mut self, ns: u64) {
+        if ns > 0 {
+            let before = self.hart.clock.idle_ns / 100;
+            self.hart.clock.idle_ns = self.hart.clock.idle_ns.wrapping_add(ns);
+            let ticks = (self.hart.clock.idle_ns / 100).wrapping_sub(before);
+            if ticks > 0 {
+                self.hooks.on_idle(ticks, self.hart.executed);
+            }
         }
     }
 
-    /// `wfi` at `pc` in M-mode (Privileged ISA 20211203, §3.3.3): the hart
-    /// stalls until an interrupt enabled in `mie` is pending, whatever
-    /// `mstatus.MIE` says. The only interrupt source modelled is the
-    /// CLINT's machine timer (MTIP, pending while `time` >= `mtimecmp`) and
-    /// `msip`, so the hart sleeps until `time` reaches `mtimecmp` and
-    /// resumes after the `wfi` (which retires, as on QEMU 7.2).
+    /// `wfi` at `pc` (Privileged ISA 20211203, §3.3.3; QEMU 7.2
+    /// `helper_wfi` and `riscv_cpu_has_work`): the hart stalls until an
+    /// interrupt enabled in `mie` is pending, whatever `mstatus.MIE`/`SIE`
+    /// say. Guest time jumps to the first deadline of an enabled timer
+    /// (QEMU's `-icount sleep=off` warps its clock the same way). The
+    /// `wfi` retires; the interrupt, if the hart takes it, is taken before
+    /// the next instruction, with `mepc`/`sepc` pointing after the `wfi`.
     ///
     /// # Errors
-    /// [`SimError::Wfi`] if nothing enabled can end the wait (QEMU would
-    /// wait forever) or if ending it would take an interrupt trap
-    /// (`mstatus.MIE` set), which is not modelled.
+    /// [`SimError::Wfi`] if nothing can ever end the wait (QEMU would
+    /// hang), with what the hart waits for.
     fn wfi(&mut self, pc: u64, next: u64, at: (u32, u32)) -> Result<Option<StopReason>, SimError> {
-        use crate::csr::MIP_MTIP;
-        // The clock once the `wfi` itself has run: the hart wakes exactly
-        // when `time` reaches `mtimecmp`.
+        // The clock once the `wfi` itself has run.
         let base = self.clock_base(at, true);
-        let pending = self.hart.mip_now(base) & self.hart.mie;
-        if pending == 0 && self.hart.mie & MIP_MTIP == 0 {
-            self.hart.pc = pc;
-            return Err(SimError::Wfi {
-                pc,
-                reason: "no interrupt enabled in mie can end the wait (only the machine timer, \
-                         mie.MTIE, is modelled): the hart would sleep forever",
-            });
-        }
-        if self.hart.mstatus_mie {
-            self.hart.pc = pc;
-            return Err(SimError::Wfi {
-                pc,
-                reason: "the wait would end in an interrupt trap (mstatus.MIE is set), \
-                         and interrupt delivery is not modelled",
-            });
-        }
-        if pending == 0 {
-            let ticks = self.hart.mtimecmp.wrapping_sub(self.hart.time_at(base));
-            // mtimecmp = all ones is how firmware turns the timer off.
-            if ticks >= FOREVER_TICKS {
-                self.hart.pc = pc;
-                return Err(SimError::Wfi {
-                    pc,
-                    reason: "mtimecmp is set beyond any reachable time (the timer is off): \
-                             the hart would sleep forever",
-                });
-            }
-            self.sleep(ticks);
-        }
+        self.hart.clock.update(base);
         self.hart.pc = next;
+        if self.hart.mip_at(base) & self.hart.mie != 0 {
+            return Ok(None);
+        }
+        let Some(deadline) = self.hart.next_deadline(base, u64::MAX) else {
+            self.hart.pc = pc;
+            return Err(SimError::Wfi {
+                pc,
+                reason: self.wait_diagnosis(base),
+            });
+        };
+        let now = self.hart.clock.ns(base);
+        self.sleep_ns(deadline - now);
         Ok(None)
+    }
+
+    /// What a hart that can never wake waits for, in one line: the
+    /// interrupts enabled in `mie` and why none of them can become pending.
+    fn wait_diagnosis(&self, base: u64) -> String {
+        use crate::irq::*;
+        let h = &self.hart;
+        if h.mie == 0 {
+            return "with no interrupt enabled in mie: it would sleep forever".to_string();
+        }
+        let mut why = Vec::new();
+        let names = [
+            (MTIP, "MTIE"),
+            (MSIP, "MSIE"),
+            (MEIP, "MEIE"),
+            (STIP, "STIE"),
+            (SSIP, "SSIE"),
+            (SEIP, "SEIE"),
+        ];
+        for (bit, name) in names {
+            if h.mie & bit == 0 {
+                continue;
+            }
+            why.push(match bit {
+                MTIP => format!(
+                    "{name} enabled and mtimecmp {:#x} never reached (mtime {:#x})",
+                    h.clock.mtimer.cmp,
+                    h.clock.mtime(base)
+                ),
+                STIP if h.menvcfg & MENVCFG_STCE != 0 => format!(
+                    "{name} enabled and stimecmp {:#x} never reached (time {:#x})",
+                    h.clock.stimer.cmp,
+                    h.clock.mtime(base)
+                ),
+                MSIP => format!("{name} enabled and msip clear (no other hart can set it)"),
+                MEIP | SEIP => format!("{name} enabled and no interrupt controller to raise it"),
+                _ => format!("{name} enabled and nothing but the hart itself to raise it"),
+            });
+        }
+        format!("with {}: it would sleep forever", why.join(", "))
     }
 
     /// A load or store by `inst` at `addr` that no memory answered: if it
     /// is an aligned 4- or 8-byte access to the CLINT (QEMU 7.2 `virt`:
     /// `msip` at 0x0200_0000, `mtimecmp` at 0x0200_4000, `mtime` at
     /// 0x0200_BFF8, hart 0), perform it and return true. Reads elsewhere in
-    /// the CLINT's 64 KiB are 0 and writes are ignored, as on QEMU.
+    /// the CLINT's 64 KiB are 0 and writes are ignored, as on QEMU. A write
+    /// to `mtimecmp` arms the timer as QEMU does (`crate::irq`); a write
+    /// to `mtime` re-arms it from the new time (QEMU 7.2
+    /// `riscv_aclint_mtimer_write`).
     fn clint_access(&mut self, inst: &Inst, addr: u64, at: (u32, u32)) -> bool {
         use fwprof_isa::Op;
         const BASE: u64 = 0x0200_0000;
@@ -654,25 +841,34 @@ impl<H: Hooks> Simulator<H> {
         // The access is the instruction that raised the exception: it
         // retires, and it sees the clock before it (as a CSR read does).
         let base = self.clock_base(at, false);
-        let now = self.hart.time_at(base);
+        self.hart.clock.update(base);
+        let now = self.hart.clock.mtime(base);
         let reg = off & !7;
         let shift = (off & 4) * 8;
         let mask = if size == 8 { u64::MAX } else { 0xffff_ffff } << shift;
         let current = match reg {
             0 => u64::from(self.hart.msip),
-            MTIMECMP => self.hart.mtimecmp,
+            MTIMECMP => self.hart.clock.mtimer.cmp,
             MTIME => now,
             _ => 0,
         };
         if store {
             let v = self.hart.x[usize::from(inst.rs2)] << shift;
             let new = (current & !mask) | (v & mask);
+            let clock = &mut self.hart.clock;
             match reg {
                 0 if off == 0 => self.hart.msip = new & 1 != 0,
-                MTIMECMP => self.hart.mtimecmp = new,
+                MTIMECMP => {
+                    let mut t = clock.mtimer;
+                    clock.write_cmp(&mut t, new, base);
+                    clock.mtimer = t;
+                }
                 MTIME => {
-                    self.hart.time_offset =
-                        self.hart.time_offset.wrapping_add(new.wrapping_sub(now));
+                    clock.time_delta = clock.time_delta.wrapping_add(new.wrapping_sub(now));
+                    let mut t = clock.mtimer;
+                    let cmp = t.cmp;
+                    clock.write_cmp(&mut t, cmp, base);
+                    clock.mtimer = t;
                 }
                 _ => {}
             }
@@ -701,7 +897,7 @@ impl<H: Hooks> Simulator<H> {
         let retired = self.retired_before_last();
         let time = if semihost {
             let base = self.clock_base(at, false);
-            self.hart.time_at(base)
+            self.hart.clock.mtime(base)
         } else {
             0
         };
@@ -728,7 +924,7 @@ impl<H: Hooks> Simulator<H> {
             Ok(EnvOutcome::Continue) => Ok(None),
             Ok(EnvOutcome::Sleep { ns }) => {
                 // Rounded up to whole ticks of the guest clock.
-                self.sleep(ns.div_ceil(100));
+                self.sleep_ns(ns.div_ceil(100).saturating_mul(100));
                 Ok(None)
             }
             Ok(EnvOutcome::Exit(code)) => Ok(Some(StopReason::Exit(code))),

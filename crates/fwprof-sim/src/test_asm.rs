@@ -142,8 +142,8 @@ impl Hooks for Rec {
     fn on_trap(&mut self, trap: TrapInfo, _instret: u64, _sp: u64) {
         self.traps.push(trap);
     }
-    fn on_mret(&mut self, pc: u64, target: u64, _instret: u64, _sp: u64) {
-        self.mrets.push((pc, target));
+    fn on_trap_return(&mut self, ret: &crate::TrapReturn) {
+        self.mrets.push((ret.pc, ret.target));
     }
     fn on_idle(&mut self, ticks: u64, executed: u64) {
         self.idles.push((ticks, executed));

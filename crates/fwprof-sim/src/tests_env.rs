@@ -247,21 +247,36 @@ fn wfi_that_cannot_end_or_would_trap_is_an_error() {
         "{err}"
     );
     assert!(err.to_string().contains("sleep forever"), "{err}");
-    // mstatus.MIE set: the timer would interrupt; not modelled.
-    let prog = [
+    // mstatus.MIE set: the wait ends in the timer interrupt, taken with
+    // mepc after the wfi; the handler (at BASE + 0x40) reads mcause.
+    let mut prog = vec![
         lui(5, MTIMECMP_HI20),
         addi(6, 0, 100),
         sd(5, 6, 0),
         addi(7, 0, 0x80),
         csr(2, 0, 7, 0x304), // csrs mie, MTIE
+        auipc(8, 0),
+        addi(8, 8, 0x40 - 5 * 4),
+        csr(1, 0, 8, 0x305), // csrw mtvec, s0
         csr(6, 0, 8, 0x300), // csrsi mstatus, MIE
         WFI,
         ECALL,
     ];
+    prog.resize(16, NOP);
+    prog.extend([
+        csr(2, 10, 0, 0x342), // csrr a0, mcause
+        csr(2, 11, 0, 0x341), // csrr a1, mepc
+        csr(1, 0, 0, 0x305),  // csrw mtvec, zero: the ecall stops the run
+        ECALL,
+    ]);
     let mut sm = sim(true, &prog);
-    let err = sm.run(1000, &AtomicBool::new(false)).unwrap_err();
-    assert!(err.to_string().contains("interrupt delivery"), "{err}");
-    assert!(sm.hooks().idles.is_empty());
+    let stop = sm.run(1000, &AtomicBool::new(false)).unwrap();
+    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert_eq!(sm.hart().x(10), 1 << 63 | 7, "mcause: machine timer");
+    assert_eq!(sm.hart().x(11), BASE + 10 * 4, "mepc: after the wfi");
+    let t = sm.hooks().traps[0];
+    assert!(t.interrupt && t.cause == 7 && t.handler == BASE + 0x40, "{t:?}");
+    assert_eq!(t.latency.map(|l| l.instructions), Some(0));
     // mtimecmp = all ones: the timer is off, the wait would never end.
     let prog = [
         lui(5, MTIMECMP_HI20),
@@ -274,7 +289,10 @@ fn wfi_that_cannot_end_or_would_trap_is_an_error() {
     ];
     let mut sm = sim(true, &prog);
     let err = sm.run(1000, &AtomicBool::new(false)).unwrap_err();
-    assert!(err.to_string().contains("timer is off"), "{err}");
+    assert!(
+        err.to_string().contains("with MTIE enabled and mtimecmp 0xffffffffffffffff never reached"),
+        "{err}"
+    );
     // Other widths, or outside the CLINT, still fault.
     let (_, stop) = run(
         true,

@@ -10,7 +10,7 @@ use crate::hart::{Hart, Privilege};
 // The architectural exception codes (Privileged ISA Table 3.6) are owned by
 // fwprof-isa; re-exported here under the names the simulator always used.
 pub use fwprof_isa::{
-    CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION,
+    CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U, CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION,
     CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH, CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE,
     CAUSE_STORE_ACCESS,
 };
@@ -24,6 +24,11 @@ pub(crate) const CAUSE_CODE_WRITTEN: u64 = 1 << 62;
 /// how long the hart sleeps (the machine timer) and resumes after it.
 /// Never visible to the guest.
 pub(crate) const CAUSE_WFI: u64 = 1 << 61;
+
+/// Internal pseudo-cause: `sfence.vma` executed where it is legal; the
+/// simulator flushes cached translations and resumes after it. Never
+/// visible to the guest.
+pub(crate) const CAUSE_SFENCE_VMA: u64 = 1 << 60;
 
 /// An exception raised by one instruction (or the code-write pseudo-cause).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,60 +116,149 @@ pub enum SimError {
         /// PC of the call.
         pc: u64,
     },
-    /// A `wfi` that no modelled interrupt can end (the hart would sleep
-    /// forever), or that the machine timer would end with an interrupt
-    /// trap, which is not modelled.
-    #[error("wfi at pc {pc:#x}: {reason}")]
+    /// A `wfi` that nothing can ever end: no interrupt enabled in `mie`
+    /// can become pending (QEMU would wait forever).
+    #[error("hart 0 waits in wfi at {pc:#x} {reason}")]
     Wfi {
         /// PC of the `wfi`.
         pc: u64,
-        /// Why the simulator cannot continue.
-        reason: &'static str,
+        /// What the hart waits for, and why it cannot come.
+        reason: String,
     },
 }
 
+/// Where a trap went: the privilege it was taken from and to, and whether
+/// it was an interrupt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Taken {
+    pub from: Privilege,
+    pub to: Privilege,
+}
+
 impl Hart {
-    /// Take an exception in machine mode (Privileged ISA §3.1.6.1, §3.1.7,
-    /// §3.1.14–3.1.16): `mepc` = `pc`, `mcause`, `mtval`, MPIE = MIE,
-    /// MIE = 0, MPP = the privilege trapped from, privilege = M, and `pc` =
-    /// `mtvec.BASE` (exceptions always go to BASE, also in vectored mode).
-    /// Clears the LR/SC reservation.
-    pub fn take_trap(&mut self, exc: Exc, pc: u64) {
-        self.mepc = pc & !1;
-        self.mcause = exc.cause;
-        self.mtval = if self.rv64 {
-            exc.tval
+    /// Take a trap (Privileged ISA 20211203, §3.1.6.1, §3.1.7, §3.1.8,
+    /// §4.1.1; QEMU 7.2 `riscv_cpu_do_interrupt`): exception `exc` (or,
+    /// with `interrupt`, the interrupt whose code is `exc.cause`) raised at
+    /// `pc`. A trap from S- or U-mode whose cause is delegated in
+    /// `medeleg`/`mideleg` goes to S-mode (`sepc`, `scause`, `stval`,
+    /// SPIE = SIE, SIE = 0, SPP = the mode trapped from, `pc` = `stvec`),
+    /// every other one to M-mode (`mepc`, `mcause`, `mtval`, MPIE = MIE,
+    /// MIE = 0, MPP, `pc` = `mtvec`). In vectored mode interrupts go to
+    /// BASE + 4 × cause, exceptions to BASE. Clears the LR/SC reservation.
+    pub(crate) fn take_trap(&mut self, exc: Exc, pc: u64, interrupt: bool) -> Taken {
+        let from = self.privilege;
+        let deleg = if interrupt {
+            self.mideleg
         } else {
-            exc.tval & 0xffff_ffff
+            self.medeleg
         };
-        self.mstatus_mpie = self.mstatus_mie;
-        self.mstatus_mie = false;
-        self.mstatus_mpp = match self.privilege {
-            Privilege::Machine => 3,
-            Privilege::User => 0,
+        let top = if self.rv64 { 1u64 << 63 } else { 1u64 << 31 };
+        let cause = if interrupt { exc.cause | top } else { exc.cause };
+        let tval = self.xlen_wrap(exc.tval);
+        let epc = self.xlen_wrap(pc & !1);
+        let to = if from <= Privilege::Supervisor && exc.cause < 64 && (deleg >> exc.cause) & 1 != 0 {
+            let sie = self.mstatus & crate::irq::MSTATUS_SIE != 0;
+            self.mstatus &= !(crate::irq::MSTATUS_SPIE | crate::irq::MSTATUS_SIE | crate::irq::MSTATUS_SPP);
+            if sie {
+                self.mstatus |= crate::irq::MSTATUS_SPIE;
+            }
+            if from == Privilege::Supervisor {
+                self.mstatus |= crate::irq::MSTATUS_SPP;
+            }
+            self.sepc = epc;
+            self.scause = cause;
+            self.stval = tval;
+            self.pc = vector(self.stvec, exc.cause, interrupt);
+            Privilege::Supervisor
+        } else {
+            let mie = self.mstatus & crate::irq::MSTATUS_MIE != 0;
+            self.mstatus &= !(crate::irq::MSTATUS_MPIE | crate::irq::MSTATUS_MIE | crate::irq::MSTATUS_MPP);
+            if mie {
+                self.mstatus |= crate::irq::MSTATUS_MPIE;
+            }
+            self.mstatus |= from.bits() << crate::irq::MSTATUS_MPP_SHIFT;
+            self.mepc = epc;
+            self.mcause = cause;
+            self.mtval = tval;
+            self.pc = vector(self.mtvec, exc.cause, interrupt);
+            Privilege::Machine
         };
-        self.privilege = Privilege::Machine;
+        self.pc = self.xlen_wrap(self.pc);
+        self.privilege = to;
         self.res_addr = u64::MAX;
-        self.pc = self.mtvec & !3;
+        Taken { from, to }
+    }
+
+    /// The trap vector of `xtvec` = `tvec` for this trap.
+    pub(crate) fn trap_vector(&self, exc: Exc, interrupt: bool) -> u64 {
+        let deleg = if interrupt {
+            self.mideleg
+        } else {
+            self.medeleg
+        };
+        if self.privilege <= Privilege::Supervisor && exc.cause < 64 && (deleg >> exc.cause) & 1 != 0 {
+            vector(self.stvec, exc.cause, interrupt)
+        } else {
+            vector(self.mtvec, exc.cause, interrupt)
+        }
+    }
+
+    fn xlen_wrap(&self, v: u64) -> u64 {
+        if self.rv64 {
+            v
+        } else {
+            v & 0xffff_ffff
+        }
     }
 
     /// `mret` (Privileged ISA §3.3.2): MIE = MPIE, MPIE = 1, privilege =
-    /// MPP (M, or U for any other value: S mode is not modelled), MPP = U;
-    /// returns the new pc (`mepc` with bit 0 cleared).
+    /// MPP, MPP = U, and MPRV = 0 when leaving M-mode; returns the new pc
+    /// (`mepc` with bit 0 cleared).
     pub(crate) fn mret(&mut self) -> u64 {
-        self.mstatus_mie = self.mstatus_mpie;
-        self.mstatus_mpie = true;
-        self.privilege = if self.mstatus_mpp == 3 {
-            Privilege::Machine
+        use crate::irq::*;
+        self.xret_from = self.privilege;
+        let to = Privilege::from_bits((self.mstatus & MSTATUS_MPP) >> MSTATUS_MPP_SHIFT);
+        let mpie = self.mstatus & MSTATUS_MPIE != 0;
+        self.mstatus &= !(MSTATUS_MIE | MSTATUS_MPP);
+        self.mstatus |= MSTATUS_MPIE;
+        if mpie {
+            self.mstatus |= MSTATUS_MIE;
+        }
+        if to != Privilege::Machine {
+            self.mstatus &= !MSTATUS_MPRV;
+        }
+        self.privilege = to;
+        self.xlen_wrap(self.mepc & !1)
+    }
+
+    /// `sret` (Privileged ISA §3.3.2, §4.1.1): SIE = SPIE, SPIE = 1,
+    /// privilege = SPP, SPP = U, MPRV = 0; returns the new pc (`sepc` with
+    /// bit 0 cleared).
+    pub(crate) fn sret(&mut self) -> u64 {
+        use crate::irq::*;
+        self.xret_from = self.privilege;
+        let to = if self.mstatus & MSTATUS_SPP != 0 {
+            Privilege::Supervisor
         } else {
             Privilege::User
         };
-        self.mstatus_mpp = 0;
-        let pc = self.mepc & !1;
-        if self.rv64 {
-            pc
-        } else {
-            pc & 0xffff_ffff
+        let spie = self.mstatus & MSTATUS_SPIE != 0;
+        self.mstatus &= !(MSTATUS_SIE | MSTATUS_SPP | MSTATUS_MPRV);
+        self.mstatus |= MSTATUS_SPIE;
+        if spie {
+            self.mstatus |= MSTATUS_SIE;
         }
+        self.privilege = to;
+        self.xlen_wrap(self.sepc & !1)
+    }
+}
+
+/// The handler address for a trap through `tvec` (§3.1.7).
+fn vector(tvec: u64, cause: u64, interrupt: bool) -> u64 {
+    let base = tvec & !3;
+    if interrupt && tvec & 3 == 1 {
+        base.wrapping_add(4 * cause)
+    } else {
+        base
     }
 }

@@ -25,5 +25,7 @@ riscv64-unknown-elf-gcc $FL -march=rv64imafdc -mabi=lp64d -o traps64.elf traps.c
 riscv64-unknown-elf-gcc $FL -march=rv32imafdc -mabi=ilp32d -o traps32.elf traps.c trap_entry.S
 riscv64-unknown-elf-gcc $FL -march=rv64imafdc -mabi=lp64d -o fp64.elf fp.c
 riscv64-unknown-elf-gcc $FL -march=rv32imafdc -mabi=ilp32d -o fp32.elf fp.c
-# fpNN.qemu.txt, trapsNN.qemu.txt, csrsNN.qemu.txt: the console output (stdout+stderr) of qemu-system-riscvNN ... -icount shift=0
+# fpNN.qemu.txt, trapsNN.qemu.txt, csrsNN.qemu.txt: the console output (stdout+stderr) of
+#   qemu-system-riscvNN -M virt -cpu rvNN,h=false ... -icount shift=0 (H off: fwprof implements
+#   no hypervisor extension, and misa/mie/mideleg must say so)
 riscv64-linux-gnu-gcc -nostdlib -static -s -o linux64.elf linux.S
