@@ -105,6 +105,20 @@ void back_to_m(reg_t value) __attribute__((noreturn));
 
 unsigned insn_len(reg_t pc);
 
+/* From S-mode: enter U-mode at `entry` with stack `sp` through sret; returns the
+ * value an S-mode trap handler passes to s_back(). */
+reg_t s_drop_to_u(void (*entry)(void), void *sp);
+void s_back(reg_t value) __attribute__((noreturn));
+
+/* An ecall with a7 = ECALL_DONE asks the handling mode to end the drop. */
+#define ECALL_DONE 0x5f
+static inline reg_t ecall2(reg_t a7, reg_t a0) {
+    register reg_t r_a0 __asm__("a0") = a0;
+    register reg_t r_a7 __asm__("a7") = a7;
+    __asm__ volatile("ecall" : "+r"(r_a0) : "r"(r_a7) : "memory");
+    return r_a0;
+}
+
 static inline const char *mode_name(reg_t mpp) {
     return mpp == 3 ? "M" : mpp == 1 ? "S" : "U";
 }

@@ -140,12 +140,12 @@ m_vector_table:
     j m_vec_other    /* 11 */
     .option pop
 
-/* reg_t drop_to(int mode, void (*entry)(void), void *sp) */
-    .text
-    .globl drop_to
-    .align 2
-drop_to:
-    la t0, m_ctx
+/* Mode switches: DROP saves the caller's callee-saved registers, sp and ra in
+ * `ctx`, points xscratch at this mode's trap stack and xret's to `entry` in the
+ * lower mode with stack `sp`, its interrupts off (xPIE = 0). BACK, called from
+ * this mode's trap handler, restores `ctx` and so returns from DROP. */
+    .macro SAVE_CTX ctx
+    la t0, \ctx
     SREG ra, 0*R(t0)
     SREG sp, 1*R(t0)
     SREG s0, 2*R(t0)
@@ -160,6 +160,31 @@ drop_to:
     SREG s9, 11*R(t0)
     SREG s10, 12*R(t0)
     SREG s11, 13*R(t0)
+    .endm
+    .macro RESTORE_CTX ctx
+    la t0, \ctx
+    LREG ra, 0*R(t0)
+    LREG sp, 1*R(t0)
+    LREG s0, 2*R(t0)
+    LREG s1, 3*R(t0)
+    LREG s2, 4*R(t0)
+    LREG s3, 5*R(t0)
+    LREG s4, 6*R(t0)
+    LREG s5, 7*R(t0)
+    LREG s6, 8*R(t0)
+    LREG s7, 9*R(t0)
+    LREG s8, 10*R(t0)
+    LREG s9, 11*R(t0)
+    LREG s10, 12*R(t0)
+    LREG s11, 13*R(t0)
+    .endm
+
+/* reg_t drop_to(int mode, void (*entry)(void), void *sp): M -> mode (1 = S, 0 = U) */
+    .text
+    .globl drop_to
+    .align 2
+drop_to:
+    SAVE_CTX m_ctx
     la t0, m_trap_stack_top
     csrw mscratch, t0
     csrw mepc, a1
@@ -175,21 +200,28 @@ drop_to:
     .align 2
 back_to_m:
     csrw mscratch, zero
-    la t0, m_ctx
-    LREG ra, 0*R(t0)
-    LREG sp, 1*R(t0)
-    LREG s0, 2*R(t0)
-    LREG s1, 3*R(t0)
-    LREG s2, 4*R(t0)
-    LREG s3, 5*R(t0)
-    LREG s4, 6*R(t0)
-    LREG s5, 7*R(t0)
-    LREG s6, 8*R(t0)
-    LREG s7, 9*R(t0)
-    LREG s8, 10*R(t0)
-    LREG s9, 11*R(t0)
-    LREG s10, 12*R(t0)
-    LREG s11, 13*R(t0)
+    RESTORE_CTX m_ctx
+    ret
+
+/* reg_t s_drop_to_u(void (*entry)(void), void *sp): S -> U */
+    .globl s_drop_to_u
+    .align 2
+s_drop_to_u:
+    SAVE_CTX s_ctx
+    la t0, s_trap_stack_top
+    csrw sscratch, t0
+    csrw sepc, a0
+    li t0, 0x120           /* SPP, SPIE */
+    csrc sstatus, t0
+    mv sp, a1
+    sret
+
+/* void s_back(reg_t value): from an S-mode trap handler, return from s_drop_to_u. */
+    .globl s_back
+    .align 2
+s_back:
+    csrw sscratch, zero
+    RESTORE_CTX s_ctx
     ret
 
     .bss
@@ -200,3 +232,10 @@ m_ctx:
 m_trap_stack:
     .space 4096
 m_trap_stack_top:
+    .align 4
+s_ctx:
+    .space 14 * R
+    .align 4
+s_trap_stack:
+    .space 4096
+s_trap_stack_top:
