@@ -278,7 +278,10 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
                 ours.get(&a).copied().unwrap_or(0),
             );
             if qn != on {
-                diffs.push(format!("{a:#x} {}: qemu {qn} fwprof {on}", name_at(&syms, a)));
+                diffs.push(format!(
+                    "{a:#x} {}: qemu {qn} fwprof {on}",
+                    name_at(&syms, a)
+                ));
             }
         }
         errs.push(format!(
@@ -286,7 +289,12 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
             diffs.len(),
             q.counts.values().sum::<u64>(),
             ours.values().sum::<u64>(),
-            diffs.iter().take(12).cloned().collect::<Vec<_>>().join("\n    ")
+            diffs
+                .iter()
+                .take(12)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n    ")
         ));
     }
     if errs.is_empty() {
@@ -339,7 +347,9 @@ fn main_calls_work_exactly_once() {
             let calls: u64 = p
                 .arcs
                 .iter()
-                .filter(|a| a.caller.is_some_and(|c| fname(c) == "main") && fname(a.callee) == "work")
+                .filter(|a| {
+                    a.caller.is_some_and(|c| fname(c) == "main") && fname(a.callee) == "work"
+                })
                 .map(|a| a.calls)
                 .sum();
             assert_eq!(calls, 1, "{name}.{cfg}: main→work calls");
