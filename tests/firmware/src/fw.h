@@ -86,9 +86,10 @@ static inline void set_mtimecmp(uint64_t t) {
 
 static inline void timer_off(void) { set_mtimecmp(~0ull); }
 
-/* PMP entry 0 = NAPOT over the whole address space, RWX: S- and U-mode need a
- * matching entry once PMP is implemented (QEMU 7.2 target/riscv/pmp.c
- * pmp_hart_has_privs_default denies S/U accesses when no entry matches). */
+/* PMP entry 0 = NAPOT over the whole address space, RWX. S- and U-mode need a
+ * matching entry: QEMU 7.2 refuses an mret to S or U while no PMP entry is
+ * active (target/riscv/op_helper.c helper_mret: illegal instruction, mtval =
+ * the mret word 0x30200073), and denies S/U accesses no entry matches. */
 static inline void pmp_allow_all(void) {
     csr_write(pmpaddr0, ~(reg_t)0 >> 2);
     csr_write(pmpcfg0, 0x1f); /* A=NAPOT, X, W, R */
