@@ -4,7 +4,9 @@
 Usage
 -----
   qemu-ref.py run   ELF [ARGS...] [--cwd DIR] [--stdin FILE] [--no-trace] [--timeout S]
+                    [--icount-shift N] [--with-rom] [--traps]
   qemu-ref.py regs  ELF [ARGS...] [--cwd DIR] [--stdin FILE] [-o OUT.jsonl] [--limit N]
+                    [--icount-shift N]
   qemu-ref.py selftest ELF           (runs `run` twice, checks identical counts, prints speed)
 
 Options must come before the ELF; everything after the ELF is passed to the guest
@@ -47,10 +49,29 @@ thread), QEMU 7.2 then prints::
     Stopped execution of TB chain before 0x7f... [80000004] sym
 
 and the block will be entered (and logged) again later, so such a line cancels one
-count for that pc.  An instruction that raises an exception (ecall, the semihosting
-ebreak, a fault) is counted once, like a retired instruction.  In system mode QEMU's
-reset ROM at 0x1000..0x1014 (6 instructions, before jumping to the ELF entry) is left
-out of the counts and the total.
+count for that pc.  With ``-icount`` an MMIO access (the CLINT's msip, mtimecmp, mtime)
+from a block not translated for I/O makes QEMU 7.2 undo the block and translate it again
+(``cpu_io_recompile`` in accel/tcg/translate-all.c), logging::
+
+    cpu_io_recompile: rewound execution of TB to 0000000080000014
+
+right after that block's Trace line; the block is logged again when it really runs, so
+this line also cancels one count for that pc.  (Without -icount every block may do I/O
+and the line never appears.)  An instruction that raises an exception (ecall, the
+semihosting ebreak, a fault) is counted once, like a retired instruction.  In system
+mode QEMU's reset ROM at 0x1000..0x1014 (6 instructions, before jumping to the ELF entry)
+is left out of the counts and the total unless ``--with-rom`` is given.
+
+Deterministic interrupts (``--icount-shift N``)
+-----------------------------------------------
+``run --icount-shift N`` (and ``regs --icount-shift N``) add ``-icount shift=N,sleep=off``:
+QEMU's virtual clock then runs on the instruction count, 2^N ns per instruction, and a
+``wfi`` advances it to the next timer deadline at once, so timer interrupts arrive at
+the same instruction on every run (docs/simulator.md, "Interrupts and QEMU's icount",
+has the arithmetic).  ``-singlestep`` stays on: it is part of the reference (without
+it QEMU charges a ``wfi`` for the rest of its block and the clock drifts).  The log then
+also has ``int`` (``riscv_cpu_do_interrupt`` lines), which ``run`` reports as ``traps``
+(also given by ``--traps`` without icount).
 
 Output of ``run`` (one JSON object on stdout)::
 
@@ -58,7 +79,18 @@ Output of ``run`` (one JSON object on stdout)::
      "stdout": str (UTF-8, replacement chars if invalid), "stdout_b64": str,
      "stderr": str, "stderr_b64": str,
      "instructions": int, "counts": {"0x80000000": int, ...} (sorted by address),
-     "trace_lines": int, "seconds": float}
+     "rom_instructions": int, "with_rom": bool, "icount_shift": int|null,
+     "trace_lines": int, "seconds": float,
+     "traps": [{"n": int, "async": bool, "cause": int, "epc": int, "tval": int}, ...]}
+
+``instructions`` is the sum of ``counts``; both hold the reset ROM's instructions
+(0x1000..0x1014, one each) exactly when ``with_rom`` is true, and ``rom_instructions``
+always says how many ROM instructions QEMU executed (6 in system mode, 0 in user mode).
+``traps`` (only with ``--traps`` or ``--icount-shift``) lists every trap QEMU took, in
+order: ``n`` is the number of instructions executed before it, reset ROM included (the
+trap happens between instruction n-1 and instruction n, 0-based); ``cause`` is the
+mcause/scause value without the interrupt bit (``async`` says whether it is an
+interrupt); ``epc`` is the pc saved in mepc/sepc.  Semihosting calls are not traps.
 
 Register trace (``regs``)
 -------------------------
@@ -80,6 +112,11 @@ except the last one (after it QEMU exits, so no after-state exists)::
 
     {"i": k, "pc": <pc of instruction k>, "next_pc": <pc after it (== pc of k+1)>,
      "x": [x0..x31 after k], "f": [f0..f31 raw 64-bit after k]}
+
+With ``--icount-shift`` the log has ``int`` too, and when QEMU takes an interrupt
+between instruction k and k+1 the record of k also holds ``"irq": <cause>`` and
+``"handler": <pc of the handler's first instruction>``; its ``next_pc`` is then the
+interrupted pc (the value mepc/sepc receives), whatever the order of QEMU's log lines.
 
 All values are JSON integers (unsigned, full 64-bit; rv32 values are 32-bit).  A
 trapping instruction's after-state is the trap handler entry (next_pc = handler); for
@@ -130,6 +167,16 @@ TRACE_RE = re.compile(rb"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/", re.M
 # Fast form for counting: only Trace lines contain "[cs_base/pc/" (symbols never hold '[').
 TRACE_PC_RE = re.compile(rb"\[[0-9a-f]+/([0-9a-f]+)/")
 STOP_RE = re.compile(rb"^Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9a-f]+)\]", re.M)
+REWOUND_RE = re.compile(rb"^cpu_io_recompile: rewound execution of TB to ([0-9a-f]+)", re.M)
+# target/riscv/cpu_helper.c riscv_cpu_do_interrupt (QEMU 7.2), logged with -d int.
+INT_RE = re.compile(rb"^riscv_cpu_do_interrupt: hart:\d+, async:(\d), cause:([0-9a-f]+), "
+                    rb"epc:0x([0-9a-f]+), tval:0x([0-9a-f]+)", re.M)
+# Every line the sequential parser cares about, in log order.
+EVENT_RE = re.compile(rb"^(?:Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/"
+                      rb"|Stopped execution of TB chain before 0x[0-9a-f]+ \[([0-9a-f]+)\]"
+                      rb"|cpu_io_recompile: rewound execution of TB to ([0-9a-f]+)"
+                      rb"|riscv_cpu_do_interrupt: hart:\d+, async:(\d), cause:([0-9a-f]+), "
+                      rb"epc:0x([0-9a-f]+), tval:0x([0-9a-f]+))", re.M)
 REG_RE = re.compile(rb"\b([xf])(\d+)/[a-z0-9]+ +([0-9a-f]+)")
 REGVAL_RE = re.compile(rb"\b[xf]\d+/[a-z0-9]+ +([0-9a-f]+)")
 
@@ -168,11 +215,18 @@ def elf_info(path):
     return bits, (lowest or 0)
 
 
-def qemu_command(elf, args, mode, log_items, log_path):
+def qemu_command(elf, args, mode, log_items, log_path, icount_shift=None):
     bits, lowest = elf_info(elf)
     if mode == "auto":
         mode = "system" if bits == 32 or lowest >= 0x80000000 else "user"
     debug = ["-singlestep", "-d", log_items, "-D", log_path] if log_items else []
+    if icount_shift is not None:
+        # softmmu/icount.c icount_configure: shift 0..10 (MAX_ICOUNT_SHIFT).
+        if not 0 <= icount_shift <= 10:
+            raise QemuRefError(f"--icount-shift {icount_shift}: QEMU accepts 0 to 10")
+        if mode == "user":
+            raise QemuRefError("--icount-shift needs system mode (qemu-riscv64 has no -icount)")
+        debug = ["-icount", f"shift={icount_shift},sleep=off"] + debug
     if mode == "user":
         if bits != 64:
             raise QemuRefError("user mode needs a 64-bit ELF (qemu-riscv64)")
@@ -203,7 +257,7 @@ def _drain(stream, sink):
 
 
 def run_qemu(elf, args, mode="auto", stdin=None, cwd=None, timeout=None, log_items=None,
-             consume=None):
+             consume=None, icount_shift=None):
     """Run QEMU; `consume(readable_binary_file)` parses the log pipe while QEMU runs.
 
     Returns (mode, argv, exit_code, stdout bytes, stderr bytes, seconds)."""
@@ -218,7 +272,7 @@ def run_qemu(elf, args, mode="auto", stdin=None, cwd=None, timeout=None, log_ite
         except OSError:
             pass
         log_path = f"/dev/fd/{wfd}"
-    mode, argv = qemu_command(elf, args, mode, log_items, log_path)
+    mode, argv = qemu_command(elf, args, mode, log_items, log_path, icount_shift)
     stdin_f = open(stdin or os.devnull, "rb")
     t0 = time.monotonic()
     try:
@@ -261,11 +315,14 @@ def run_qemu(elf, args, mode="auto", stdin=None, cwd=None, timeout=None, log_ite
 
 
 class Counter:
-    """Streams `-d nochain,exec` output into per-pc counts."""
+    """Streams `-d nochain,exec[,int]` output into per-pc counts (and the traps taken)."""
 
-    def __init__(self):
+    def __init__(self, with_rom=False):
         self.counts = collections.Counter()
         self.lines = 0
+        self.with_rom = with_rom
+        self.executed = 0  # instructions so far, reset ROM included (sequential parse only)
+        self.traps = []
 
     def __call__(self, f):
         counts = self.counts
@@ -282,17 +339,44 @@ class Counter:
             self._feed(tail + b"\n", counts)
 
     def _feed(self, buf, counts):
+        if b"riscv_cpu_do_interrupt" in buf or b"cpu_io_recompile" in buf:
+            self._feed_events(buf, counts)
+            return
         pcs = TRACE_PC_RE.findall(buf)
         self.lines += len(pcs)
+        self.executed += len(pcs)
         counts.update(pcs)
         if b"Stopped" in buf:
-            counts.subtract(STOP_RE.findall(buf))
+            stopped = STOP_RE.findall(buf)
+            counts.subtract(stopped)
+            self.executed -= len(stopped)
+
+    def _feed_events(self, buf, counts):
+        """In log order: a Trace line counts its pc; a Stopped or rewound line cancels
+        the count of the Trace line just before it; an interrupt line records a trap."""
+        for m in EVENT_RE.finditer(buf):
+            pc, stopped, rewound, is_async = m.group(1), m.group(2), m.group(3), m.group(4)
+            if pc is not None:
+                counts[pc] += 1
+                self.lines += 1
+                self.executed += 1
+            elif stopped is not None or rewound is not None:
+                counts[stopped or rewound] -= 1
+                self.executed -= 1
+            elif is_async is not None:
+                self.traps.append({"n": self.executed, "async": is_async == b"1",
+                                   "cause": int(m.group(5), 16), "epc": int(m.group(6), 16),
+                                   "tval": int(m.group(7), 16)})
+
+    def rom_instructions(self):
+        return sum(n for pc, n in self.counts.items()
+                   if RESET_ROM[0] <= int(pc, 16) < RESET_ROM[1])
 
     def result(self):
         res = {}
         for pc, n in self.counts.items():
             a = int(pc, 16)
-            if RESET_ROM[0] <= a < RESET_ROM[1] or n == 0:
+            if n == 0 or (not self.with_rom and RESET_ROM[0] <= a < RESET_ROM[1]):
                 continue
             res[a] = n
         return dict(sorted(res.items()))
@@ -303,24 +387,31 @@ def text(b):
 
 
 def cmd_run(ns, trace=True):
-    counter = Counter()
+    icount = getattr(ns, "icount_shift", None)
+    with_rom = getattr(ns, "with_rom", False)
+    traps = icount is not None or getattr(ns, "traps", False)
+    counter = Counter(with_rom)
+    items = ("nochain,exec,int" if traps else "nochain,exec") if trace else None
     mode, argv, code, out, err, secs = run_qemu(
-        ns.elf, ns.args, ns.mode, ns.stdin, ns.cwd, ns.timeout,
-        "nochain,exec" if trace else None, counter)
+        ns.elf, ns.args, ns.mode, ns.stdin, ns.cwd, ns.timeout, items, counter, icount)
     res = {"elf": ns.elf, "mode": mode, "qemu": argv, "exit_code": code,
            "stdout": text(out), "stdout_b64": base64.b64encode(out).decode(),
            "stderr": text(err), "stderr_b64": base64.b64encode(err).decode(),
-           "seconds": round(secs, 3)}
+           "seconds": round(secs, 3), "icount_shift": icount}
     if trace:
         counts = counter.result()
         res["instructions"] = sum(counts.values())
+        res["rom_instructions"] = counter.rom_instructions()
+        res["with_rom"] = with_rom
         res["trace_lines"] = counter.lines
         res["counts"] = {f"0x{a:x}": n for a, n in counts.items()}
+        if traps:
+            res["traps"] = counter.traps
     return res
 
 
 class RegWriter:
-    """Streams `-d nochain,exec,cpu,fpu` output into after-state JSON lines."""
+    """Streams `-d nochain,exec,cpu,fpu[,int]` output into after-state JSON lines."""
 
     def __init__(self, out, limit):
         self.out = out
@@ -328,6 +419,8 @@ class RegWriter:
         self.records = 0
         self.prev_pc = None  # pc of the previous (counted) instruction
         self.skip_next = False
+        self.pending = None  # the last record, held back so an interrupt can annotate it
+        self.irq = None      # (cause, epc) of an interrupt logged since the last Trace line
 
     def __call__(self, f):
         tail = b""
@@ -346,9 +439,25 @@ class RegWriter:
             self._feed(buf)
         if tail:
             self._feed(tail)
+        self._flush()
+
+    def _flush(self):
+        if self.pending is not None:
+            self.out.write(json.dumps(self.pending) + "\n")
+            self.pending = None
+
+    def _emit(self, rec):
+        """Write the held-back record and hold `rec` (None: just count)."""
+        self._flush()
+        if rec is not None:
+            self.pending = rec
+        self.records += 1
 
     def _feed(self, buf):
-        if b"Stopped" not in buf and self._feed_fast(buf):
+        # An interrupt noted at the end of the previous chunk annotates the first record
+        # of this one: only the slow path does that.
+        if (self.irq is None and b"Stopped" not in buf and b"cpu_io_recompile" not in buf
+                and b"riscv_cpu_do_interrupt" not in buf and self._feed_fast(buf)):
             return
         self._feed_slow(buf)
 
@@ -362,7 +471,7 @@ class RegWriter:
         per = len(vals) // len(pcs)
         if per not in (32, 64):
             return False
-        out, limit = self.out, self.limit
+        limit = self.limit
         for k, pcb in enumerate(pcs):
             pc = int(pcb, 16)
             if RESET_ROM[0] <= pc < RESET_ROM[1]:
@@ -370,14 +479,21 @@ class RegWriter:
             if self.skip_next:
                 self.skip_next = False
             elif self.prev_pc is not None:
+                rec = None
                 if limit is None or self.records < limit:
                     regs = [int(v, 16) for v in vals[k * per:(k + 1) * per]]
                     f = regs[32:] if per == 64 else [0] * 32
-                    out.write(f'{{"i": {self.records}, "pc": {self.prev_pc}, "next_pc": {pc}, '
-                              f'"x": {json.dumps(regs[:32])}, "f": {json.dumps(f)}}}\n')
-                self.records += 1
+                    rec = {"i": self.records, "pc": self.prev_pc, "next_pc": pc,
+                           "x": regs[:32], "f": f}
+                self._emit(rec)
             self.prev_pc = pc
         return True
+
+    def _take_irq(self, rec, handler):
+        cause, epc = self.irq
+        self.irq = None
+        if rec is not None:
+            rec["irq"], rec["handler"], rec["next_pc"] = cause, handler, epc
 
     def _feed_slow(self, buf):
         for entry in re.split(rb"(?m)^(?=Trace |Stopped )", buf):
@@ -386,8 +502,10 @@ class RegWriter:
             if entry.startswith(b"Stopped "):
                 # The TB just logged was not entered: the record for the instruction
                 # before it is right, but the next Trace line repeats the same pc and
-                # state, so it must not produce a record.
+                # state (or, if an interrupt is taken now, is the handler's first
+                # instruction), so it must not produce a record.
                 self.skip_next = True
+                self._note_irq(entry)
                 continue
             m = TRACE_RE.match(entry)
             if not m:
@@ -400,20 +518,36 @@ class RegWriter:
                 regs[kind][int(idx)] = int(val, 16)
             if self.skip_next:
                 self.skip_next = False
+                if self.irq is not None:
+                    self._take_irq(self.pending, pc)
             elif self.prev_pc is not None:
+                rec = None
                 if self.limit is None or self.records < self.limit:
-                    self.out.write(json.dumps({"i": self.records, "pc": self.prev_pc,
-                                               "next_pc": pc, "x": regs[b"x"],
-                                               "f": regs[b"f"]}) + "\n")
-                self.records += 1
+                    rec = {"i": self.records, "pc": self.prev_pc, "next_pc": pc,
+                           "x": regs[b"x"], "f": regs[b"f"]}
+                if self.irq is not None:
+                    self._take_irq(rec, pc)
+                self._emit(rec)
             self.prev_pc = pc
+            if REWOUND_RE.search(entry):
+                # cpu_io_recompile: this block was undone before its I/O; QEMU logs it
+                # again (same pc, same state) when it really runs.
+                self.skip_next = True
+            self._note_irq(entry)
+
+    def _note_irq(self, entry):
+        m = INT_RE.search(entry)
+        if m and m.group(1) == b"1":
+            self.irq = (int(m.group(2), 16), int(m.group(3), 16))
 
 
 def cmd_regs(ns):
     out = open(ns.output, "w") if ns.output else sys.stdout
     writer = RegWriter(out, ns.limit)
+    icount = getattr(ns, "icount_shift", None)
+    items = "nochain,exec,cpu,fpu" + (",int" if icount is not None else "")
     mode, argv, code, sout, serr, secs = run_qemu(
-        ns.elf, ns.args, ns.mode, ns.stdin, ns.cwd, ns.timeout, "nochain,exec,cpu,fpu", writer)
+        ns.elf, ns.args, ns.mode, ns.stdin, ns.cwd, ns.timeout, items, writer, icount)
     summary = {"records": writer.records, "exit_code": code, "mode": mode,
                "stdout": text(sout), "stderr": text(serr), "seconds": round(secs, 3)}
     if ns.output:
@@ -445,6 +579,12 @@ def main():
     p.add_argument("--no-trace", action="store_true", help="run: only stdout/exit code")
     p.add_argument("-o", "--output", help="regs: write JSON lines here (default stdout)")
     p.add_argument("--limit", type=int, help="regs: write at most N records")
+    p.add_argument("--icount-shift", type=int, metavar="N",
+                   help="run/regs: -icount shift=N,sleep=off (2^N ns per instruction)")
+    p.add_argument("--with-rom", action="store_true",
+                   help="run: count the reset ROM's instructions at 0x1000 too")
+    p.add_argument("--traps", action="store_true",
+                   help="run: also log interrupts/exceptions (implied by --icount-shift)")
     p.add_argument("elf")
     p.add_argument("args", nargs=argparse.REMAINDER)
     ns = p.parse_args()

@@ -56,6 +56,49 @@ class CounterTest(unittest.TestCase):
         self.assertEqual(c.result()[0x80000000], 7143)
 
 
+class IcountLogTest(unittest.TestCase):
+    REWOUND = "cpu_io_recompile: rewound execution of TB to 80000004\n"
+    IRQ = ("riscv_cpu_do_interrupt: hart:0, async:1, cause:0000000000000007, "
+           "epc:0x0000000080000008, tval:0x0000000000000000, desc=m_timer\n")
+
+    def test_rewound_block_counts_once_and_traps_are_numbered(self):
+        log = (trace(0x1000) + trace(0x80000000) + trace(0x80000004) + self.REWOUND +
+               trace(0x80000004) + trace(0x80000008) +
+               "Stopped execution of TB chain before 0x7f80e4000100 [80000008] \n" + self.IRQ +
+               trace(0x80000100) + trace(0x80000008))
+        c = qr.Counter(with_rom=True)
+        c(io.BytesIO(log.encode()))
+        self.assertEqual(c.result(), {0x1000: 1, 0x80000000: 1, 0x80000004: 1,
+                                      0x80000008: 1, 0x80000100: 1})
+        self.assertEqual(c.rom_instructions(), 1)
+        self.assertEqual(c.traps, [{"n": 3, "async": True, "cause": 7, "epc": 0x80000008,
+                                    "tval": 0}])
+        self.assertNotIn(0x1000, qr.Counter.result(type("C", (), {
+            "counts": c.counts, "with_rom": False})()))
+
+    def test_regs_interrupt_after_stopped_and_direct(self):
+        # Stopped: 0x80000008 was logged but not run, the interrupt comes after
+        # 0x80000004. Direct: 0x80000008 runs, then the interrupt (epc 0x8000000c).
+        for stopped in (True, False):
+            epc = 0x80000008 if stopped else 0x8000000c
+            log = (trace(0x80000000) + dump(0x80000000) + trace(0x80000004) + dump(0x80000004, x1=1) +
+                   self.REWOUND + trace(0x80000004) + dump(0x80000004, x1=1) +
+                   trace(0x80000008) + dump(0x80000008, x1=2))
+            if stopped:
+                log += "Stopped execution of TB chain before 0x7f80e4000100 [80000008] \n"
+            log += self.IRQ.replace("0000000080000008", f"{epc:016x}")
+            log += trace(0x80000100) + dump(0x80000100, x1=2) + trace(0x80000104) + dump(0x80000104, x1=3)
+            out = io.StringIO()
+            qr.RegWriter(out, None)(io.BytesIO(log.encode()))
+            recs = [json.loads(line) for line in out.getvalue().splitlines()]
+            pcs = [0x80000000, 0x80000004] + ([] if stopped else [0x80000008]) + [0x80000100]
+            self.assertEqual([r["pc"] for r in recs], pcs)
+            k = len(pcs) - 2
+            self.assertEqual((recs[k]["irq"], recs[k]["handler"], recs[k]["next_pc"]),
+                             (7, 0x80000100, epc))
+            self.assertEqual(sum("irq" in r for r in recs), 1)
+
+
 class RegWriterTest(unittest.TestCase):
     def test_records_hold_state_after_each_instruction(self):
         log = (trace(0x1000) + dump(0x1000) + trace(0x80000000) + dump(0x80000000) +

@@ -106,6 +106,22 @@ pub fn corpus_elf(name: &str) -> PathBuf {
     p
 }
 
+/// Firmware trap-corpus ELF path by file name (`tests/firmware/build/NAME`,
+/// e.g. `timer_spin.rv64.elf`); runs `tests/firmware/build.sh` first, which
+/// rebuilds only what is missing or older than its sources.
+pub fn firmware_elf(name: &str) -> PathBuf {
+    static BUILD: std::sync::Once = std::sync::Once::new();
+    BUILD.call_once(|| {
+        let st = Command::new(repo().join("tests/firmware/build.sh"))
+            .status()
+            .expect("run tests/firmware/build.sh");
+        assert!(st.success(), "tests/firmware/build.sh failed");
+    });
+    let p = repo().join("tests/firmware/build").join(name);
+    assert!(p.exists(), "{} missing after building", p.display());
+    p
+}
+
 /// All corpus ELFs.
 pub fn corpus_elfs() -> Vec<PathBuf> {
     let dir = repo().join("tests/corpus/build");
