@@ -9,11 +9,8 @@
 //! environment calls or traps).
 
 use crate::hart::{Hart, Privilege};
-use crate::memory::Memory;
-use crate::trap::{
-    Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_LOAD_ACCESS,
-    CAUSE_STORE_ACCESS, CAUSE_WFI,
-};
+use crate::memory::{Access, Memory};
+use crate::trap::{Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_WFI};
 use fwprof_isa::{Inst, Op};
 
 /// Effective address: on RV32 addresses are 32 bits (registers hold
@@ -27,18 +24,21 @@ pub(crate) fn ea<const RV64: bool>(v: u64) -> u64 {
     }
 }
 
-#[inline(always)]
-pub(crate) fn load_fault(addr: u64) -> Exc {
+/// The exception of a failed load at `addr`: an access fault, or a load
+/// page fault when `m` says translation failed (`memory/vm.rs`).
+#[cold]
+pub(crate) fn load_fault(m: &Memory, addr: u64) -> Exc {
     Exc {
-        cause: CAUSE_LOAD_ACCESS,
+        cause: m.fault_cause(Access::Read),
         tval: addr,
     }
 }
 
-#[inline(always)]
-pub(crate) fn store_fault(addr: u64) -> Exc {
+/// The exception of a failed store or AMO at `addr` (access or page fault).
+#[cold]
+pub(crate) fn store_fault(m: &Memory, addr: u64) -> Exc {
     Exc {
-        cause: CAUSE_STORE_ACCESS,
+        cause: m.fault_cause(Access::Write),
         tval: addr,
     }
 }
@@ -68,13 +68,13 @@ pub(crate) fn step<const RV64: bool>(
     let addr = || ea::<RV64>(h.x(i.rs1).wrapping_add(imm));
     // Loads reach here only with rd = x0 (still performed: they can fault).
     let v: u64 = match i.op {
-        Op::Lb => m.load_u8(addr()).map_err(load_fault)? as i8 as i64 as u64,
-        Op::Lh => m.load_u16(addr()).map_err(load_fault)? as i16 as i64 as u64,
-        Op::Lw => m.load_u32(addr()).map_err(load_fault)? as i32 as i64 as u64,
-        Op::Lbu => m.load_u8(addr()).map_err(load_fault)? as u64,
-        Op::Lhu => m.load_u16(addr()).map_err(load_fault)? as u64,
-        Op::Lwu if RV64 => m.load_u32(addr()).map_err(load_fault)? as u64,
-        Op::Ld if RV64 => m.load_u64(addr()).map_err(load_fault)?,
+        Op::Lb => m.load_u8(addr()).map_err(|a| load_fault(m, a))? as i8 as i64 as u64,
+        Op::Lh => m.load_u16(addr()).map_err(|a| load_fault(m, a))? as i16 as i64 as u64,
+        Op::Lw => m.load_u32(addr()).map_err(|a| load_fault(m, a))? as i32 as i64 as u64,
+        Op::Lbu => m.load_u8(addr()).map_err(|a| load_fault(m, a))? as u64,
+        Op::Lhu => m.load_u16(addr()).map_err(|a| load_fault(m, a))? as u64,
+        Op::Lwu if RV64 => m.load_u32(addr()).map_err(|a| load_fault(m, a))? as u64,
+        Op::Ld if RV64 => m.load_u64(addr()).map_err(|a| load_fault(m, a))?,
         Op::Fence | Op::FenceI => return Ok(next),
         Op::Ecall => {
             let cause = if h.privilege == Privilege::User {
@@ -107,6 +107,23 @@ pub(crate) fn step<const RV64: bool>(
         }
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
             csr_op::<RV64>(h, i)?;
+            // satp, sstatus, mstatus, pmpcfg*, pmpaddr*: translation may
+            // have changed (`mmu.rs`).
+            let csr = (i.imm as u32 & 0xfff) as u16;
+            if matches!(csr, 0x100 | 0x180 | 0x300 | 0x3A0..=0x3BF) {
+                m.set_translation(h.translation());
+            }
+            return Ok(next);
+        }
+        Op::SfenceVma => {
+            // Privileged ISA §4.2.1: illegal in U mode (and in S mode with
+            // mstatus.TVM: coordinator). rs1/rs2 = x0 mean all.
+            if h.privilege == Privilege::User {
+                return Err(Exc::illegal(i.raw));
+            }
+            let vaddr = (i.rs1 != 0).then(|| h.x(i.rs1));
+            let asid = (i.rs2 != 0).then(|| h.x(i.rs2));
+            m.sfence_vma(vaddr, asid);
             return Ok(next);
         }
         op if op.atomic().is_some() => {

@@ -62,8 +62,8 @@ pub struct Hart {
     pub(crate) mideleg: u64,
     pub(crate) mcounteren: u64,
     pub(crate) mcountinhibit: u64,
-    pub(crate) pmpcfg: [u64; 4],
-    pub(crate) pmpaddr: [u64; 16],
+    /// `satp` and PMP (`mmu.rs`, `pmp.rs`).
+    pub(crate) vm: crate::mmu::VmState,
 
     /// Instructions that started executing (the profile's count).
     pub(crate) executed: u64,
@@ -130,8 +130,7 @@ impl Hart {
             mideleg: 0,
             mcounteren: 0,
             mcountinhibit: 0,
-            pmpcfg: [0; 4],
-            pmpaddr: [0; 16],
+            vm: crate::mmu::VmState::default(),
             executed: 0,
             not_retired: 0,
             csr_point: 0,
@@ -159,10 +158,12 @@ impl Hart {
     }
 
     /// Switch to user mode with the FP unit enabled (`FS` = Initial), as the
-    /// Linux kernel starts a process.
+    /// Linux kernel starts a process. No translation or PMP check ever
+    /// applies to such a hart (its memory is the process's virtual memory).
     pub fn enter_user_mode(&mut self) {
         self.privilege = Privilege::User;
         self.fs = 1;
+        self.vm.off = true;
     }
 
     /// Value of integer register `r` (0..=31; RV32 values sign-extended).

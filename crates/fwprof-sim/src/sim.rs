@@ -1,8 +1,7 @@
 //! The simulator: hart + memory + environment + block cache + hooks, and
 //! the run loop.
 
-use crate::block::AFTER_FENCE_I;
-use crate::block::{BlockCache, CacheStats, NO_BLOCK};
+use crate::block::{BlockCache, CacheStats, AFTER_NO_CHAIN, AFTER_VM, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::memory::Memory;
@@ -157,6 +156,28 @@ impl<H: Hooks> Simulator<H> {
         self.hooks.on_cache_flush();
     }
 
+    /// Hand the hart's translation to memory (after a trap, `mret`, a CSR
+    /// write, `sfence.vma`: see `mmu.rs`).
+    fn sync_translation(&mut self) {
+        self.mem.set_translation(self.hart.translation());
+    }
+
+    /// Drop the blocks a change of translation asked for (`sfence.vma`:
+    /// those of paged address spaces; a PMP change: all). Between blocks
+    /// only; the run loop follows no chain afterwards (`AFTER_NO_CHAIN`).
+    fn apply_block_kill(&mut self) {
+        match self.mem.take_block_kill() {
+            crate::memory::BlockKill::None => {}
+            crate::memory::BlockKill::All => self.flush_cache(),
+            kill => {
+                self.cache.kill_paged(kill);
+                if self.cache.wants_compaction() {
+                    self.flush_cache();
+                }
+            }
+        }
+    }
+
     /// Kill the blocks that writes since the last call touched
     /// (self-modifying code); flush the cache when killed blocks pile up
     /// ([`BlockCache::wants_compaction`]). Between blocks only (the next
@@ -198,6 +219,7 @@ impl<H: Hooks> Simulator<H> {
         if self.mem.has_code_writes() {
             self.invalidate_written_code();
         }
+        self.apply_block_kill();
         // The next point (in executed instructions) where the loop must look
         // up from the blocks: the limit, or the next poll of `interrupt`.
         // One comparison per block covers both. Hooks that may stop the run
@@ -314,9 +336,10 @@ impl<H: Hooks> Simulator<H> {
             self.hart.pc = next_pc;
             if b.after != 0 {
                 self.block_done(id, next_pc);
-                if b.after & AFTER_FENCE_I != 0 {
-                    // The flush killed every block, this one included, and
-                    // ids restart at 0: no id from before may be used.
+                if b.after & AFTER_NO_CHAIN != 0 {
+                    // A flush killed every block, this one included, and
+                    // ids restart at 0: no id from before may be used; or
+                    // the address space (the block key) may have changed.
                     next_id = NO_BLOCK;
                     chain_from = None;
                 }
@@ -395,7 +418,7 @@ impl<H: Hooks> Simulator<H> {
         xlen: Xlen,
         chain_from: Option<(u32, bool)>,
     ) -> Result<u32, Exc> {
-        let id = match self.cache.lookup(pc) {
+        let id = match self.cache.lookup(pc, self.mem.fetch_key()) {
             Some(id) => id,
             None => self
                 .cache
@@ -436,8 +459,12 @@ impl<H: Hooks> Simulator<H> {
                 });
             }
         }
+        if self.cache.blocks[id as usize].after & AFTER_VM != 0 {
+            self.apply_block_kill();
+        }
         match b.last_op {
             fwprof_isa::Op::Mret => {
+                self.sync_translation();
                 let pc = b.last_pc;
                 self.hooks
                     .on_mret(pc, target, self.hart.executed, self.hart.x[2]);
@@ -520,6 +547,7 @@ impl<H: Hooks> Simulator<H> {
 
     fn deliver(&mut self, exc: Exc, pc: u64) {
         self.hart.take_trap(exc, pc);
+        self.sync_translation();
         let info = TrapInfo {
             cause: exc.cause,
             pc,
