@@ -381,7 +381,11 @@ impl BlockCache {
                 }
             }
             let p0 = mem.code_phys(pc);
-            let vend = if end > pc { end.min(page_end) } else { page_end };
+            let vend = if end > pc {
+                end.min(page_end)
+            } else {
+                page_end
+            };
             let in_page = vend.wrapping_sub(pc).max(1);
             let tail = if end > page_end && page_end != 0 {
                 let p1 = mem.code_phys(page_end);

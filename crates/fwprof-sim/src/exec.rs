@@ -10,7 +10,9 @@
 
 use crate::hart::{Hart, Privilege};
 use crate::memory::{Access, Memory};
-use crate::trap::{Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_WFI};
+use crate::trap::{
+    Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U, CAUSE_WFI,
+};
 use fwprof_isa::{Inst, Op};
 
 /// Effective address: on RV32 addresses are 32 bits (registers hold

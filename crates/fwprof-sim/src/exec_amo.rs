@@ -73,7 +73,8 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
             } else {
                 let cur = m.load_u32(addr).map_err(|a| store_fault(m, a))? as i32 as i64 as u64;
                 if cur == h.res_val {
-                    m.store_u32(addr, src as u32).map_err(|a| store_fault(m, a))?;
+                    m.store_u32(addr, src as u32)
+                        .map_err(|a| store_fault(m, a))?;
                     true
                 } else {
                     false
@@ -91,8 +92,7 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
             }
             // Looked up for writing first (paging, PMP): a read-only page
             // faults as a store without a read (QEMU 7.2 atomics).
-            m.probe_store(addr, size)
-                .map_err(|a| store_fault(m, a))?;
+            m.probe_store(addr, size).map_err(|a| store_fault(m, a))?;
             if double {
                 let old = m.load_u64(addr).map_err(|a| store_fault(m, a))?;
                 let new = match i.op {

@@ -59,7 +59,8 @@ pub(crate) fn fp<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> Re
         }
         Op::Fsw => {
             let addr = ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64));
-            m.store_u32(addr, h.f(r2) as u32).map_err(|a| store_fault(m, a))?;
+            m.store_u32(addr, h.f(r2) as u32)
+                .map_err(|a| store_fault(m, a))?;
         }
         Op::Fsd => {
             let addr = ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64));

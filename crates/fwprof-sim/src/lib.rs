@@ -69,3 +69,7 @@ mod tests_fp;
 mod tests_int;
 #[cfg(test)]
 mod tests_sys;
+#[cfg(test)]
+mod tests_vm;
+#[cfg(test)]
+mod tests_walk;

@@ -103,7 +103,13 @@ impl VmState {
     /// Write `satp` (QEMU 7.2 `write_satp`): ignored unless MODE is Bare or
     /// the XLEN's one supported mode; illegal (`Err`) only when the write
     /// would change `satp` from S mode with `mstatus.TVM` set.
-    pub(crate) fn satp_write(&mut self, v: u64, rv64: bool, s_mode: bool, tvm: bool) -> Result<(), ()> {
+    pub(crate) fn satp_write(
+        &mut self,
+        v: u64,
+        rv64: bool,
+        s_mode: bool,
+        tvm: bool,
+    ) -> Result<(), ()> {
         let valid = if rv64 {
             matches!(v >> 60, 0 | SATP64_MODE_SV39)
         } else {
@@ -276,7 +282,7 @@ pub(crate) fn walk(
             let ok = rwx != PTE_W
                 && rwx != PTE_W | PTE_X
                 && !(u && prv != PRV_U && (!tr.sum || fetch))
-                && !(!u && prv != PRV_S)
+                && (u || prv == PRV_S)
                 && ppn & ((1 << (level * idxbits)) - 1) == 0
                 && match access {
                     PmpAccess::Read => pte & PTE_R != 0 || (tr.mxr && pte & PTE_X != 0),

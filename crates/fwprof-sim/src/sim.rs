@@ -157,9 +157,11 @@ impl<H: Hooks> Simulator<H> {
     }
 
     /// Hand the hart's translation to memory (after a trap, `mret`, a CSR
-    /// write, `sfence.vma`: see `mmu.rs`).
-    fn sync_translation(&mut self) {
+    /// write, `sfence.vma`: see `mmu.rs`) and drop the blocks that change
+    /// asks for. Between blocks only, with no chain followed afterwards.
+    pub(crate) fn sync_translation(&mut self) {
         self.mem.set_translation(self.hart.translation());
+        self.apply_block_kill();
     }
 
     /// Drop the blocks a change of translation asked for (`sfence.vma`:

@@ -345,7 +345,8 @@ impl Memory {
             || tr
                 .pmp
                 .uniform_allows(pstart, pend - 1, pmp_access(kind), prv == mmu::PRV_M);
-        let code = kind == Access::Write && !r.code.is_empty() && r.code_lo < pend && pstart < r.code_hi;
+        let code =
+            kind == Access::Write && !r.code.is_empty() && r.code_lo < pend && pstart < r.code_hi;
         let c = if uniform && !code {
             let len = vend - vstart;
             HitCache {
@@ -462,7 +463,9 @@ impl Memory {
             cause: m.fault_cause(Access::Exec),
             tval: pc,
         };
-        let pa = self.vm_check(pc, 1, Access::Exec).map_err(|_| fault(self))?;
+        let pa = self
+            .vm_check(pc, 1, Access::Exec)
+            .map_err(|_| fault(self))?;
         let i = self.find(pa).ok_or_else(|| fault(self))?;
         let region_left = self.regions[i].end() - pa;
         Ok(((pc | (PAGE - 1)) + 1).min(pc.saturating_add(region_left)))
