@@ -44,8 +44,9 @@
 //!   QEMU) and `mip.MSIP` (bit 3) mirrors the CLINT's `msip`. Interrupts
 //!   are never taken: the machine timer only ends a `wfi` (see `sim.rs`).
 //! * `medeleg` 0x302 (0xf0bfff), `mideleg` 0x303 (0x3666), `mcounteren`
-//!   0x306, `mcountinhibit` 0x320, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15`
-//!   0x3B0..: storage only (no S mode, no delegation, no PMP checking).
+//!   0x306, `mcountinhibit` 0x320: storage only.
+//! * `satp` 0x180, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15` 0x3B0..: see
+//!   `mmu.rs` and `pmp.rs` (translation and PMP are enforced).
 //!
 //! Access rules (Privileged ISA §2.1): CSR number bits \[11:10\] = 0b11 means
 //! read-only (a write raises illegal instruction); bits \[9:8\] give the lowest
