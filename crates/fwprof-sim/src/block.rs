@@ -8,7 +8,12 @@
 //! [`MAX_BLOCK_INSTS`] instructions, or the end of the executable region.
 //!
 //! Lookup: a direct-mapped table of `DIRECT_SLOTS` entries in front of a
-//! `HashMap`. Chaining: each block remembers the id of the block that
+//! `HashMap`, keyed by (address space, pc): the address space is
+//! [`Memory::fetch_key`] (the privilege while fetches are not paged, else derived from
+//! `satp` and the fetch privilege), so the same virtual pc in two address
+//! spaces never shares a block. A block of a paged address space ends at
+//! the end of its virtual page (only its last instruction may cross into
+//! the next page). Chaining: each block remembers the id of the block that
 //! followed it on the fall-through path and on the other path, validated by
 //! start pc when used (an indirect jump's target varies). Killing a block
 //! sets its start pc to [`DEAD_START`], which no pc equals, so the same
@@ -18,9 +23,12 @@
 //! ([`Inst`], for hooks and the general executor) and lowered for the fast
 //! executor ([`Uop`], see `uop.rs`).
 //!
-//! Invalidation: blocks are registered per 64-byte code line; a write to a
-//! line (self-modifying code) kills exactly the blocks whose bytes it
-//! overlaps. Killed ids are not reused before the next flush.
+//! Invalidation: blocks are registered per *physical* 64-byte code line
+//! (the lines their bytes were fetched from); a write to a line
+//! (self-modifying code) kills exactly the blocks whose bytes it overlaps.
+//! Killed ids are not reused before the next flush. `sfence.vma` kills
+//! every block of a paged address space (of one ASID when it names one),
+//! a PMP change flushes all ([`crate::memory::BlockKill`]).
 //!
 //! Flush (`fence.i`, a switch of single-step mode, or a compaction once
 //! killed blocks outnumber live ones): every block dies at once and block ids
@@ -35,8 +43,8 @@
 //! translation that set it).
 
 use crate::hooks::{BlockId, Hooks, JumpKind};
-use crate::memory::{Memory, CODE_LINE_SHIFT};
-use crate::trap::{Exc, CAUSE_FETCH_ACCESS};
+use crate::memory::{Access, BlockKill, Memory, CODE_LINE_SHIFT};
+use crate::trap::Exc;
 use crate::uop::{lower, Uop};
 use fwprof_isa::{decode, inst_len, Inst, Op, Xlen};
 use std::collections::HashMap;
@@ -56,6 +64,14 @@ pub(crate) const AFTER_FENCE_I: u8 = 4;
 /// whether an interrupt is pending or enabled (a CSR access, `mret`,
 /// `sret`): the run loop looks at interrupts again.
 pub(crate) const AFTER_IRQ: u8 = 8;
+/// [`Block::after`]: the block ends in an instruction that may change
+/// translation (`sfence.vma`, a write to `satp`, `pmpcfg*`, `pmpaddr*`,
+/// `mstatus`/`sstatus`): pending block kills are applied after it.
+pub(crate) const AFTER_VM: u8 = 16;
+/// [`Block::after`] bits after which the run loop follows no chain: the
+/// privilege or address space (the block-cache key) may have changed, or
+/// blocks died.
+pub(crate) const AFTER_NO_CHAIN: u8 = AFTER_XRET | AFTER_FENCE_I | AFTER_VM;
 
 /// "No block" marker for chain slots.
 pub(crate) const NO_BLOCK: u32 = u32::MAX;
@@ -128,6 +144,11 @@ pub(crate) struct BlockInfo {
     pub last_op: Op,
     /// False once invalidated.
     pub live: bool,
+    /// The address-space key it was translated in (see [`BlockCache`]).
+    pub key: u64,
+    /// The physical byte ranges `[start, end)` its instructions came from
+    /// (the second is empty unless the last instruction crosses a page).
+    pub phys: [(u64, u64); 2],
 }
 
 /// True if `op` must be the last instruction of a block.
@@ -157,6 +178,16 @@ pub(crate) fn ends_block(op: Op) -> bool {
             | Op::Csrrci
             | Op::Illegal
     )
+}
+
+/// True if `inst` (the operation `op`) is a CSR instruction that may write
+/// `satp`, a `pmpcfg` or a `pmpaddr` (translation changes after it).
+fn writes_vm_csr(op: Op, inst: &Inst) -> bool {
+    let csr = (inst.imm as u32 & 0xfff) as u16;
+    matches!(
+        op,
+        Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci
+    ) && (csr == 0x180 || (0x3A0..=0x3BF).contains(&csr))
 }
 
 /// Classify a `jal`/`jalr` (Unprivileged ISA 20191213, §2.5, Table 2.1:
@@ -192,9 +223,13 @@ pub(crate) struct BlockCache {
     pub insts: Vec<Inst>,
     /// `insts` lowered, index for index.
     pub uops: Vec<Uop>,
-    map: HashMap<u64, u32>,
-    /// `(pc, id, generation)`: valid only when the generation is `generation`.
-    direct: Vec<(u64, u32, u32)>,
+    /// Keyed by (address-space key, pc).
+    map: HashMap<(u64, u64), u32>,
+    /// `(pc, key, id, generation)`: valid only when the generation is
+    /// `generation`.
+    direct: Vec<(u64, u64, u32, u32)>,
+    /// Ids of blocks of paged address spaces (`mmu::is_paged_key`), for `sfence.vma`.
+    paged: Vec<u32>,
     lines: HashMap<u64, Vec<u32>>,
     /// Advanced by every flush (see [`BlockCache::flush`]).
     generation: u32,
@@ -213,7 +248,8 @@ impl BlockCache {
             insts: Vec::new(),
             uops: Vec::new(),
             map: HashMap::new(),
-            direct: vec![(DEAD_START, NO_BLOCK, 0); DIRECT_SLOTS],
+            direct: vec![(DEAD_START, 0, NO_BLOCK, 0); DIRECT_SLOTS],
+            paged: Vec::new(),
             lines: HashMap::new(),
             generation: 0,
             dead: 0,
@@ -235,24 +271,25 @@ impl BlockCache {
         ((pc >> 1) as usize) & (DIRECT_SLOTS - 1)
     }
 
-    /// Live block starting at `pc`, if any.
+    /// Live block starting at `pc` in address space `key`
+    /// ([`Memory::fetch_key`]), if any.
     #[inline]
-    pub fn lookup(&mut self, pc: u64) -> Option<u32> {
+    pub fn lookup(&mut self, pc: u64, key: u64) -> Option<u32> {
         let s = Self::slot(pc);
-        let (p, id, g) = self.direct[s];
-        if p == pc && g == self.generation {
+        let (p, k, id, g) = self.direct[s];
+        if p == pc && k == key && g == self.generation {
             return Some(id);
         }
-        let id = *self.map.get(&pc)?;
-        self.direct[s] = (pc, id, self.generation);
+        let id = *self.map.get(&(key, pc))?;
+        self.direct[s] = (pc, key, id, self.generation);
         Some(id)
     }
 
     /// Decode a new block at `pc`, register it and tell the hooks.
     ///
     /// # Errors
-    /// An instruction access fault if the first instruction cannot be
-    /// fetched (a later unfetchable instruction just ends the block).
+    /// An instruction access or page fault if the first instruction cannot
+    /// be fetched (a later unfetchable instruction just ends the block).
     pub fn translate<H: Hooks>(
         &mut self,
         pc: u64,
@@ -260,24 +297,25 @@ impl BlockCache {
         mem: &mut Memory,
         hooks: &mut H,
     ) -> Result<u32, Exc> {
-        let fault = |addr| Exc {
-            cause: CAUSE_FETCH_ACCESS,
+        let fault = |mem: &Memory, addr| Exc {
+            cause: mem.fault_cause(Access::Exec),
             tval: addr,
         };
-        let region_end = mem.exec_region_end(pc).ok_or(fault(pc))?;
+        let key = mem.fetch_key();
+        let region_end = mem.fetch_limit(pc)?;
         let first = self.insts.len();
         let mut pcs = Vec::with_capacity(8);
         let mut p = pc;
         loop {
             let lo = match mem.fetch_u16(p) {
                 Ok(v) => v,
-                Err(a) if pcs.is_empty() => return Err(fault(a)),
+                Err(a) if pcs.is_empty() => return Err(fault(mem, a)),
                 Err(_) => break,
             };
             let raw = if inst_len(lo) == 4 {
                 match mem.fetch_u16(p.wrapping_add(2)) {
                     Ok(hi) => (hi as u32) << 16 | lo as u32,
-                    Err(a) if pcs.is_empty() => return Err(fault(a)),
+                    Err(a) if pcs.is_empty() => return Err(fault(mem, a)),
                     Err(_) => break,
                 }
             } else {
@@ -320,6 +358,8 @@ impl BlockCache {
                 Op::Jal | Op::Jalr => AFTER_JUMP,
                 Op::Mret | Op::Sret => AFTER_XRET | AFTER_IRQ,
                 Op::FenceI => AFTER_FENCE_I,
+                Op::SfenceVma => AFTER_VM,
+                op if writes_vm_csr(op, &last) => AFTER_IRQ | AFTER_VM,
                 Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
                     AFTER_IRQ
                 }
@@ -328,25 +368,62 @@ impl BlockCache {
             fall: NO_BLOCK,
             taken: NO_BLOCK,
         });
+        // The physical bytes: the same as the virtual ones unless fetches
+        // are paged; then the block lies in one page but its last
+        // instruction may end in the next.
+        let phys = if !crate::mmu::is_paged_key(key) {
+            for (k, &ip) in pcs.iter().enumerate() {
+                mem.mark_code(ip, self.insts[first + k].len as u64);
+            }
+            [(pc, end.max(pc + 1)), (0, 0)]
+        } else {
+            let page_end = (pc | 0xfff).wrapping_add(1);
+            for (k, &ip) in pcs.iter().enumerate() {
+                let len = self.insts[first + k].len as u64;
+                let head = len.min(page_end.wrapping_sub(ip));
+                let pa = mem.code_phys(ip);
+                mem.mark_code(pa, head);
+                if head < len {
+                    let pa = mem.code_phys(page_end);
+                    mem.mark_code(pa, len - head);
+                }
+            }
+            let p0 = mem.code_phys(pc);
+            let vend = if end > pc {
+                end.min(page_end)
+            } else {
+                page_end
+            };
+            let in_page = vend.wrapping_sub(pc).max(1);
+            let tail = if end > page_end && page_end != 0 {
+                let p1 = mem.code_phys(page_end);
+                (p1, p1 + (end - page_end))
+            } else {
+                (0, 0)
+            };
+            [(p0, p0 + in_page), tail]
+        };
         self.info.push(BlockInfo {
             last_pc,
             jump: jump_kind(&last),
             last_op: last.op,
             live: true,
+            key,
+            phys,
         });
-        // Register under every line the block's bytes touch.
-        let (l0, l1) = (
-            pc >> CODE_LINE_SHIFT,
-            (end.max(pc + 1) - 1) >> CODE_LINE_SHIFT,
-        );
-        for line in l0..=l1 {
-            self.lines.entry(line).or_default().push(id);
+        // Register under every physical line the block's bytes touch.
+        for (s, e) in phys {
+            if e > s {
+                for line in (s >> CODE_LINE_SHIFT)..=((e - 1) >> CODE_LINE_SHIFT) {
+                    self.lines.entry(line).or_default().push(id);
+                }
+            }
         }
-        for (k, &ip) in pcs.iter().enumerate() {
-            mem.mark_code(ip, self.insts[first + k].len as u64);
+        if crate::mmu::is_paged_key(key) {
+            self.paged.push(id);
         }
-        self.map.insert(pc, id);
-        self.direct[Self::slot(pc)] = (pc, id, self.generation);
+        self.map.insert((key, pc), id);
+        self.direct[Self::slot(pc)] = (pc, key, id, self.generation);
         self.stats.translated += 1;
         hooks.on_block_translated(BlockId(id), &pcs, &self.insts[first..first + count]);
         Ok(id)
@@ -360,13 +437,14 @@ impl BlockCache {
             return;
         }
         info.live = false;
+        let key = info.key;
         let start = std::mem::replace(&mut self.blocks[id as usize].start, DEAD_START);
-        if self.map.get(&start) == Some(&id) {
-            self.map.remove(&start);
+        if self.map.get(&(key, start)) == Some(&id) {
+            self.map.remove(&(key, start));
         }
         let s = Self::slot(start);
-        if self.direct[s].1 == id {
-            self.direct[s] = (DEAD_START, NO_BLOCK, 0);
+        if self.direct[s].2 == id {
+            self.direct[s] = (DEAD_START, 0, NO_BLOCK, 0);
         }
         self.dead += 1;
         self.stats.invalidated += 1;
@@ -389,8 +467,8 @@ impl BlockCache {
                     if !self.info[id as usize].live {
                         continue;
                     }
-                    let b = &self.blocks[id as usize];
-                    if b.start < end && addr < b.end {
+                    let phys = self.info[id as usize].phys;
+                    if phys.iter().any(|&(s, e)| s < end && addr < e) {
                         self.kill(id);
                         any = true;
                     } else {
@@ -404,6 +482,29 @@ impl BlockCache {
                 }
             }
         }
+        any
+    }
+
+    /// Kill the blocks of paged address spaces that `kill` names
+    /// (`sfence.vma`); returns true if any died. Costs the paged blocks
+    /// translated since the last flush.
+    pub fn kill_paged(&mut self, kill: BlockKill) -> bool {
+        let mut any = false;
+        let ids = std::mem::take(&mut self.paged);
+        let mut keep = Vec::with_capacity(ids.len());
+        for id in ids {
+            let info = &self.info[id as usize];
+            if !info.live {
+                continue;
+            }
+            if kill.hits(info.key) {
+                self.kill(id);
+                any = true;
+            } else {
+                keep.push(id);
+            }
+        }
+        self.paged = keep;
         any
     }
 
@@ -426,12 +527,13 @@ impl BlockCache {
         self.insts.clear();
         self.uops.clear();
         self.dead = 0;
+        self.paged.clear();
         clear_map(&mut self.map);
         clear_map(&mut self.lines);
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             // Once in 2^32 flushes: entries of the generation now reused go.
-            self.direct.fill((DEAD_START, NO_BLOCK, 0));
+            self.direct.fill((DEAD_START, 0, NO_BLOCK, 0));
         }
     }
 }
@@ -440,7 +542,7 @@ impl BlockCache {
 /// flush: `clear` costs the table's capacity, so a table much larger than
 /// what it holds (grown in an earlier, larger generation) is dropped
 /// instead (its size was paid for by the insertions that grew it).
-fn clear_map<V>(m: &mut HashMap<u64, V>) {
+fn clear_map<K, V>(m: &mut HashMap<K, V>) {
     if m.capacity() > 4 * m.len() + 64 {
         *m = HashMap::new();
     } else {

@@ -60,7 +60,8 @@
 //! * `stimecmp` 0x14D (+ `stimecmph` 0x15D on RV32; Sstc 1.0): accessible
 //!   in M-mode, and in S-mode when `mcounteren.TM` and `menvcfg.STCE` are
 //!   set.
-//! * `pmpcfg0..3` 0x3A0.., `pmpaddr0..15` 0x3B0..: storage.
+//! * `satp` 0x180, `pmpcfg0..3` 0x3A0.., `pmpaddr0..15` 0x3B0..: see
+//!   `mmu.rs` and `pmp.rs` (translation and PMP are enforced).
 //!
 //! Access rules (Privileged ISA §2.1): CSR number bits \[11:10\] = 0b11 means
 //! read-only (a write raises illegal instruction); bits \[9:8\] give the lowest
@@ -215,14 +216,16 @@ impl Hart {
             0x342 => self.mcause,
             0x343 => self.mtval,
             0x344 => self.mip_at(base),
-            0x3A0..=0x3A3 => {
-                let i = (csr - 0x3A0) as usize;
-                if self.rv64 && i % 2 == 1 {
-                    return Err(CsrIllegal);
-                }
-                self.pmpcfg[i]
-            }
-            0x3B0..=0x3BF => self.pmpaddr[(csr - 0x3B0) as usize],
+            // satp, pmpcfg, pmpaddr: `mmu.rs`, `pmp.rs`.
+            0x180 => self
+                .vm
+                .satp_read(self.vm_s_mode(), self.vm_tvm())
+                .ok_or(CsrIllegal)?,
+            0x3A0..=0x3A3 => self
+                .vm
+                .pmpcfg_read((csr - 0x3A0) as usize, self.rv64)
+                .ok_or(CsrIllegal)?,
+            0x3B0..=0x3BF => self.vm.pmpaddr_read((csr - 0x3B0) as usize),
             _ => return Err(CsrIllegal),
         };
         Ok(self.xlen_mask(v))
@@ -372,8 +375,14 @@ impl Hart {
                 };
                 self.mip = (self.mip & !m) | (v & m);
             }
-            0x3A0..=0x3A3 => self.pmpcfg[(csr - 0x3A0) as usize] = v,
-            0x3B0..=0x3BF => self.pmpaddr[(csr - 0x3B0) as usize] = v,
+            0x180 => {
+                let (s_mode, tvm) = (self.vm_s_mode(), self.vm_tvm());
+                self.vm
+                    .satp_write(v, self.rv64, s_mode, tvm)
+                    .map_err(|()| CsrIllegal)?;
+            }
+            0x3A0..=0x3A3 => self.vm.pmpcfg_write((csr - 0x3A0) as usize, v, self.rv64),
+            0x3B0..=0x3BF => self.vm.pmpaddr_write((csr - 0x3B0) as usize, v, self.rv64),
             // misa (WARL, fixed), mstatush, hpm counters/events, and the
             // reserved xtvec modes: writes ignored.
             _ => {}
@@ -424,6 +433,7 @@ mod tests {
         assert_eq!(h.csr_write(0xF14, 1), Err(CsrIllegal));
         assert_eq!(h.csr_read(0xF14), Ok(0));
         assert_eq!(h.csr_read(0x7C0), Err(CsrIllegal));
+        assert_eq!(h.csr_read(0x180), Ok(0)); // satp (S mode exists)
         assert_eq!(h.csr_read(0xC80), Err(CsrIllegal)); // cycleh is RV32-only
         assert_eq!(h.csr_read(0x3A1), Err(CsrIllegal)); // pmpcfg1 is RV32-only
     }

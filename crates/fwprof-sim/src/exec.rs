@@ -9,11 +9,11 @@
 //! environment calls or traps).
 
 use crate::hart::{Hart, Privilege};
-use crate::memory::Memory;
 use crate::irq::{MSTATUS_TSR, MSTATUS_TVM, MSTATUS_TW};
+use crate::memory::{Access, Memory};
 use crate::trap::{
     Exc, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U,
-    CAUSE_LOAD_ACCESS, CAUSE_SFENCE_VMA, CAUSE_STORE_ACCESS, CAUSE_WFI,
+    CAUSE_WFI,
 };
 use fwprof_isa::{Inst, Op};
 
@@ -28,18 +28,21 @@ pub(crate) fn ea<const RV64: bool>(v: u64) -> u64 {
     }
 }
 
-#[inline(always)]
-pub(crate) fn load_fault(addr: u64) -> Exc {
+/// The exception of a failed load at `addr`: an access fault, or a load
+/// page fault when `m` says translation failed (`memory/vm.rs`).
+#[cold]
+pub(crate) fn load_fault(m: &Memory, addr: u64) -> Exc {
     Exc {
-        cause: CAUSE_LOAD_ACCESS,
+        cause: m.fault_cause(Access::Read),
         tval: addr,
     }
 }
 
-#[inline(always)]
-pub(crate) fn store_fault(addr: u64) -> Exc {
+/// The exception of a failed store or AMO at `addr` (access or page fault).
+#[cold]
+pub(crate) fn store_fault(m: &Memory, addr: u64) -> Exc {
     Exc {
-        cause: CAUSE_STORE_ACCESS,
+        cause: m.fault_cause(Access::Write),
         tval: addr,
     }
 }
@@ -69,13 +72,13 @@ pub(crate) fn step<const RV64: bool>(
     let addr = || ea::<RV64>(h.x(i.rs1).wrapping_add(imm));
     // Loads reach here only with rd = x0 (still performed: they can fault).
     let v: u64 = match i.op {
-        Op::Lb => m.load_u8(addr()).map_err(load_fault)? as i8 as i64 as u64,
-        Op::Lh => m.load_u16(addr()).map_err(load_fault)? as i16 as i64 as u64,
-        Op::Lw => m.load_u32(addr()).map_err(load_fault)? as i32 as i64 as u64,
-        Op::Lbu => m.load_u8(addr()).map_err(load_fault)? as u64,
-        Op::Lhu => m.load_u16(addr()).map_err(load_fault)? as u64,
-        Op::Lwu if RV64 => m.load_u32(addr()).map_err(load_fault)? as u64,
-        Op::Ld if RV64 => m.load_u64(addr()).map_err(load_fault)?,
+        Op::Lb => m.load_u8(addr()).map_err(|a| load_fault(m, a))? as i8 as i64 as u64,
+        Op::Lh => m.load_u16(addr()).map_err(|a| load_fault(m, a))? as i16 as i64 as u64,
+        Op::Lw => m.load_u32(addr()).map_err(|a| load_fault(m, a))? as i32 as i64 as u64,
+        Op::Lbu => m.load_u8(addr()).map_err(|a| load_fault(m, a))? as u64,
+        Op::Lhu => m.load_u16(addr()).map_err(|a| load_fault(m, a))? as u64,
+        Op::Lwu if RV64 => m.load_u32(addr()).map_err(|a| load_fault(m, a))? as u64,
+        Op::Ld if RV64 => m.load_u64(addr()).map_err(|a| load_fault(m, a))?,
         Op::Fence | Op::FenceI => return Ok(next),
         Op::Ecall => {
             let cause = match h.privilege {
@@ -94,7 +97,15 @@ pub(crate) fn step<const RV64: bool>(
         // Privileged ISA 20211203 §3.3.2 and QEMU 7.2 `helper_mret`,
         // `helper_sret`: mret only in M-mode; sret in M-mode, or in S-mode
         // unless mstatus.TSR.
-        Op::Mret if h.privilege == Privilege::Machine => return Ok(h.mret()),
+        // QEMU 7.2 also refuses an mret to S- or U-mode while no PMP entry
+        // is active (`helper_mret`: "PMP is enabled but no rules").
+        Op::Mret
+            if h.privilege == Privilege::Machine
+                && (h.mstatus & crate::irq::MSTATUS_MPP == crate::irq::MSTATUS_MPP
+                    || h.vm.pmp.any_active()) =>
+        {
+            return Ok(h.mret())
+        }
         Op::Sret
             if h.privilege == Privilege::Machine
                 || (h.privilege == Privilege::Supervisor && h.mstatus & MSTATUS_TSR == 0) =>
@@ -113,19 +124,26 @@ pub(crate) fn step<const RV64: bool>(
             });
         }
         // QEMU 7.2 `helper_tlb_flush`: illegal in U-mode, and in S-mode
-        // with mstatus.TVM. The simulator flushes translations.
+        // with mstatus.TVM (Privileged ISA §3.1.6.5, §4.2.1). rs1/rs2 = x0
+        // mean all addresses / all address spaces.
         Op::SfenceVma
             if h.privilege == Privilege::Machine
                 || (h.privilege == Privilege::Supervisor && h.mstatus & MSTATUS_TVM == 0) =>
         {
-            return Err(Exc {
-                cause: CAUSE_SFENCE_VMA,
-                tval: 0,
-            });
+            let vaddr = (i.rs1 != 0).then(|| h.x(i.rs1));
+            let asid = (i.rs2 != 0).then(|| h.x(i.rs2));
+            m.sfence_vma(vaddr, asid);
+            return Ok(next);
         }
         Op::Mret | Op::Sret | Op::Wfi | Op::SfenceVma => return Err(Exc::illegal(i.raw)),
         Op::Csrrw | Op::Csrrs | Op::Csrrc | Op::Csrrwi | Op::Csrrsi | Op::Csrrci => {
             csr_op::<RV64>(h, i)?;
+            // satp, sstatus, mstatus, pmpcfg*, pmpaddr*: translation may
+            // have changed (`mmu.rs`).
+            let csr = (i.imm as u32 & 0xfff) as u16;
+            if matches!(csr, 0x100 | 0x180 | 0x300 | 0x3A0..=0x3BF) {
+                m.set_translation(h.translation());
+            }
             return Ok(next);
         }
         op if op.atomic().is_some() => {

@@ -44,9 +44,9 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
                 });
             }
             let v = if double {
-                m.load_u64(addr).map_err(load_fault)?
+                m.load_u64(addr).map_err(|a| load_fault(m, a))?
             } else {
-                m.load_u32(addr).map_err(load_fault)? as i32 as i64 as u64
+                m.load_u32(addr).map_err(|a| load_fault(m, a))? as i32 as i64 as u64
             };
             h.res_addr = addr;
             h.res_val = v;
@@ -60,18 +60,21 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
                     cause: CAUSE_MISALIGNED_STORE,
                     tval: addr,
                 });
+            } else if m.probe_store(addr, size).is_err() {
+                return Err(store_fault(m, addr));
             } else if double {
-                let cur = m.load_u64(addr).map_err(store_fault)?;
+                let cur = m.load_u64(addr).map_err(|a| store_fault(m, a))?;
                 if cur == h.res_val {
-                    m.store_u64(addr, src).map_err(store_fault)?;
+                    m.store_u64(addr, src).map_err(|a| store_fault(m, a))?;
                     true
                 } else {
                     false
                 }
             } else {
-                let cur = m.load_u32(addr).map_err(store_fault)? as i32 as i64 as u64;
+                let cur = m.load_u32(addr).map_err(|a| store_fault(m, a))? as i32 as i64 as u64;
                 if cur == h.res_val {
-                    m.store_u32(addr, src as u32).map_err(store_fault)?;
+                    m.store_u32(addr, src as u32)
+                        .map_err(|a| store_fault(m, a))?;
                     true
                 } else {
                     false
@@ -87,8 +90,11 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
                     tval: addr,
                 });
             }
+            // Looked up for writing first (paging, PMP): a read-only page
+            // faults as a store without a read (QEMU 7.2 atomics).
+            m.probe_store(addr, size).map_err(|a| store_fault(m, a))?;
             if double {
-                let old = m.load_u64(addr).map_err(store_fault)?;
+                let old = m.load_u64(addr).map_err(|a| store_fault(m, a))?;
                 let new = match i.op {
                     Op::AmoswapD => src,
                     Op::AmoaddD => old.wrapping_add(src),
@@ -100,10 +106,10 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
                     Op::AmominuD => old.min(src),
                     _ => old.max(src), // amomaxu.d
                 };
-                m.store_u64(addr, new).map_err(store_fault)?;
+                m.store_u64(addr, new).map_err(|a| store_fault(m, a))?;
                 h.set_x_xlen::<RV64>(i.rd, old);
             } else {
-                let old = m.load_u32(addr).map_err(store_fault)?;
+                let old = m.load_u32(addr).map_err(|a| store_fault(m, a))?;
                 let s = src as u32;
                 let new = match i.op {
                     Op::AmoswapW => s,
@@ -116,7 +122,7 @@ pub(crate) fn amo<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> R
                     Op::AmominuW => old.min(s),
                     _ => old.max(s), // amomaxu.w
                 };
-                m.store_u32(addr, new).map_err(store_fault)?;
+                m.store_u32(addr, new).map_err(|a| store_fault(m, a))?;
                 h.set_x_xlen::<RV64>(i.rd, old as i32 as i64 as u64);
             }
         }

@@ -48,22 +48,23 @@ pub(crate) fn fp<const RV64: bool>(h: &mut Hart, m: &mut Memory, i: &Inst) -> Re
         Op::Flw => {
             let v = m
                 .load_u32(ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64)))
-                .map_err(load_fault)?;
+                .map_err(|a| load_fault(m, a))?;
             h.set_f32(rd, v);
         }
         Op::Fld => {
             let v = m
                 .load_u64(ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64)))
-                .map_err(load_fault)?;
+                .map_err(|a| load_fault(m, a))?;
             h.set_f(rd, v);
         }
         Op::Fsw => {
             let addr = ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64));
-            m.store_u32(addr, h.f(r2) as u32).map_err(store_fault)?;
+            m.store_u32(addr, h.f(r2) as u32)
+                .map_err(|a| store_fault(m, a))?;
         }
         Op::Fsd => {
             let addr = ea::<RV64>(h.x(r1).wrapping_add(i.imm as i64 as u64));
-            m.store_u64(addr, h.f(r2)).map_err(store_fault)?;
+            m.store_u64(addr, h.f(r2)).map_err(|a| store_fault(m, a))?;
         }
         // Single precision arithmetic.
         Op::FaddS | Op::FsubS | Op::FmulS | Op::FdivS | Op::FsqrtS => {

@@ -95,8 +95,8 @@ pub struct Hart {
     pub(crate) mcounteren: u64,
     pub(crate) mcountinhibit: u64,
     pub(crate) menvcfg: u64,
-    pub(crate) pmpcfg: [u64; 4],
-    pub(crate) pmpaddr: [u64; 16],
+    /// `satp` and PMP (`mmu.rs`, `pmp.rs`).
+    pub(crate) vm: crate::mmu::VmState,
 
     pub(crate) stvec: u64,
     pub(crate) sepc: u64,
@@ -138,6 +138,9 @@ pub struct Hart {
     pub(crate) res_val: u64,
     /// The privilege the last `mret`/`sret` returned from.
     pub(crate) xret_from: Privilege,
+    /// Executed instructions QEMU's icount does not count: those whose
+    /// exception QEMU raises at run time (see `crate::irq`).
+    pub(crate) icount_skip: u64,
 }
 
 impl Hart {
@@ -166,8 +169,7 @@ impl Hart {
             mcounteren: 0,
             mcountinhibit: 0,
             menvcfg: 0,
-            pmpcfg: [0; 4],
-            pmpaddr: [0; 16],
+            vm: crate::mmu::VmState::default(),
             stvec: 0,
             sepc: 0,
             scause: 0,
@@ -187,6 +189,7 @@ impl Hart {
             res_addr: u64::MAX,
             res_val: 0,
             xret_from: Privilege::Machine,
+            icount_skip: 0,
         }
     }
 
@@ -202,12 +205,15 @@ impl Hart {
 
     /// Switch to user mode with the FP unit enabled (`FS` = Initial), as the
     /// Linux kernel starts a process; the counters are readable (as
-    /// `qemu-riscv64` lets every process read them).
+    /// `qemu-riscv64` lets every process read them). No translation or PMP
+    /// check ever applies to such a hart (its memory is the process's
+    /// virtual memory).
     pub fn enter_user_mode(&mut self) {
         self.privilege = Privilege::User;
         self.fs = 1;
         self.mcounteren = 0xffff_ffff;
         self.scounteren = 0xffff_ffff;
+        self.vm.off = true;
     }
 
     /// Value of integer register `r` (0..=31; RV32 values sign-extended).

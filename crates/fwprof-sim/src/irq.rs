@@ -7,10 +7,14 @@
 //! `nanosleep`). By default one retired instruction — or one modelled
 //! cycle with a core model — is one 100 ns tick of the 10 MHz `time`
 //! (`unit_ns` = 100). With `--icount-shift N` the clock follows QEMU 7.2's
-//! `-icount shift=N,sleep=off`: `base` is the count of *executed*
-//! instructions (trapping ones included, and an instruction that reads the
-//! clock sees itself counted, as QEMU ends its translation block at such
-//! an I/O instruction) and `unit_ns` = 2^N.
+//! `-icount shift=N,sleep=off`: `base` is QEMU's instruction count and
+//! `unit_ns` = 2^N. That count includes the instruction reading the clock
+//! (QEMU ends its translation block at such an I/O instruction) and
+//! instructions whose exception is known when they are translated
+//! (`ecall`, `ebreak`, an undefined encoding), but not those whose
+//! exception a helper raises at run time (a load, store or AMO fault; a
+//! CSR access, `mret`, `sret`, `wfi` or `sfence.vma` refused): QEMU's
+//! `cpu_restore_state` gives their count back (`Hart::icount_skip`).
 //!
 //! `mtime` (and the `time` CSR) is `ns / 100 + time_delta`, QEMU's
 //! `cpu_riscv_read_rtc` (hw/intc/riscv_aclint.c: `muldiv64(ns, 10 MHz,
@@ -180,7 +184,7 @@ impl Hart {
     /// `time`/`mtime` or a timer write (see the module documentation).
     pub(crate) fn base_for_read(&self) -> u64 {
         if self.clock.icount {
-            self.csr_point + 1
+            (self.csr_point + 1).wrapping_sub(self.icount_skip)
         } else {
             self.model_cycles
                 .unwrap_or_else(|| self.csr_point - self.not_retired)

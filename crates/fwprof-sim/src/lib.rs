@@ -37,7 +37,9 @@ mod hooks;
 mod host_pages;
 mod irq;
 mod memory;
+mod mmu;
 mod pipelined;
+mod pmp;
 mod sim;
 mod trap;
 mod uop;
@@ -71,3 +73,7 @@ mod tests_fp;
 mod tests_int;
 #[cfg(test)]
 mod tests_sys;
+#[cfg(test)]
+mod tests_vm;
+#[cfg(test)]
+mod tests_walk;

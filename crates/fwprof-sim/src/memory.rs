@@ -33,6 +33,9 @@ use fwprof_os::{GuestMemory, MemFault, Perm};
 
 use crate::host_pages::HostPages;
 
+mod vm;
+pub(crate) use vm::BlockKill;
+
 /// log2 of the code-tracking granule in bytes (64-byte lines).
 pub(crate) const CODE_LINE_SHIFT: u32 = 6;
 
@@ -143,7 +146,7 @@ const EMPTY_CACHE: HitCache = HitCache {
 
 /// Which permission an access needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Access {
+pub(crate) enum Access {
     Read,
     Write,
     Exec,
@@ -164,6 +167,8 @@ pub struct Memory {
     mapped: u64,
     /// Most bytes that may be mapped at once.
     limit: u64,
+    /// Translation, PMP and the TLB (`memory/vm.rs`).
+    vm: vm::VmMem,
 }
 
 // SAFETY: the raw pointers in the hit caches point only into host mappings
@@ -261,6 +266,7 @@ impl Memory {
             code_writes: Vec::new(),
             mapped: 0,
             limit,
+            vm: vm::VmMem::default(),
         }
     }
 
@@ -362,6 +368,9 @@ impl Memory {
     /// Byte-wise read with permission checks; refills the cache.
     #[cold]
     fn access_slow(&mut self, addr: u64, buf: &mut [u8], kind: Access) -> Result<(), u64> {
+        if self.vm_checked(kind) {
+            return self.vm_read(addr, buf, kind);
+        }
         let mut k = 0usize;
         while k < buf.len() {
             let a = addr.wrapping_add(k as u64);
@@ -382,6 +391,9 @@ impl Memory {
     /// Checked write with code-line tracking; all-or-nothing.
     #[cold]
     fn store_slow(&mut self, addr: u64, bytes: &[u8]) -> Result<(), u64> {
+        if self.vm_checked(Access::Write) {
+            return self.vm_store(addr, bytes);
+        }
         // First check every byte, so a faulting store writes nothing.
         let mut k = 0usize;
         while k < bytes.len() {
@@ -440,6 +452,7 @@ impl Memory {
     /// Mark `[addr, addr+len)` as holding translated code, so later writes
     /// to it are reported by [`Memory::take_code_writes`].
     pub fn mark_code(&mut self, addr: u64, len: u64) {
+        let checked = self.vm_checked(Access::Write);
         for a in [addr, addr.wrapping_add(len.saturating_sub(1))] {
             if let Some(i) = self.find(a) {
                 let r = &mut self.regions[i];
@@ -452,7 +465,10 @@ impl Memory {
                 r.code[(l / 64) as usize] |= 1u64 << (l % 64);
                 r.code_lo = r.code_lo.min(a);
                 r.code_hi = r.code_hi.max(a + 1);
-                if self.wc.idx == i {
+                if checked {
+                    // The store cache of the checked path holds no code.
+                    self.wc = EMPTY_CACHE;
+                } else if self.wc.idx == i {
                     self.wc.code_lo = r.code_lo;
                     self.wc.code_hi = r.code_hi;
                 }

@@ -1,14 +1,13 @@
 //! The simulator: hart + memory + environment + block cache + hooks, and
 //! the run loop.
 
-use crate::block::{AFTER_FENCE_I, AFTER_IRQ};
-use crate::block::{BlockCache, CacheStats, NO_BLOCK};
+use crate::block::{BlockCache, CacheStats, AFTER_IRQ, AFTER_NO_CHAIN, AFTER_VM, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::memory::Memory;
 use crate::trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U,
-    CAUSE_LOAD_ACCESS, CAUSE_SFENCE_VMA, CAUSE_STORE_ACCESS, CAUSE_WFI,
+    CAUSE_LOAD_ACCESS, CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
 use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
 use fwprof_isa::{signal_for_cause, Inst, Xlen};
@@ -174,6 +173,30 @@ impl<H: Hooks> Simulator<H> {
         self.hooks.on_cache_flush();
     }
 
+    /// Hand the hart's translation to memory (after a trap, `mret`, a CSR
+    /// write, `sfence.vma`: see `mmu.rs`) and drop the blocks that change
+    /// asks for. Between blocks only, with no chain followed afterwards.
+    pub(crate) fn sync_translation(&mut self) {
+        self.mem.set_translation(self.hart.translation());
+        self.apply_block_kill();
+    }
+
+    /// Drop the blocks a change of translation asked for (`sfence.vma`:
+    /// those of paged address spaces; a PMP change: all). Between blocks
+    /// only; the run loop follows no chain afterwards (`AFTER_NO_CHAIN`).
+    fn apply_block_kill(&mut self) {
+        match self.mem.take_block_kill() {
+            crate::memory::BlockKill::None => {}
+            crate::memory::BlockKill::All => self.flush_cache(),
+            kill => {
+                self.cache.kill_paged(kill);
+                if self.cache.wants_compaction() {
+                    self.flush_cache();
+                }
+            }
+        }
+    }
+
     /// Kill the blocks that writes since the last call touched
     /// (self-modifying code); flush the cache when killed blocks pile up
     /// ([`BlockCache::wants_compaction`]). Between blocks only (the next
@@ -215,6 +238,7 @@ impl<H: Hooks> Simulator<H> {
         if self.mem.has_code_writes() {
             self.invalidate_written_code();
         }
+        self.apply_block_kill();
         // The next point (in executed instructions) where the loop must look
         // up from the blocks: the limit, or the next poll of `interrupt`.
         // One comparison per block covers both. Hooks that may stop the run
@@ -361,9 +385,11 @@ impl<H: Hooks> Simulator<H> {
                 if b.after & AFTER_IRQ != 0 {
                     (irq_at, checkpoint) = (0, 0);
                 }
-                if b.after & AFTER_FENCE_I != 0 {
-                    // The flush killed every block, this one included, and
-                    // ids restart at 0: no id from before may be used.
+                if b.after & AFTER_NO_CHAIN != 0 {
+                    // A flush killed every block, this one included, and
+                    // ids restart at 0: no id from before may be used; or
+                    // the privilege or address space (the block key) may
+                    // have changed.
                     next_id = NO_BLOCK;
                     chain_from = None;
                 }
@@ -448,12 +474,12 @@ impl<H: Hooks> Simulator<H> {
         xlen: Xlen,
         chain_from: Option<(u32, bool)>,
     ) -> Result<u32, Exc> {
-        let id = match self.cache.lookup(pc) {
+        let id = match self.cache.lookup(pc, self.mem.fetch_key()) {
             Some(id) => id,
             None => {
                 let ctx = crate::CodeContext {
                     privilege: self.hart.privilege,
-                    space: 0,
+                    space: self.mem.address_space(),
                 };
                 if self.announced != Some(ctx) {
                     self.hooks.on_code_context(ctx);
@@ -498,8 +524,12 @@ impl<H: Hooks> Simulator<H> {
                 });
             }
         }
+        if self.cache.blocks[id as usize].after & AFTER_VM != 0 {
+            self.apply_block_kill();
+        }
         match b.last_op {
             fwprof_isa::Op::Mret | fwprof_isa::Op::Sret => {
+                self.sync_translation();
                 self.hooks.on_trap_return(&crate::TrapReturn {
                     pc: b.last_pc,
                     target,
@@ -526,7 +556,7 @@ impl<H: Hooks> Simulator<H> {
     fn clock_base(&mut self, at: (u32, u32), after: bool) -> u64 {
         if self.hart.clock.icount {
             // QEMU's icount counts the instruction doing I/O (see `crate::irq`).
-            self.hart.executed
+            self.hart.executed - self.hart.icount_skip
         } else if H::MODELS_CYCLES {
             let index = if after { at.1 + 1 } else { at.1 };
             self.hooks.cycles_before(BlockId(at.0), index)
@@ -555,10 +585,6 @@ impl<H: Hooks> Simulator<H> {
                 return self.env_call(pc, next, true, at);
             }
             CAUSE_WFI => return self.wfi(pc, next, at),
-            CAUSE_SFENCE_VMA => {
-                self.hart.pc = next;
-                return Ok(None);
-            }
             CAUSE_LOAD_ACCESS | CAUSE_STORE_ACCESS
                 if self.target == Target::BareMetal && self.clint_access(&inst, exc.tval, at) =>
             {
@@ -569,6 +595,9 @@ impl<H: Hooks> Simulator<H> {
         }
         // The instruction trapped: it does not retire (Privileged ISA §3.3.1).
         self.hart.not_retired += 1;
+        if raised_at_run_time(exc.cause, &inst) {
+            self.hart.icount_skip += 1;
+        }
         if self.target == Target::Linux {
             self.hart.pc = pc;
             return Ok(Some(StopReason::Signal {
@@ -600,6 +629,7 @@ impl<H: Hooks> Simulator<H> {
     /// Take a trap and tell the hooks.
     fn trap(&mut self, exc: Exc, pc: u64, interrupt: bool, latency: Option<crate::Latency>) {
         let taken = self.hart.take_trap(exc, pc, interrupt);
+        self.sync_translation();
         let info = TrapInfo {
             cause: exc.cause,
             interrupt,
@@ -616,7 +646,7 @@ impl<H: Hooks> Simulator<H> {
     /// The clock base between two instructions (see `crate::irq`).
     fn boundary_base(&mut self) -> u64 {
         if self.hart.clock.icount {
-            self.hart.executed
+            self.hart.executed - self.hart.icount_skip
         } else if H::MODELS_CYCLES {
             let (id, k) = self.last;
             self.hooks.cycles_before(BlockId(id), k)
@@ -930,5 +960,32 @@ impl<H: Hooks> Simulator<H> {
             Ok(EnvOutcome::Exit(code)) => Ok(Some(StopReason::Exit(code))),
             Err(source) => Err(SimError::Environment { pc, source }),
         }
+    }
+}
+
+/// Is `exc` raised by `inst` an exception QEMU 7.2 raises from a helper at
+/// run time (so its icount gives the instruction back): memory faults, and
+/// illegal-instruction exceptions of CSR accesses and of the privileged
+/// instructions whose checks depend on the hart's state. Exceptions known
+/// at translation (`ecall`, `ebreak`, undefined encodings, FP instructions
+/// with `mstatus.FS` off) are counted.
+fn raised_at_run_time(cause: u64, inst: &Inst) -> bool {
+    use fwprof_isa::Op;
+    match cause {
+        4..=7 | 13 | 15 => true,
+        crate::trap::CAUSE_ILLEGAL_INSTRUCTION => matches!(
+            inst.op,
+            Op::Csrrw
+                | Op::Csrrs
+                | Op::Csrrc
+                | Op::Csrrwi
+                | Op::Csrrsi
+                | Op::Csrrci
+                | Op::Mret
+                | Op::Sret
+                | Op::Wfi
+                | Op::SfenceVma
+        ),
+        _ => false,
     }
 }

@@ -25,11 +25,6 @@ pub(crate) const CAUSE_CODE_WRITTEN: u64 = 1 << 62;
 /// Never visible to the guest.
 pub(crate) const CAUSE_WFI: u64 = 1 << 61;
 
-/// Internal pseudo-cause: `sfence.vma` executed where it is legal; the
-/// simulator flushes cached translations and resumes after it. Never
-/// visible to the guest.
-pub(crate) const CAUSE_SFENCE_VMA: u64 = 1 << 60;
-
 /// An exception raised by one instruction (or the code-write pseudo-cause).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Exc {

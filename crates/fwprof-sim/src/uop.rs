@@ -313,7 +313,7 @@ pub(crate) fn exec_block<const RV64: bool, H: Hooks>(
                         }
                         $conv(v)
                     }
-                    Err(addr) => fault!(load_fault(addr)),
+                    Err(addr) => fault!(load_fault(m, addr)),
                 }
             }};
         }
@@ -321,7 +321,7 @@ pub(crate) fn exec_block<const RV64: bool, H: Hooks>(
             ($f:ident, $t:ty) => {{
                 let addr = ea::<RV64>(a.wrapping_add(imm));
                 if let Err(addr) = m.$f(addr, b as $t) {
-                    fault!(store_fault(addr));
+                    fault!(store_fault(m, addr));
                 }
                 if H::WANTS_MEMORY {
                     hooks.on_mem(n as u32, addr, std::mem::size_of::<$t>() as u8, true);
