@@ -258,13 +258,14 @@ fn pmp_denials_are_access_faults() {
 }
 
 #[test]
-fn u_mode_without_any_pmp_entry_cannot_fetch() {
-    // satp = Bare: U mode runs at physical CODE_A, but no PMP entry
-    // matches, so the first fetch is an access fault (QEMU 7.2 too).
+fn u_mode_without_any_pmp_entry_cannot_be_entered() {
+    // satp = Bare, no PMP entry active: QEMU 7.2's `helper_mret` refuses
+    // the mret to U-mode itself (illegal instruction, mtval = its bits).
     let (_, m) = user_space(true, &[ECALL]);
     let mut sm = enter_user(m, true, 0, Some((0, &[])));
     sm.hart_mut().csr_write(0x341, CODE_A).unwrap();
-    assert_eq!(trapped(&mut sm), (1, CODE_A, CODE_A));
+    let (cause, _, tval) = trapped(&mut sm);
+    assert_eq!((cause, tval), (2, 0x3020_0073));
     // With an entry granting everything, it runs to its ecall.
     let (_, m) = user_space(true, &[ECALL]);
     let mut sm = enter_user(m, true, 0, None);
