@@ -116,6 +116,12 @@ pub struct ExecArgs {
     /// Stop after this many executed instructions (exit status 124).
     #[arg(long, value_name = "N")]
     pub max_instructions: Option<u64>,
+    /// Bare metal: guest time as QEMU's `-icount shift=N,sleep=off`, one
+    /// executed instruction = 2^N ns, so timer interrupts arrive at the
+    /// same instruction as under QEMU (default: 100 ns per instruction, or
+    /// per modelled cycle with `--core`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub icount_shift: Option<u32>,
     /// Bare-metal RAM as BASE:SIZE (hex or decimal; size may end in K, M or G).
     #[arg(long, value_name = "BASE:SIZE", default_value = "0x80000000:128M")]
     pub ram: String,
@@ -535,6 +541,7 @@ pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> 
         allow_read: a.allow_read.clone(),
         allow_write: a.allow_write.clone(),
         max_instructions: a.max_instructions,
+        icount_shift: a.icount_shift,
     })
 }
 

@@ -8,8 +8,7 @@
 //!
 //! The QEMU half (`qemu_reference_*`) runs now: every program passes its own
 //! checks under QEMU, deterministically, at two shifts. The fwprof half is
-//! ignored until the simulator delivers interrupts; run it with
-//! `cargo test --release -p fwprof-cli --test firmware -- --include-ignored`,
+//! runs in the same test file; select
 //! one program with `FWPROF_FW_FILTER=timer_spin.rv64`.
 
 mod common;
@@ -305,7 +304,6 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
 }
 
 #[test]
-#[ignore = "needs issue 13 interrupts in the simulator"]
 fn fwprof_matches_qemu_output_status_and_counts() {
     if !have_tools() {
         return;
@@ -333,7 +331,7 @@ fn fwprof_matches_qemu_output_status_and_counts() {
 /// main→work: exactly one call, whatever the interrupts in between (the call
 /// graph must treat trap entry and mret as a context switch, not calls).
 #[test]
-#[ignore = "needs issue 13 interrupts in the simulator"]
+#[ignore = "trap contexts in profiles (issue 13, section 2) are not merged yet"]
 fn main_calls_work_exactly_once() {
     if !have_tools() {
         return;

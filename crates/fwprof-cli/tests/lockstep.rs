@@ -21,13 +21,27 @@ use fwprof_sim::{Memory, Simulator, StopReason};
 const LIMIT: u64 = 40_000;
 
 fn lockstep(name: &str) {
-    let src = common::corpus_elf(name);
+    lockstep_elf(name, &common::corpus_elf(name), None, LIMIT);
+}
+
+/// Lock-step on `src` (named `name`); with `shift`, QEMU runs with
+/// `-icount shift=N,sleep=off` and fwprof with the same clock, so
+/// interrupts arrive between the same two instructions: after the
+/// instruction before the interrupt, both stand at the interrupted pc;
+/// the next step takes the interrupt and runs the handler's first
+/// instruction.
+fn lockstep_elf(name: &str, src: &Path, shift: Option<u32>, limit: u64) {
     let tmp = tempfile::tempdir().unwrap();
     let elf = tmp.path().join(name);
-    std::fs::copy(&src, &elf).unwrap();
+    std::fs::copy(src, &elf).unwrap();
+    let mut qemu_args = vec!["regs".to_string(), "--limit".into(), limit.to_string()];
+    if let Some(n) = shift {
+        qemu_args.extend(["--icount-shift".into(), n.to_string()]);
+    }
     let mut child = Command::new("python3")
         .arg(common::repo().join("scripts/qemu-ref.py"))
-        .args(["regs", "--limit", &LIMIT.to_string(), "--cwd"])
+        .args(&qemu_args)
+        .arg("--cwd")
         .arg(tmp.path())
         .arg(&elf)
         .stdout(Stdio::piped())
@@ -62,13 +76,23 @@ fn lockstep(name: &str) {
     env.capture_console(Vec::new());
     let mut sim = Simulator::new(mem, &prog, env, ());
     sim.set_single_step(true);
+    if let Some(n) = shift {
+        sim.set_icount_shift(n);
+    }
     let never = AtomicBool::new(false);
+    // qemu-ref.py's records start at the entry, after the reset ROM's six
+    // instructions (which fwprof runs too, from 0x1000).
+    while sim.hart().pc != prog.entry && sim.executed() < 16 {
+        sim.run(sim.executed() + 1, &never).expect("reset ROM");
+    }
     let mask = if prog.rv64 { u64::MAX } else { 0xffff_ffff };
     let mut compared = 0u64;
     let random = sim
         .environment()
         .and_then(|e| e.stack_layout())
         .map(|l| l.random);
+    let mut after_irq = false;
+    let mut irqs = 0u64;
     for line in reader.lines() {
         let line = line.unwrap();
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
@@ -76,11 +100,19 @@ fn lockstep(name: &str) {
             break;
         };
         let pc_before = sim.hart().pc;
-        assert_eq!(
-            pc_before & mask,
-            v["pc"].as_u64().unwrap(),
-            "{name}: instruction {i}: pc differs"
-        );
+        // After a record with `irq`, QEMU's next record is the handler's
+        // first instruction; fwprof stands at the interrupted pc and takes
+        // the interrupt when the next step starts (the registers after that
+        // step are compared as usual).
+        if !after_irq {
+            assert_eq!(
+                pc_before & mask,
+                v["pc"].as_u64().unwrap(),
+                "{name}: instruction {i}: pc differs"
+            );
+        }
+        after_irq = v.get("irq").is_some_and(|q| !q.is_null());
+        irqs += u64::from(after_irq);
         let a7 = sim.hart().x(17);
         let mut word = [0u8; 4];
         let is_ecall = sim.memory().peek(pc_before, &mut word).is_some()
@@ -153,7 +185,7 @@ fn lockstep(name: &str) {
         }
         compared += 1;
         // qemu-ref.py lets QEMU run to the end after the last record: stop reading here.
-        if finished || compared >= LIMIT {
+        if finished || compared >= limit {
             break;
         }
     }
@@ -163,7 +195,10 @@ fn lockstep(name: &str) {
         compared > 1000,
         "{name}: only {compared} instructions compared"
     );
-    eprintln!("{name}: {compared} instructions in lock-step");
+    if shift.is_some() {
+        assert!(irqs > 0, "{name}: no interrupt among the {compared} instructions");
+    }
+    eprintln!("{name}: {compared} instructions in lock-step, {irqs} interrupts");
 }
 
 macro_rules! lockstep_tests {
@@ -187,4 +222,26 @@ lockstep_tests! {
     isa_all_rv64gc => "isa_all.rv64gc.O2.elf",
     isa_all_rv32imafdc => "isa_all.rv32imafdc.O2.elf",
     libm_rv64_linux => "libm.rv64-linux.O2.elf",
+}
+
+/// The interrupt programs of `tests/firmware` (issue 13), in lock-step with
+/// deterministic time: picolibc's start-up takes about 38,000
+/// instructions, so 120,000 are compared, and each test asserts that
+/// interrupts were taken among them.
+macro_rules! lockstep_firmware {
+    ($($test:ident => $elf:expr, $shift:expr),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            if common::require(&["qemu-system-riscv32", "qemu-system-riscv64", "python3"]) {
+                lockstep_elf($elf, &common::firmware_elf($elf), Some($shift), 120_000);
+            }
+        }
+    )*};
+}
+
+lockstep_firmware! {
+    firmware_soft_irq_rv64 => "soft_irq.rv64.elf", 0,
+    firmware_timer_wfi_rv32 => "timer_wfi.rv32.elf", 0,
+    firmware_nested_rv64 => "nested.rv64.elf", 3,
+    firmware_deleg_rv32 => "deleg.rv32.elf", 0,
 }

@@ -75,6 +75,9 @@ pub struct LoadedProgram {
     pub rv64: bool,
     /// Entry point (ELF `e_entry`).
     pub entry: u64,
+    /// Where the hart starts: bare metal, QEMU `virt`'s reset ROM at
+    /// 0x1000 (see [`load`]); otherwise the entry point.
+    pub start: u64,
     /// Initial `sp` (Linux: the initial stack built by [`load`]; bare metal: 0,
     /// the runtime sets its own).
     pub sp: u64,
@@ -141,10 +144,14 @@ fn checked(elf: &[u8]) -> Result<loader::ElfInfo, LoadError> {
 /// Load an ELF executable image into `mem` and prepare its initial state.
 ///
 /// Bare metal: maps the RAM of `cfg.ram` (RWX) and places every PT_LOAD
-/// segment at its `p_paddr` (QEMU `load_elf`); initial registers as the
-/// QEMU 7.2 `virt` reset vector leaves them (`a0` = hart id 0, `a1` = the
-/// device-tree address, `a2` = the `fw_dynamic_info` address 0x1028,
-/// `t0` = entry).
+/// segment at its `p_paddr` (QEMU `load_elf`); then QEMU 7.2 `virt`'s reset
+/// ROM at 0x1000 (`hw/riscv/boot.c` `riscv_setup_rom_reset_vec`: six
+/// instructions that set `a0` = hart id 0, `a1` = the device-tree address,
+/// `a2` = the `fw_dynamic_info` address 0x1028 and jump to the entry; the
+/// entry and device-tree addresses and `fw_dynamic_info` follow them), and
+/// the hart starts there, so its instructions are executed and counted as
+/// on QEMU. If the program itself occupies 0x1000–0x1fff there is no ROM:
+/// the hart starts at the entry with those registers already set.
 /// Linux: maps PT_LOAD segments at `p_vaddr` (page-granular, QEMU 7.2
 /// `load_elf_image`), sets `brk` to the page-aligned end of the highest
 /// segment (`target_set_brk`), builds the initial stack (argv, envp, auxv
@@ -167,6 +174,7 @@ pub fn load(
     let mut env = Environment::new(cfg, target, info.rv64);
     let mut regs = [0u64; 32];
     let sp;
+    let mut start = info.entry;
     match target {
         Target::Linux => {
             let ranges = loader::map_linux(elf, &info, mem)?;
@@ -200,15 +208,20 @@ pub fn load(
             let fdt = virt_fdt_addr(cfg.ram);
             env.semi.heapinfo = bare_metal_heapinfo(&info, cfg.ram, fdt);
             sp = 0;
-            regs[5] = info.entry;
-            regs[11] = fdt;
-            regs[12] = VIRT_FW_DYNAMIC_INFO;
+            if install_reset_rom(mem, info.rv64, info.entry, fdt) {
+                start = VIRT_MROM_BASE;
+            } else {
+                regs[5] = info.entry;
+                regs[11] = fdt;
+                regs[12] = VIRT_FW_DYNAMIC_INFO;
+            }
         }
     }
     let prog = LoadedProgram {
         target,
         rv64: info.rv64,
         entry: info.entry,
+        start,
         sp,
         regs,
     };
@@ -218,6 +231,65 @@ pub fn load(
 /// Address of `fw_dynamic_info` after the QEMU 7.2 `virt` reset vector
 /// (`riscv_setup_rom_reset_vec`: 0x1000 + 10 words).
 const VIRT_FW_DYNAMIC_INFO: u64 = 0x1028;
+
+/// QEMU 7.2 `virt`: the reset ROM (`VIRT_MROM`).
+const VIRT_MROM_BASE: u64 = 0x1000;
+/// The part of the ROM fwprof maps: one page (QEMU's is 0xf000 bytes, of
+/// which only the first 0x58 hold anything).
+const VIRT_MROM_SIZE: u64 = 0x1000;
+
+/// Map QEMU 7.2 `virt`'s reset ROM (`riscv_setup_rom_reset_vec`,
+/// `riscv_rom_copy_firmware_info`) read-only and executable at 0x1000:
+/// `auipc t0,0; addi a2,t0,40; csrr a0,mhartid; ld/lw a1,32(t0);
+/// ld/lw t0,24(t0); jr t0`, then the entry (0x1018) and device-tree
+/// (0x1020) addresses as 64-bit words, then `fw_dynamic_info` at 0x1028
+/// (magic, version 2, next address = entry, next mode S, options 0, boot
+/// hart 0; XLEN-sized fields). Returns false, mapping nothing, if the
+/// program already occupies that page.
+fn install_reset_rom(mem: &mut dyn GuestMemory, rv64: bool, entry: u64, fdt: u64) -> bool {
+    let (base, size) = (VIRT_MROM_BASE, VIRT_MROM_SIZE);
+    if (0..size).step_by(4096).any(|o| mem.is_mapped(base + o, 1)) {
+        return false;
+    }
+    let (ld_a1, ld_t0) = if rv64 {
+        (0x0202_b583u32, 0x0182_b283u32)
+    } else {
+        (0x0202_a583, 0x0182_a283)
+    };
+    let code = [
+        0x0000_0297u32, // auipc t0, 0
+        0x0282_8613,    // addi  a2, t0, 40
+        0xf140_2573,    // csrr  a0, mhartid
+        ld_a1,          // ld/lw a1, 32(t0)
+        ld_t0,          // ld/lw t0, 24(t0)
+        0x0002_8067,    // jr    t0
+    ];
+    let mut rom: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    rom.extend_from_slice(&entry.to_le_bytes());
+    rom.extend_from_slice(&fdt.to_le_bytes());
+    // fw_dynamic_info: magic "OSBI", version 2, next_addr, next_mode (S),
+    // options, boot_hart.
+    for v in [0x4942_534f_u64, 2, entry, 1, 0, 0] {
+        if rv64 {
+            rom.extend_from_slice(&v.to_le_bytes());
+        } else {
+            rom.extend_from_slice(&(v as u32).to_le_bytes());
+        }
+    }
+    let rw = Perm {
+        read: true,
+        write: true,
+        exec: false,
+    };
+    let rx = Perm {
+        read: true,
+        write: false,
+        exec: true,
+    };
+    mem.map(base, size, rw).is_ok()
+        && mem.write(base, &rom).is_ok()
+        && mem.protect(base, size, rx).is_ok()
+}
 /// `FDT_MAX_SIZE` (QEMU `create_device_tree`): the device tree blob size.
 const VIRT_FDT_SIZE: u64 = 0x10_0000;
 

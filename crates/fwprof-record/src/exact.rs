@@ -35,7 +35,7 @@ pub(crate) fn run(
 ) -> Result<(RunEnd, Exact), Error> {
     Ok(match core {
         None => {
-            let sim = p.launch(ctl, |prog| ExactCollector::new(map, prog.entry, prog.sp))?;
+            let sim = p.launch(ctl, |prog| ExactCollector::new(map, prog.start, prog.sp))?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let data = hooks.finish(end.executed);
             (end, Exact { data, timing: None })
@@ -44,7 +44,7 @@ pub(crate) fn run(
             let sim = p.launch(ctl, |prog| {
                 let model = TimingModel::new(core, prog.rv64);
                 let front = model.branch_front();
-                let collector = ExactCollector::with_model(map, prog.entry, prog.sp, model);
+                let collector = ExactCollector::with_model(map, prog.start, prog.sp, model);
                 Pipelined::with_front(collector, front)
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);

@@ -28,6 +28,11 @@ pub struct ExecOptions {
     pub allow_write: Vec<PathBuf>,
     /// Stop after this many executed instructions.
     pub max_instructions: Option<u64>,
+    /// Guest time as QEMU's `-icount shift=N,sleep=off`: one instruction
+    /// is 2^N ns (0..=10), so interrupts arrive at the instruction they
+    /// arrive at under QEMU (`None`: one retired instruction, or modelled
+    /// cycle, per 100 ns).
+    pub icount_shift: Option<u32>,
 }
 
 impl ExecOptions {
@@ -45,6 +50,7 @@ impl ExecOptions {
             allow_read: Vec::new(),
             allow_write: Vec::new(),
             max_instructions: None,
+            icount_shift: None,
         }
     }
 }

@@ -81,6 +81,8 @@ pub(crate) struct Prepared {
     pub(crate) max_memory: u64,
     /// Stop after this many executed instructions.
     pub(crate) limit: u64,
+    /// `--icount-shift`.
+    pub(crate) icount_shift: Option<u32>,
 }
 
 impl Prepared {
@@ -132,6 +134,7 @@ impl Prepared {
             summary,
             max_memory: a.max_memory.unwrap_or_else(default_max_memory),
             limit: a.max_instructions.unwrap_or(u64::MAX),
+            icount_shift: a.icount_shift,
         })
     }
 
@@ -169,7 +172,10 @@ impl Prepared {
         }
         let hooks = make_hooks(&prog);
         let stack = env.stack_layout().cloned();
-        let sim = Simulator::new(mem, &prog, env, hooks);
+        let mut sim = Simulator::new(mem, &prog, env, hooks);
+        if let Some(shift) = self.icount_shift {
+            sim.set_icount_shift(shift);
+        }
         Ok(Launched {
             sim,
             target: prog.target,

@@ -45,13 +45,13 @@ pub struct Simulator<H: Hooks> {
 }
 
 impl<H: Hooks> Simulator<H> {
-    /// A simulator for a loaded program: `pc` = `prog.entry`, integer
+    /// A simulator for a loaded program: `pc` = `prog.start`, integer
     /// registers from `prog.regs`, `sp` = `prog.sp` when non-zero, XLEN from
     /// `prog.rv64`. Linux programs run in user mode with the FP unit on;
     /// bare-metal programs in machine mode with `mstatus.FS` off.
     pub fn new(mem: Memory, prog: &LoadedProgram, env: Environment, hooks: H) -> Self {
         let target = env.target();
-        let mut sim = Self::build(mem, prog.rv64, prog.entry, target, Some(env), hooks);
+        let mut sim = Self::build(mem, prog.rv64, prog.start, target, Some(env), hooks);
         *sim.hart.xs_mut() = prog.regs;
         if prog.sp != 0 {
             sim.hart.x[2] = prog.sp;

@@ -24,6 +24,7 @@ fn linux_sim(words: &[u32]) -> crate::Simulator<Rec> {
         target: Target::Linux,
         rv64: true,
         entry: BASE,
+        start: BASE,
         sp: DATA,
         regs: [0; 32],
     };
