@@ -7,7 +7,7 @@ use super::{ev, BlockMeta, TimingModel, NEVER, NO_BLOCK};
 use crate::cache::CacheAccess;
 use crate::facts::{is_register_shift, is_word_shift, quotient, wait_states};
 use crate::predictor::{BranchKind, Predictor};
-use fwprof_isa::{InstClass, Op};
+use fwprof_isa::InstClass;
 
 impl TimingModel {
     /// Add `v` of event `e` to site `idx` (dynamic part) and the totals.
