@@ -368,7 +368,11 @@ fn corpus_matches_qemu() {
         let seen = all.iter().filter(|o| ops.contains(&(rv64, **o))).count();
         eprintln!(
             "coverage: {} executed {seen} of {} mnemonics",
-            if rv64 { "RV64GC_Zba_Zbb_Zbc_Zbs" } else { "RV32GC_Zba_Zbb_Zbc_Zbs" },
+            if rv64 {
+                "RV64GC_Zba_Zbb_Zbc_Zbs"
+            } else {
+                "RV32GC_Zba_Zbb_Zbc_Zbs"
+            },
             all.len()
         );
         for o in all.iter().copied() {
