@@ -13,6 +13,14 @@
 #   rv64gc      bare metal, lp64d, -mcmodel=medany                       (qemu-system-riscv64)
 #   rv64-linux  riscv64-linux-gnu-gcc -static (glibc), lp64d              (qemu-riscv64)
 #   rv64-linux-pg  as rv64-linux with -pg (writes gmon.out in the cwd on exit)
+# Bit-manipulation variants (Zba, Zbb, Zbc, Zbs; QEMU 7.2's default CPUs have all four):
+#   rv64gc-zb       as rv64gc, compiled with -march=rv64gc_zba_zbb_zbc_zbs (picolibc's lp64d
+#                   multilib, which GCC picks for that -march too)
+#   rv64-linux-zb   as rv64-linux with -march=rv64gc_zba_zbb_zbc_zbs
+#   rv32imac-zb     the program's own objects compiled with -march=rv32imac_zba_zbb_zbc_zbs,
+#                   linked with -march=rv32imac: GCC's multilib selection knows no Zb* march
+#                   (it would fall back to the rv64 default), so the link line names the
+#                   rv32imac/ilp32 picolibc multilib; the library itself has no Zb* code
 # Stack-unwinding variants (sampling tests: unwound stacks against exact call tracking):
 #   rv32imac-fp     as rv32imac with -fno-omit-frame-pointer (CFI in .debug_frame)
 #   rv64-linux-fp   as rv64-linux with -fno-omit-frame-pointer (CFI in .eh_frame and .debug_frame)
@@ -47,6 +55,7 @@ BARE_LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
 #   bare = rv32imac rv32imafdc rv64gc
 #   soft = rv32imac                              (soft-float only)
 #   linux = rv64-linux
+#   zb   = rv32imac-zb rv64gc-zb rv64-linux-zb   (Zba/Zbb/Zbc/Zbs)
 # A program may have several lines (dhrystone: the usual configurations, plus rv32im -O3).
 # A file src/<name>.S, if present, is compiled and linked in as well.
 PROGRAMS="
@@ -80,6 +89,11 @@ sieve_hash  all    O0 O2
 asm_calls   all    O0 O2
 dhrystone   all    O0 O2 O3
 dhrystone   rv32im O3
+bitmanip    zb     O0 O2
+sha256      zb     O2
+checksums   zb     O2
+int_edge    zb     O2
+bigint      zb     O2
 "
 # -pg builds (Linux, -O2) for the gprof call-graph comparison.
 PG_PROGRAMS="recursion qsort funcptr tailcalls"
@@ -95,6 +109,7 @@ expand_configs() {
     bare) echo rv32imac rv32imafdc rv64gc ;;
     soft) echo rv32imac ;;
     linux) echo rv64-linux ;;
+    zb) echo rv32imac-zb rv64gc-zb rv64-linux-zb ;;
     *) echo "$1" ;;
   esac
 }
@@ -147,6 +162,18 @@ build_one() {
     rv64-linux-fp) cmd=("$LINUX_CC" -static -march=rv64gc -mabi=lp64d -DCFG_LINUX "${fp[@]}" "${common[@]}" "${srcs[@]}" -lm) ;;
     rv64-linux-nocfi) strip_cfi=1; cmd=("$LINUX_CC" -static -march=rv64gc -mabi=lp64d -DCFG_LINUX "${nocfi[@]}" "${common[@]}" "${srcs[@]}" -lm) ;;
     rv64-linux-pg) cmd=("$LINUX_CC" -static -pg -march=rv64gc -mabi=lp64d -DCFG_LINUX -DCFG_PG "${common[@]}" "${srcs[@]}" -lm) ;;
+    rv64gc-zb) cmd=("$BARE_CC" -march=rv64gc_zba_zbb_zbc_zbs -mabi=lp64d -mcmodel=medany -DCFG_BARE "${common[@]}" "${srcs[@]}" "${BARE_LINK[@]}" -lm) ;;
+    rv64-linux-zb) cmd=("$LINUX_CC" -static -march=rv64gc_zba_zbb_zbc_zbs -mabi=lp64d -DCFG_LINUX "${common[@]}" "${srcs[@]}" -lm) ;;
+    rv32imac-zb)
+      # Compile each source with Zb*, then link against the rv32imac multilib.
+      local objs=() f o
+      for f in "${srcs[@]}"; do
+        o="$elf.$(basename "$f").o"
+        (cd "$REPO" && "$BARE_CC" -march=rv32imac_zba_zbb_zbc_zbs -mabi=ilp32 --specs=picolibc.specs -DCFG_BARE "${common[@]}" -c "$f" -o "$o") ||
+          { echo "FAILED: $name.$cfg.$opt ($f)" >&2; return 1; }
+        objs+=("$o")
+      done
+      cmd=("$BARE_CC" -march=rv32imac -mabi=ilp32 -misa-spec=2.2 "${objs[@]}" "${BARE_LINK[@]}" -lm) ;;
     *) echo "unknown config $cfg" >&2; return 1 ;;
   esac
   # Compile from the repo root so relative paths in DWARF are stable too.
@@ -156,6 +183,7 @@ build_one() {
       { echo "FAILED: objcopy $name.$cfg.$opt" >&2; rm -f "$elf.tmp"; return 1; }
   fi
   mv "$elf.tmp" "$elf"
+  rm -f "$elf".*.o
 }
 
 case "${1:-}" in

@@ -357,7 +357,8 @@ fn corpus_matches_qemu() {
         }
     });
     let failures = failures.into_inner().unwrap();
-    // Coverage: every RV32GC and RV64GC mnemonic executed at least once by the corpus.
+    // Coverage: every mnemonic fwprof decodes (RV32GC/RV64GC and Zba, Zbb, Zbc, Zbs)
+    // executed at least once by the corpus.
     let ops = ops.into_inner().unwrap();
     let mut missing = Vec::new();
     for (rv64, all) in [
@@ -367,7 +368,11 @@ fn corpus_matches_qemu() {
         let seen = all.iter().filter(|o| ops.contains(&(rv64, **o))).count();
         eprintln!(
             "coverage: {} executed {seen} of {} mnemonics",
-            if rv64 { "RV64GC" } else { "RV32GC" },
+            if rv64 {
+                "RV64GC_Zba_Zbb_Zbc_Zbs"
+            } else {
+                "RV32GC_Zba_Zbb_Zbc_Zbs"
+            },
             all.len()
         );
         for o in all.iter().copied() {

@@ -222,6 +222,9 @@ lockstep_tests! {
     isa_all_rv64gc => "isa_all.rv64gc.O2.elf",
     isa_all_rv32imafdc => "isa_all.rv32imafdc.O2.elf",
     libm_rv64_linux => "libm.rv64-linux.O2.elf",
+    bitmanip_rv64gc_zb => "bitmanip.rv64gc-zb.O2.elf",
+    bitmanip_rv32imac_zb => "bitmanip.rv32imac-zb.O2.elf",
+    sha256_rv64_linux_zb => "sha256.rv64-linux-zb.O2.elf",
 }
 
 /// The interrupt programs of `tests/firmware` (issue 13), in lock-step with

@@ -4,16 +4,28 @@
 //! timing model or a statistics pass cares about; they are a pure function
 //! of [`Op`]. The table below is the single source of the mnemonic, class
 //! and XLEN availability of every operation (Unprivileged ISA 20191213,
-//! Chapter 24 listings; `mret`/`wfi` from the Privileged ISA 20211203 §3.3).
+//! Chapter 24 listings; `mret`/`wfi` from the Privileged ISA 20211203 §3.3;
+//! Zba/Zbb/Zbc/Zbs from the Bit-Manipulation ISA-extensions 1.0.0, Chapter 2).
+//!
+//! Bit-manipulation operations join the class of the hardware that usually
+//! executes them: the adds, logic, counts, min/max, extensions, byte
+//! operations and single-bit operations are `Alu` (one cycle in the ALU of
+//! e.g. Ibex and the Rocket/BOOM cores); rotates and `slli.uw` are `Shift`
+//! (a shifter; a core without a barrel shifter rotates bit by bit);
+//! carry-less multiplication is `Mul` (`clmul`, the low half) and `MulH`
+//! (`clmulh`, `clmulr`, the high half), as cores that reuse the multiplier
+//! array for it do.
 
 use crate::inst::Op;
 
 /// Coarse class of an operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum InstClass {
-    /// Integer arithmetic/logic/compare, `lui`, `auipc` (single cycle).
+    /// Integer arithmetic/logic/compare, `lui`, `auipc` (single cycle);
+    /// Zba, Zbs and Zbb except the rotates.
     Alu,
-    /// Integer shifts by register or immediate, including the `*w` forms.
+    /// Integer shifts by register or immediate, including the `*w` forms;
+    /// Zbb's rotates and Zba's `slli.uw`.
     Shift,
     /// Conditional branches (`beq` .. `bgeu`).
     Branch,
@@ -25,9 +37,9 @@ pub enum InstClass {
     Load,
     /// Integer stores (`sb` .. `sd`).
     Store,
-    /// `mul`, `mulw`: low half of a product.
+    /// `mul`, `mulw`, `clmul`: low half of a product.
     Mul,
-    /// `mulh`, `mulhsu`, `mulhu`: high half of a product.
+    /// `mulh`, `mulhsu`, `mulhu`, `clmulh`, `clmulr`: high half of a product.
     MulH,
     /// Integer division and remainder, including the `*w` forms.
     Div,
@@ -258,10 +270,53 @@ op_table! {
     FltD => "flt.d", FpCmp, both;
     FleD => "fle.d", FpCmp, both;
     FclassD => "fclass.d", FpCmp, both;
+    AddUw => "add.uw", Alu, rv64;
+    Sh1add => "sh1add", Alu, both;
+    Sh2add => "sh2add", Alu, both;
+    Sh3add => "sh3add", Alu, both;
+    Sh1addUw => "sh1add.uw", Alu, rv64;
+    Sh2addUw => "sh2add.uw", Alu, rv64;
+    Sh3addUw => "sh3add.uw", Alu, rv64;
+    SlliUw => "slli.uw", Shift, rv64;
+    Andn => "andn", Alu, both;
+    Orn => "orn", Alu, both;
+    Xnor => "xnor", Alu, both;
+    Clz => "clz", Alu, both;
+    Clzw => "clzw", Alu, rv64;
+    Ctz => "ctz", Alu, both;
+    Ctzw => "ctzw", Alu, rv64;
+    Cpop => "cpop", Alu, both;
+    Cpopw => "cpopw", Alu, rv64;
+    Max => "max", Alu, both;
+    Maxu => "maxu", Alu, both;
+    Min => "min", Alu, both;
+    Minu => "minu", Alu, both;
+    SextB => "sext.b", Alu, both;
+    SextH => "sext.h", Alu, both;
+    ZextH => "zext.h", Alu, both;
+    Rol => "rol", Shift, both;
+    Rolw => "rolw", Shift, rv64;
+    Ror => "ror", Shift, both;
+    Rori => "rori", Shift, both;
+    Roriw => "roriw", Shift, rv64;
+    Rorw => "rorw", Shift, rv64;
+    OrcB => "orc.b", Alu, both;
+    Rev8 => "rev8", Alu, both;
+    Clmul => "clmul", Mul, both;
+    Clmulh => "clmulh", MulH, both;
+    Clmulr => "clmulr", MulH, both;
+    Bclr => "bclr", Alu, both;
+    Bclri => "bclri", Alu, both;
+    Bext => "bext", Alu, both;
+    Bexti => "bexti", Alu, both;
+    Binv => "binv", Alu, both;
+    Binvi => "binvi", Alu, both;
+    Bset => "bset", Alu, both;
+    Bseti => "bseti", Alu, both;
 }
 
-/// The operations that exist on RV32GC (every [`Op`] except `Illegal` and
-/// the RV64-only ones), in declaration order.
+/// The operations that exist on RV32GC with Zba/Zbb/Zbc/Zbs (every [`Op`]
+/// except `Illegal` and the RV64-only ones), in declaration order.
 pub fn rv32_ops() -> Vec<Op> {
     Op::ALL
         .iter()
@@ -270,8 +325,8 @@ pub fn rv32_ops() -> Vec<Op> {
         .collect()
 }
 
-/// The operations that exist on RV64GC (every [`Op`] except `Illegal`), in
-/// declaration order.
+/// The operations that exist on RV64GC with Zba/Zbb/Zbc/Zbs (every [`Op`]
+/// except `Illegal`), in declaration order.
 pub fn rv64_ops() -> Vec<Op> {
     Op::ALL
         .iter()

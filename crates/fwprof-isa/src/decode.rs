@@ -4,7 +4,10 @@
 //! §24 (Table 24.1), the instruction listings of Chapter 24 ("RV32/64G
 //! Instruction Set Listings"), Zicsr (§9), Zifencei (§3), M (§7), A (§8),
 //! F (§11) and D (§12), plus `mret`/`wfi` of the Privileged ISA 20211203
-//! (§3.3). Compressed encodings are handed to the RVC decoder (`decode_rvc.rs`).
+//! (§3.3), and the bit-manipulation extensions Zba, Zbb, Zbc and Zbs of the
+//! RISC-V Bit-Manipulation ISA-extensions 1.0.0 (2021-06), Chapter 2 and the
+//! encodings of its instruction pages. Compressed encodings are handed to the
+//! RVC decoder (`decode_rvc.rs`).
 //!
 //! Every encoding that is not one of these instructions for the given XLEN
 //! decodes to [`Op::Illegal`]; decoding never panics and never allocates.
@@ -35,7 +38,9 @@ pub fn inst_len(first_halfword: u16) -> u8 {
 /// Otherwise `raw` is a 32-bit encoding (`len = 4`). Field meanings of the
 /// result are documented in [`crate::Inst`]. Reserved or unknown encodings,
 /// RV64-only instructions on RV32, and extensions beyond RV32GC/RV64GC give
-/// an `Inst` with `op == Op::Illegal` (and the same `len`/`raw`). Register
+/// an `Inst` with `op == Op::Illegal` (and the same `len`/`raw`); Zba, Zbb,
+/// Zbc and Zbs are decoded on both XLENs (their `*w`/`.uw` forms on RV64
+/// only, `zext.h` and `rev8` with each XLEN's own encoding). Register
 /// fields that the instruction does not use are 0 (e.g. `rd` of a store,
 /// `rs2` of `addi` or `fcvt.w.s`).
 ///
@@ -82,6 +87,10 @@ fn clear_unused_fields(inst: &mut Inst) {
         | FcvtLuS | FcvtSW | FcvtSWu | FcvtSL | FcvtSLu | FcvtWD | FcvtWuD | FcvtLD | FcvtLuD
         | FcvtDW | FcvtDWu | FcvtDL | FcvtDLu | FcvtSD | FcvtDS | FmvXW | FmvWX | FmvXD | FmvDX
         | FclassS | FclassD => inst.rs2 = 0,
+        // Bit-manipulation immediates and unary operations: the rs2 field
+        // holds shift-amount or selector bits.
+        SlliUw | Clz | Clzw | Ctz | Ctzw | Cpop | Cpopw | SextB | SextH | ZextH | Rori | Roriw
+        | OrcB | Rev8 | Bclri | Bexti | Binvi | Bseti => inst.rs2 = 0,
         _ => {}
     }
 }
@@ -214,7 +223,7 @@ fn decode32(raw: u32, xlen: Xlen) -> Option<Inst> {
         }
         0x13 => decode_op_imm(raw, rv64)?,
         0x1b if rv64 => decode_op_imm_32(raw)?,
-        0x33 => decode_op(raw, f3, f7)?,
+        0x33 => decode_op(raw, f3, f7, rv64)?,
         0x3b if rv64 => decode_op_32(raw, f3, f7)?,
         0x0f => match f3 {
             // Reserved fm/pred/succ values, rs1 and rd are ignored by base
@@ -244,8 +253,11 @@ fn decode32(raw: u32, xlen: Xlen) -> Option<Inst> {
     Some(inst)
 }
 
-/// OP-IMM (opcode 0x13): `addi` .. `srai`. On RV32 a shift amount with
-/// bit 5 set is reserved (§2.4.1); `imm[11:6]` selects the shift.
+/// OP-IMM (opcode 0x13): `addi` .. `srai`, and the immediate and unary
+/// bit-manipulation instructions (Zbb `clz` .. `rev8`, `rori`; Zbs `bclri`
+/// .. `bseti`). On RV32 a shift amount with bit 5 set is reserved (§2.4.1;
+/// Bit-Manipulation 1.0.0 says the same of `rori` and the Zbs immediates);
+/// `imm[11:6]` selects the shift, the whole `imm[11:0]` a unary operation.
 fn decode_op_imm(raw: u32, rv64: bool) -> Option<Inst> {
     let imm = imm_i(raw);
     // imm[11:6] selects the shift; imm[5:0] is the shift amount, whose bit 5
@@ -264,12 +276,35 @@ fn decode_op_imm(raw: u32, rv64: bool) -> Option<Inst> {
         1 if hi == 0 => (Op::Slli, shamt as i32),
         5 if hi == 0 => (Op::Srli, shamt as i32),
         5 if hi == 0x10 => (Op::Srai, shamt as i32),
+        // Zbb unary operations: imm[11:0] is the whole selector.
+        1 => match raw >> 20 {
+            0x600 => (Op::Clz, 0),
+            0x601 => (Op::Ctz, 0),
+            0x602 => (Op::Cpop, 0),
+            0x604 => (Op::SextB, 0),
+            0x605 => (Op::SextH, 0),
+            _ if hi == 0x12 => (Op::Bclri, shamt as i32),
+            _ if hi == 0x1a => (Op::Binvi, shamt as i32),
+            _ if hi == 0x0a => (Op::Bseti, shamt as i32),
+            _ => return None,
+        },
+        5 => match raw >> 20 {
+            0x287 => (Op::OrcB, 0),
+            // rev8 has one encoding per XLEN (shamt = XLEN - 8).
+            0x698 if !rv64 => (Op::Rev8, 0),
+            0x6b8 if rv64 => (Op::Rev8, 0),
+            _ if hi == 0x18 => (Op::Rori, shamt as i32),
+            _ if hi == 0x12 => (Op::Bexti, shamt as i32),
+            _ => return None,
+        },
         _ => return None,
     };
     Some(base(op, raw, imm))
 }
 
-/// OP-IMM-32 (opcode 0x1b, RV64 only): `addiw`, `slliw`, `srliw`, `sraiw`.
+/// OP-IMM-32 (opcode 0x1b, RV64 only): `addiw`, `slliw`, `srliw`, `sraiw`,
+/// and Zba's `slli.uw` (6-bit shift amount), Zbb's `clzw`, `ctzw`, `cpopw`
+/// and `roriw`.
 fn decode_op_imm_32(raw: u32) -> Option<Inst> {
     let shamt = ((raw >> 20) & 0x1f) as i32;
     let (op, imm) = match (funct3(raw), funct7(raw)) {
@@ -277,13 +312,23 @@ fn decode_op_imm_32(raw: u32) -> Option<Inst> {
         (1, 0x00) => (Op::Slliw, shamt),
         (5, 0x00) => (Op::Srliw, shamt),
         (5, 0x20) => (Op::Sraiw, shamt),
+        (1, 0x04 | 0x05) => (Op::SlliUw, ((raw >> 20) & 0x3f) as i32),
+        (1, 0x30) => match rs2(raw) {
+            0 => (Op::Clzw, 0),
+            1 => (Op::Ctzw, 0),
+            2 => (Op::Cpopw, 0),
+            _ => return None,
+        },
+        (5, 0x30) => (Op::Roriw, shamt),
         _ => return None,
     };
     Some(base(op, raw, imm))
 }
 
-/// OP (opcode 0x33): RV32I register-register and the M extension.
-fn decode_op(raw: u32, f3: u32, f7: u32) -> Option<Inst> {
+/// OP (opcode 0x33): RV32I register-register, the M extension, and the
+/// register-register instructions of Zba, Zbb, Zbc and Zbs (plus RV32's
+/// `zext.h`, which is `pack rd,rs1,zero` of Zbkb).
+fn decode_op(raw: u32, f3: u32, f7: u32, rv64: bool) -> Option<Inst> {
     let op = match (f7, f3) {
         (0x00, 0) => Op::Add,
         (0x20, 0) => Op::Sub,
@@ -303,12 +348,34 @@ fn decode_op(raw: u32, f3: u32, f7: u32) -> Option<Inst> {
         (0x01, 5) => Op::Divu,
         (0x01, 6) => Op::Rem,
         (0x01, 7) => Op::Remu,
+        (0x10, 2) => Op::Sh1add,
+        (0x10, 4) => Op::Sh2add,
+        (0x10, 6) => Op::Sh3add,
+        (0x20, 7) => Op::Andn,
+        (0x20, 6) => Op::Orn,
+        (0x20, 4) => Op::Xnor,
+        (0x05, 6) => Op::Max,
+        (0x05, 7) => Op::Maxu,
+        (0x05, 4) => Op::Min,
+        (0x05, 5) => Op::Minu,
+        (0x04, 4) if !rv64 && rs2(raw) == 0 => Op::ZextH,
+        (0x30, 1) => Op::Rol,
+        (0x30, 5) => Op::Ror,
+        (0x05, 1) => Op::Clmul,
+        (0x05, 3) => Op::Clmulh,
+        (0x05, 2) => Op::Clmulr,
+        (0x24, 1) => Op::Bclr,
+        (0x24, 5) => Op::Bext,
+        (0x34, 1) => Op::Binv,
+        (0x14, 1) => Op::Bset,
         _ => return None,
     };
     Some(base(op, raw, 0))
 }
 
-/// OP-32 (opcode 0x3b, RV64 only): `addw` .. `sraw` and the RV64M words.
+/// OP-32 (opcode 0x3b, RV64 only): `addw` .. `sraw`, the RV64M words, and
+/// Zba's `.uw` forms, Zbb's `rolw`/`rorw` and RV64's `zext.h` (`packw
+/// rd,rs1,zero` of Zbkb).
 fn decode_op_32(raw: u32, f3: u32, f7: u32) -> Option<Inst> {
     let op = match (f7, f3) {
         (0x00, 0) => Op::Addw,
@@ -321,6 +388,13 @@ fn decode_op_32(raw: u32, f3: u32, f7: u32) -> Option<Inst> {
         (0x01, 5) => Op::Divuw,
         (0x01, 6) => Op::Remw,
         (0x01, 7) => Op::Remuw,
+        (0x04, 0) => Op::AddUw,
+        (0x10, 2) => Op::Sh1addUw,
+        (0x10, 4) => Op::Sh2addUw,
+        (0x10, 6) => Op::Sh3addUw,
+        (0x04, 4) if rs2(raw) == 0 => Op::ZextH,
+        (0x30, 1) => Op::Rolw,
+        (0x30, 5) => Op::Rorw,
         _ => return None,
     };
     Some(base(op, raw, 0))

@@ -172,7 +172,19 @@ pub(crate) fn base_text(inst: &Inst, pc: u64, xlen: Xlen, hex_shamt: bool) -> St
         Op::Addi | Op::Slti | Op::Sltiu | Op::Xori | Op::Ori | Op::Andi | Op::Addiw => {
             write!(s, "{mn} {},{},{imm}", x(rd), x(rs1))
         }
-        Op::Slli | Op::Srli | Op::Srai | Op::Slliw | Op::Srliw | Op::Sraiw => {
+        Op::Slli
+        | Op::Srli
+        | Op::Srai
+        | Op::Slliw
+        | Op::Srliw
+        | Op::Sraiw
+        | Op::SlliUw
+        | Op::Rori
+        | Op::Roriw
+        | Op::Bclri
+        | Op::Bexti
+        | Op::Binvi
+        | Op::Bseti => {
             if hex_shamt {
                 write!(s, "{mn} {},{},0x{:x}", x(rd), x(rs1), imm)
             } else {
@@ -206,9 +218,45 @@ pub(crate) fn base_text(inst: &Inst, pc: u64, xlen: Xlen, hex_shamt: bool) -> St
         | Op::Divw
         | Op::Divuw
         | Op::Remw
-        | Op::Remuw => {
+        | Op::Remuw
+        | Op::AddUw
+        | Op::Sh1add
+        | Op::Sh2add
+        | Op::Sh3add
+        | Op::Sh1addUw
+        | Op::Sh2addUw
+        | Op::Sh3addUw
+        | Op::Andn
+        | Op::Orn
+        | Op::Xnor
+        | Op::Max
+        | Op::Maxu
+        | Op::Min
+        | Op::Minu
+        | Op::Rol
+        | Op::Rolw
+        | Op::Ror
+        | Op::Rorw
+        | Op::Clmul
+        | Op::Clmulh
+        | Op::Clmulr
+        | Op::Bclr
+        | Op::Bext
+        | Op::Binv
+        | Op::Bset => {
             write!(s, "{mn} {},{},{}", x(rd), x(rs1), x(rs2))
         }
+        Op::Clz
+        | Op::Clzw
+        | Op::Ctz
+        | Op::Ctzw
+        | Op::Cpop
+        | Op::Cpopw
+        | Op::SextB
+        | Op::SextH
+        | Op::ZextH
+        | Op::OrcB
+        | Op::Rev8 => write!(s, "{mn} {},{}", x(rd), x(rs1)),
         Op::Fence => {
             let bits = imm as u32;
             if bits & 0xfff == 0x833 {

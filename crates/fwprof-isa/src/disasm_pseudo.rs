@@ -1,8 +1,9 @@
 //! [`Style::Pseudo`](crate::Style::Pseudo) aliases: the pseudo-instructions
 //! of the RISC-V Assembly Programmer's Manual (riscv-asm-manual, "Pseudo
 //! instructions" tables) and of the Unprivileged ISA 20191213 Chapter 25
-//! (Tables 25.2-25.3). Anything without an alias falls back to the base
-//! form with decimal shift amounts.
+//! (Tables 25.2-25.3), and `zext.w` of Zba (Bit-Manipulation 1.0.0, the
+//! `add.uw` page). Anything without an alias falls back to the base form
+//! with decimal shift amounts.
 
 use crate::disasm::{f, target, x};
 use crate::inst::{Inst, Op, Xlen};
@@ -50,6 +51,7 @@ pub(crate) fn pseudo(inst: &Inst, pc: u64, xlen: Xlen) -> Option<String> {
         Op::Addi if imm == 0 => format!("mv {},{}", x(rd), x(rs1)),
         Op::Add if rs1 == 0 => format!("mv {},{}", x(rd), x(rs2)),
         Op::Addiw if imm == 0 => format!("sext.w {},{}", x(rd), x(rs1)),
+        Op::AddUw if rs2 == 0 => format!("zext.w {},{}", x(rd), x(rs1)),
         Op::Xori if imm == -1 => format!("not {},{}", x(rd), x(rs1)),
         Op::Sltiu if imm == 1 => format!("seqz {},{}", x(rd), x(rs1)),
         Op::Sub if rs1 == 0 => format!("neg {},{}", x(rd), x(rs2)),
@@ -68,6 +70,7 @@ pub(crate) fn pseudo(inst: &Inst, pc: u64, xlen: Xlen) -> Option<String> {
         Op::Jalr if rd == 0 && rs1 == 1 && imm == 0 => "ret".to_string(),
         Op::Jalr if rd == 0 && imm == 0 => format!("jr {}", x(rs1)),
         Op::Jalr if rd == 1 && imm == 0 => format!("jalr {}", x(rs1)),
+        Op::Jalr if imm == 0 => format!("jalr {},{}", x(rd), x(rs1)),
         Op::Jalr if rd == 0 => format!("jr {imm}({})", x(rs1)),
         Op::Jalr if rd == 1 => format!("jalr {imm}({})", x(rs1)),
         Op::Fence if imm & 0xfff == 0xff => "fence".to_string(),

@@ -9,9 +9,11 @@
 //! * `imm` is the sign-extended immediate in bytes for loads, stores, `addi`
 //!   and friends, the byte offset (relative to this instruction's PC) for
 //!   branches and `jal`, the already-shifted value (`imm[31:12] << 12`) for
-//!   `lui`/`auipc`, the shift amount for immediate shifts, the CSR number
-//!   (0..=0xfff, unsigned) for Zicsr instructions, and `pred << 4 | succ`
-//!   (plus `fm << 8`) for `fence`.
+//!   `lui`/`auipc`, the shift amount for immediate shifts (including
+//!   `slli.uw`, `rori`, `roriw`), the bit index of `bclri`/`bexti`/`binvi`/
+//!   `bseti`, 0 for the unary bit-manipulation operations (`clz` ..
+//!   `rev8`), the CSR number (0..=0xfff, unsigned) for Zicsr instructions,
+//!   and `pred << 4 | succ` (plus `fm << 8`) for `fence`.
 //! * For `csrrwi`/`csrrsi`/`csrrci` the 5-bit unsigned immediate `uimm` is in `rs1`.
 //! * `rm` is the rounding-mode field (0..=7) of F/D instructions, and the
 //!   `aq << 1 | rl` bits of A instructions; 0 otherwise.
@@ -21,7 +23,8 @@
 //!   original bits (low 16 bits for RVC) so the disassembler can name them.
 
 /// Every operation fwprof executes. One variant per mnemonic of RV32GC/RV64GC
-/// (RVC expands to these), plus `Illegal` for encodings that must trap.
+/// (RVC expands to these) and of the bit-manipulation extensions Zba, Zbb,
+/// Zbc and Zbs, plus `Illegal` for encodings that must trap.
 #[allow(missing_docs)]
 #[rustfmt::skip] // grouped by extension on purpose
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,6 +69,16 @@ pub enum Op {
     FcvtWD, FcvtWuD, FcvtLD, FcvtLuD,
     FcvtDW, FcvtDWu, FcvtDL, FcvtDLu,
     FmvXD, FmvDX, FeqD, FltD, FleD, FclassD,
+    // Zba (Bit-Manipulation ISA-extensions 1.0.0, §2.1)
+    AddUw, Sh1add, Sh2add, Sh3add, Sh1addUw, Sh2addUw, Sh3addUw, SlliUw,
+    // Zbb (§2.2)
+    Andn, Orn, Xnor, Clz, Clzw, Ctz, Ctzw, Cpop, Cpopw,
+    Max, Maxu, Min, Minu, SextB, SextH, ZextH,
+    Rol, Rolw, Ror, Rori, Roriw, Rorw, OrcB, Rev8,
+    // Zbc (§2.3)
+    Clmul, Clmulh, Clmulr,
+    // Zbs (§2.4)
+    Bclr, Bclri, Bext, Bexti, Binv, Binvi, Bset, Bseti,
 }
 
 /// One decoded instruction. `Copy`, 16 bytes; see the module docs for what

@@ -1,4 +1,5 @@
-//! RISC-V RV32GC/RV64GC instruction decoding for fwprof.
+//! RISC-V RV32GC/RV64GC instruction decoding for fwprof, with the
+//! bit-manipulation extensions Zba, Zbb, Zbc and Zbs.
 //!
 //! [`decode`] turns one encoding (32-bit, or a 16-bit RVC parcel that it
 //! expands) into a small `Copy` [`Inst`]; the simulator decodes each

@@ -7,15 +7,17 @@
 //! 1. Immediate forms keep their own mnemonic. objdump 2.40 prints the
 //!    register-form mnemonic with an immediate operand for `addi`, `ori`,
 //!    `andi`, `addiw`, `slli`, `srli`, `srai`, `slliw`, `srliw`, `sraiw`,
-//!    `csrrwi`, `csrrsi`, `csrrci` and the aliases `csrwi`, `csrsi`,
-//!    `csrci` (`add a0,a1,-3`, `sll a0,a1,0x3`, `csrw mstatus,5`); we print
-//!    `addi a0,a1,-3`, `slli a0,a1,3`, `csrwi mstatus,5`. This includes the
+//!    `csrrwi`, `csrrsi`, `csrrci`, the aliases `csrwi`, `csrsi`,
+//!    `csrci`, and the bit-manipulation immediates `rori`, `roriw`,
+//!    `bclri`, `bexti`, `binvi`, `bseti` (`add a0,a1,-3`, `sll a0,a1,0x3`,
+//!    `csrw mstatus,5`, `ror a0,a1,0x21`); we print `addi a0,a1,-3`,
+//!    `slli a0,a1,3`, `csrwi mstatus,5`, `rori a0,a1,33`. This includes the
 //!    expansions of `c.addi`, `c.addi16sp`, `c.addi4spn`, `c.andi`,
 //!    `c.addiw`, `c.slli`, `c.srli`, `c.srai`.
-//! 2. Shift amounts are decimal (`slli a0,a1,3`), objdump prints hex
-//!    (`0x3`).
-//! 3. `andi rd,rs,255` stays `andi`; objdump 2.40 prints the Zbb-era alias
-//!    `zext.b rd,rs`, although Zbb is not in RV64GC.
+//! 2. Shift amounts and bit indices are decimal (`slli a0,a1,3`,
+//!    `slli.uw a0,a1,5`, `bseti a0,a1,7`), objdump prints hex (`0x3`).
+//! 3. `andi rd,rs,255` stays `andi`; objdump 2.40 prints the alias
+//!    `zext.b rd,rs` (for every `-march`, Zbb or not).
 //! 4. `add rd,zero,rs` prints as `mv rd,rs` for the 32-bit encoding too;
 //!    objdump does so only for `c.mv`.
 //! 5. `fsrmi`/`fsflagsi` with `rd = zero` omit the destination
@@ -62,6 +64,10 @@ const DIFFERENCES: &[(u32, u64, &str, &str)] = &[
     (0x4217d713, 0, "srai a4,a5,33", "sra a4,a5,0x21"), // 1, 2
     (0x050e, 0, "slli a0,a0,3", "sll a0,a0,0x3"),     // 1, 2, c.slli
     (0x0ff4f413, 0, "andi s0,s1,255", "zext.b s0,s1"), // 3
+    (0x6215d513, 0, "rori a0,a1,33", "ror a0,a1,0x21"), // 1, 2
+    (0x6075d51b, 0, "roriw a0,a1,7", "rorw a0,a1,0x7"), // 1, 2
+    (0x4a859513, 0, "bclri a0,a1,40", "bclr a0,a1,0x28"), // 1, 2
+    (0x0855951b, 0, "slli.uw a0,a1,5", "slli.uw a0,a1,0x5"), // 2
     (0x00b00533, 0, "mv a0,a1", "add a0,zero,a1"),    // 4
     (0x00215073, 0, "fsrmi 2", "fsrmi zero,2"),       // 5
     (0x0010d073, 0, "fsflagsi 1", "fsflagsi zero,1"), // 5
@@ -80,6 +86,11 @@ const SAME_AS_OBJDUMP: &[(u32, u64, &str)] = &[
     (0x00058513, 0x8, "mv a0,a1"),
     (0x852e, 0x2, "mv a0,a1"),
     (0x0005851b, 0x10, "sext.w a0,a1"),
+    (0x0805853b, 0x10, "zext.w a0,a1"),
+    (0x08c5853b, 0x10, "add.uw a0,a1,a2"),
+    (0x0805c53b, 0x10, "zext.h a0,a1"),
+    (0x6b85d513, 0x10, "rev8 a0,a1"),
+    (0x20c5e533, 0x10, "sh3add a0,a1,a2"),
     (0x2501, 0x10, "sext.w a0,a0"),
     (0xfff5c513, 0x14, "not a0,a1"),
     (0x40b00533, 0x18, "neg a0,a1"),
@@ -106,6 +117,7 @@ const SAME_AS_OBJDUMP: &[(u32, u64, &str)] = &[
     (0x000500e7, 0x68, "jalr a0"),
     (0x9582, 0x68, "jalr a1"),
     (0x00458567, 0x6c, "jalr a0,4(a1)"),
+    (0x000608e7, 0x6c, "jalr a7,a2"),
     (0xec6980e7, 0, "jalr -314(s3)"),
     (0x30002573, 0x70, "csrr a0,mstatus"),
     (0x7c002573, 0x70, "csrr a0,0x7c0"),
@@ -181,7 +193,7 @@ fn pseudo_differs_from_objdump_default_as_documented() {
         .map(|&(raw, ..)| (raw, if raw & 3 == 3 { 4 } else { 2 }))
         .collect();
     let dir = scratch("pseudo-differences");
-    let (addrs, dump) = objdump(&dir, "rv64gc", &encodings, false);
+    let (addrs, dump) = objdump(&dir, "rv64gc_zba_zbb_zbc_zbs", &encodings, false);
     let _ = std::fs::remove_dir_all(&dir);
     for (&(raw, _, _, theirs), pc) in DIFFERENCES.iter().zip(addrs) {
         assert_eq!(dump.get(&pc).map(String::as_str), Some(theirs), "{raw:#x}");
@@ -309,10 +321,10 @@ fn compare_with_objdump_default(xlen: Xlen, march: &str, seed: u64) {
 
 #[test]
 fn pseudo_matches_objdump_default_but_for_documented_differences_rv64() {
-    compare_with_objdump_default(Xlen::Rv64, "rv64gc", 0x9e5d_0064);
+    compare_with_objdump_default(Xlen::Rv64, "rv64gc_zba_zbb_zbc_zbs", 0x9e5d_0064);
 }
 
 #[test]
 fn pseudo_matches_objdump_default_but_for_documented_differences_rv32() {
-    compare_with_objdump_default(Xlen::Rv32, "rv32gc", 0x9e5d_0032);
+    compare_with_objdump_default(Xlen::Rv32, "rv32gc_zba_zbb_zbc_zbs", 0x9e5d_0032);
 }

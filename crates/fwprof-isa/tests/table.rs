@@ -192,6 +192,50 @@ const BASE: &[(Op, u64, u32, &str)] = &[
     (Op::FltD, 0x26c, 0xa2d615d3, "flt.d a1,fa2,fa3"),
     (Op::FleD, 0x270, 0xa2f70653, "fle.d a2,fa4,fa5"),
     (Op::FclassD, 0x274, 0xe20816d3, "fclass.d a3,fa6"),
+    // Zba, Zbb, Zbc, Zbs (assembled with -march=rv64gc_zba_zbb_zbc_zbs).
+    (Op::AddUw, 0x278, 0x08c5853b, "add.uw a0,a1,a2"),
+    (Op::Sh1add, 0x27c, 0x20f726b3, "sh1add a3,a4,a5"),
+    (Op::Sh2add, 0x280, 0x2088c833, "sh2add a6,a7,s0"),
+    (Op::Sh3add, 0x284, 0x213964b3, "sh3add s1,s2,s3"),
+    (Op::Sh1addUw, 0x288, 0x216aaa3b, "sh1add.uw s4,s5,s6"),
+    (Op::Sh2addUw, 0x28c, 0x219c4bbb, "sh2add.uw s7,s8,s9"),
+    (Op::Sh3addUw, 0x290, 0x21cded3b, "sh3add.uw s10,s11,t3"),
+    (Op::SlliUw, 0x294, 0x0bff1e9b, "slli.uw t4,t5,0x3f"),
+    (Op::Andn, 0x298, 0x4020ffb3, "andn t6,ra,sp"),
+    (Op::Orn, 0x29c, 0x405261b3, "orn gp,tp,t0"),
+    (Op::Xnor, 0x2a0, 0x4083c333, "xnor t1,t2,s0"),
+    (Op::Clz, 0x2a4, 0x60059513, "clz a0,a1"),
+    (Op::Clzw, 0x2a8, 0x6006961b, "clzw a2,a3"),
+    (Op::Ctz, 0x2ac, 0x60179713, "ctz a4,a5"),
+    (Op::Ctzw, 0x2b0, 0x6018981b, "ctzw a6,a7"),
+    (Op::Cpop, 0x2b4, 0x60299913, "cpop s2,s3"),
+    (Op::Cpopw, 0x2b8, 0x602a9a1b, "cpopw s4,s5"),
+    (Op::Max, 0x2bc, 0x0ac5e533, "max a0,a1,a2"),
+    (Op::Maxu, 0x2c0, 0x0af776b3, "maxu a3,a4,a5"),
+    (Op::Min, 0x2c4, 0x0a88c833, "min a6,a7,s0"),
+    (Op::Minu, 0x2c8, 0x0b3954b3, "minu s1,s2,s3"),
+    (Op::SextB, 0x2cc, 0x60459513, "sext.b a0,a1"),
+    (Op::SextH, 0x2d0, 0x60569613, "sext.h a2,a3"),
+    (Op::ZextH, 0x2d4, 0x0807c73b, "zext.h a4,a5"),
+    (Op::Rol, 0x2d8, 0x60c59533, "rol a0,a1,a2"),
+    (Op::Rolw, 0x2dc, 0x60f716bb, "rolw a3,a4,a5"),
+    (Op::Ror, 0x2e0, 0x6088d833, "ror a6,a7,s0"),
+    (Op::Rori, 0x2e4, 0x61f95493, "rori s1,s2,0x1f"),
+    (Op::Roriw, 0x2e8, 0x61fa599b, "roriw s3,s4,0x1f"),
+    (Op::Rorw, 0x2ec, 0x617b5abb, "rorw s5,s6,s7"),
+    (Op::OrcB, 0x2f0, 0x2875d513, "orc.b a0,a1"),
+    (Op::Rev8, 0x2f4, 0x6b86d613, "rev8 a2,a3"),
+    (Op::Clmul, 0x2f8, 0x0ac59533, "clmul a0,a1,a2"),
+    (Op::Clmulh, 0x2fc, 0x0af736b3, "clmulh a3,a4,a5"),
+    (Op::Clmulr, 0x300, 0x0a88a833, "clmulr a6,a7,s0"),
+    (Op::Bclr, 0x304, 0x48c59533, "bclr a0,a1,a2"),
+    (Op::Bclri, 0x308, 0x49f71693, "bclri a3,a4,0x1f"),
+    (Op::Bext, 0x30c, 0x491857b3, "bext a5,a6,a7"),
+    (Op::Bexti, 0x310, 0x4804d413, "bexti s0,s1,0x0"),
+    (Op::Binv, 0x314, 0x69499933, "binv s2,s3,s4"),
+    (Op::Binvi, 0x318, 0x681b1a93, "binvi s5,s6,0x1"),
+    (Op::Bset, 0x31c, 0x299c1bb3, "bset s7,s8,s9"),
+    (Op::Bseti, 0x320, 0x29ed9d13, "bseti s10,s11,0x1e"),
 ];
 
 fn no_aliases(raw: u32, pc: u64, xlen: Xlen) -> String {
@@ -218,8 +262,9 @@ fn rv32_accepts_the_rv32_ops_and_rejects_the_rv64_only_ones() {
     for &(op, pc, raw, text) in BASE {
         let inst = decode(raw, Xlen::Rv32);
         // The table's `slli a0,a1,63` and `srai a4,a5,33` shift by >= 32,
-        // which is reserved on RV32 (§2.4.1).
-        if op.rv64_only() || raw == 0x03f59513 || raw == 0x4217d713 {
+        // which is reserved on RV32 (§2.4.1); `zext.h` and `rev8` have
+        // other encodings on RV32 (checked below).
+        if op.rv64_only() || matches!(raw, 0x03f59513 | 0x4217d713 | 0x0807c73b | 0x6b86d613) {
             assert_eq!(inst.op, Op::Illegal, "{text} must be illegal on RV32");
         } else {
             assert_eq!(inst.op, op, "{text}");
@@ -230,6 +275,27 @@ fn rv32_accepts_the_rv32_ops_and_rejects_the_rv64_only_ones() {
     }
     assert_eq!(no_aliases(0x01f59513, 0, Xlen::Rv32), "slli a0,a1,0x1f");
     assert_eq!(no_aliases(0x41f7d713, 0, Xlen::Rv32), "srai a4,a5,0x1f");
+    // RV32's own `zext.h` (OP, `pack` with rs2 = 0) and `rev8` (shamt 24),
+    // which are illegal on RV64, where the RV64 forms are the ones above.
+    for (raw, text, op) in [
+        (0x0805c533, "zext.h a0,a1", Op::ZextH),
+        (0x6985d513, "rev8 a0,a1", Op::Rev8),
+    ] {
+        assert_eq!(decode(raw, Xlen::Rv32).op, op, "{text}");
+        assert_eq!(no_aliases(raw, 0, Xlen::Rv32), text);
+        assert_eq!(decode(raw, Xlen::Rv64).op, Op::Illegal, "{text} on RV64");
+    }
+    // Bit-manipulation immediates with shamt[5] = 1 are reserved on RV32.
+    for raw in [
+        0x6215d513,
+        0x4a859513,
+        0x4835d513 | 1 << 25,
+        0x6bf59513,
+        0x2a059513,
+    ] {
+        assert_eq!(decode(raw, Xlen::Rv32).op, Op::Illegal, "{raw:#x}");
+        assert_ne!(decode(raw, Xlen::Rv64).op, Op::Illegal, "{raw:#x}");
+    }
 }
 
 /// Builds the expected decoded value of a base instruction.
@@ -349,8 +415,17 @@ fn reserved_encodings_are_illegal() {
         (0x0020_0073, "uret"),
         (0x0010_0173, "ebreak with rd=2"),
         (0x40b5_1533, "funct7=0x20 with funct3=1 (sll)"),
-        (0x20b5_1533, "sh1add (Zba)"),
-        (0x60b5_1513, "clz-like (Zbb)"),
+        (0x20b5_1533, "funct7=0x10 with funct3=1 (sh1add has 2)"),
+        (0x60b5_1513, "clz-like selector 11 (Zbb has 0-2, 4, 5)"),
+        (0x08b5_4533, "pack (Zbkb): zext.h with rs2 != 0"),
+        (0x08b5_453b, "packw (Zbkb)"),
+        (0x6885_d513, "rev8.h-like selector (Zbp, not ratified)"),
+        (0x2805_5513, "gorci-like (Zbp)"),
+        (0x4805_0533, "funct7=0x24 with funct3=0"),
+        (
+            0x0ac5_8533,
+            "funct7=0x05 with funct3=0 (clmul..maxu use 1-7)",
+        ),
         (0x1025_a52f, "lr.w with rs2=2"),
         (0x0805_452f, "amo funct3=4"),
         (0x0005_1507, "flh (Zfh)"),
@@ -462,6 +537,15 @@ fn classes_and_mnemonics() {
     assert_eq!(class(Op::FsgnjxS), InstClass::FpMove);
     assert_eq!(class(Op::FleD), InstClass::FpCmp);
     assert_eq!(class(Op::Illegal), InstClass::Illegal);
+    assert_eq!(class(Op::Sh3addUw), InstClass::Alu);
+    assert_eq!(class(Op::Bexti), InstClass::Alu);
+    assert_eq!(class(Op::Rev8), InstClass::Alu);
+    assert_eq!(class(Op::Rolw), InstClass::Shift);
+    assert_eq!(class(Op::SlliUw), InstClass::Shift);
+    assert_eq!(class(Op::Clmul), InstClass::Mul);
+    assert_eq!(class(Op::Clmulr), InstClass::MulH);
+    assert_eq!(Op::AddUw.mnemonic(), "add.uw");
+    assert_eq!(Op::OrcB.mnemonic(), "orc.b");
 }
 
 #[test]
@@ -471,8 +555,12 @@ fn per_xlen_op_lists() {
     assert_eq!(rv64.len(), Op::ALL.len() - 1);
     assert!(!rv64.contains(&Op::Illegal));
     // RV64-only: lwu ld sd, 9 *w base ops, 5 *w M ops, 11 .d atomics,
-    // 8 fcvt with l/lu, fmv.x.d, fmv.d.x.
-    assert_eq!(rv64.len() - rv32.len(), 3 + 9 + 5 + 11 + 8 + 2);
+    // 8 fcvt with l/lu, fmv.x.d, fmv.d.x, and of Zba/Zbb the 4 add.uw /
+    // shNadd.uw, slli.uw, clzw ctzw cpopw, rolw roriw rorw.
+    assert_eq!(
+        rv64.len() - rv32.len(),
+        3 + 9 + 5 + 11 + 8 + 2 + 4 + 1 + 3 + 3
+    );
     for op in [
         Op::Ld,
         Op::Addiw,

@@ -241,7 +241,7 @@ pub trait Hooks {
 
     /// The source operand values `a` (`rs1`) and `b` (`rs2`) of the executing
     /// block's instruction number `index`, for instructions whose timing may
-    /// depend on them: shifts by a register amount and M-extension divisions
+    /// depend on them: shifts and Zbb rotates by a register amount and M divisions
     /// and remainders. Only with [`Hooks::WANTS_OPERANDS`].
     #[inline]
     fn on_operands(&mut self, index: u32, a: u64, b: u64) {

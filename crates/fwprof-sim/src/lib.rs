@@ -26,6 +26,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod bitmanip;
 mod block;
 mod csr;
 mod exec;
@@ -63,6 +64,8 @@ pub use trap::{
 
 #[cfg(test)]
 mod test_asm;
+#[cfg(test)]
+mod tests_bitmanip;
 #[cfg(test)]
 mod tests_env;
 #[cfg(test)]

@@ -16,7 +16,11 @@
 //!   from the block's start, which only faults and the general path use.
 //!
 //! The plain integer instructions (Unprivileged ISA 20191213, Chapters 2, 5
-//! and 7) are defined here and only here. Instructions without a fast form —
+//! and 7) are defined here and only here; the bit-manipulation extensions
+//! Zba/Zbb/Zbc/Zbs are micro-ops too, of two kinds ([`K::Bitmanip`],
+//! [`K::Rotate`]) that carry their [`Op`] and take their values from
+//! `bitmanip.rs`, so the dispatch of the base instructions is unchanged by
+//! them. Instructions without a fast form —
 //! F/D, A, Zicsr, the system instructions, loads into `x0`, illegal
 //! encodings, RV64-only operations on RV32 — are [`K::General`] and run
 //! through the general executor [`crate::exec::step`] with the original
@@ -104,6 +108,12 @@ pub(crate) enum K {
     Jal,
     /// `jalr`: `imm` is the offset; the link value is the block's end.
     Jalr,
+    /// A Zba/Zbb/Zbc/Zbs operation ([`Uop::op`]), value from
+    /// [`crate::bitmanip::value`] (`imm`: shift amount or bit index).
+    Bitmanip,
+    /// `rol`, `ror`, `rolw`, `rorw`: as [`K::Bitmanip`], but their timing
+    /// may depend on the rotate amount ([`Hooks::on_operands`]).
+    Rotate,
 }
 
 impl K {
@@ -126,6 +136,7 @@ impl K {
                 | K::Divuw
                 | K::Remw
                 | K::Remuw
+                | K::Rotate
         )
     }
 }
@@ -146,6 +157,9 @@ pub(crate) struct Uop {
     pub off: u16,
     /// Index of the instruction in its block.
     pub idx: u8,
+    /// The decoded operation (read by [`K::Bitmanip`] and [`K::Rotate`]
+    /// only; it fills what would be padding).
+    pub op: Op,
     /// Immediate, sign-extended; an absolute address for branches, `jal`
     /// and `auipc`; masked to XLEN for immediate shifts.
     pub imm: u64,
@@ -166,6 +180,7 @@ pub(crate) fn lower(i: &Inst, idx: u8, pc: u64, start: u64, rv64: bool) -> Uop {
         rs2: i.rs2 & 31,
         off: pc.wrapping_sub(start) as u16,
         idx,
+        op: i.op,
         imm,
     };
     let with = |kind: K, imm: u64| Uop {
@@ -252,6 +267,47 @@ pub(crate) fn lower(i: &Inst, idx: u8, pc: u64, start: u64, rv64: bool) -> Uop {
         Op::Jal => with(K::Jal, addr(pc.wrapping_add(imm))),
         Op::Jalr => with(K::Jalr, imm),
         Op::Fence => with(K::Nop, 0),
+        Op::Rol | Op::Ror | Op::Rolw | Op::Rorw => alu(K::Rotate, 0),
+        // The decoder gives these only for an XLEN that has them.
+        Op::AddUw
+        | Op::Sh1add
+        | Op::Sh2add
+        | Op::Sh3add
+        | Op::Sh1addUw
+        | Op::Sh2addUw
+        | Op::Sh3addUw
+        | Op::SlliUw
+        | Op::Andn
+        | Op::Orn
+        | Op::Xnor
+        | Op::Clz
+        | Op::Clzw
+        | Op::Ctz
+        | Op::Ctzw
+        | Op::Cpop
+        | Op::Cpopw
+        | Op::Max
+        | Op::Maxu
+        | Op::Min
+        | Op::Minu
+        | Op::SextB
+        | Op::SextH
+        | Op::ZextH
+        | Op::Rori
+        | Op::Roriw
+        | Op::OrcB
+        | Op::Rev8
+        | Op::Clmul
+        | Op::Clmulh
+        | Op::Clmulr
+        | Op::Bclr
+        | Op::Bclri
+        | Op::Bext
+        | Op::Bexti
+        | Op::Binv
+        | Op::Binvi
+        | Op::Bset
+        | Op::Bseti => alu(K::Bitmanip, imm),
         _ => general,
     }
 }
@@ -512,6 +568,7 @@ pub(crate) fn exec_block<const RV64: bool, H: Hooks>(
             K::Sh => store!(store_u16, u16),
             K::Sw => store!(store_u32, u32),
             K::Sd => store!(store_u64, u64),
+            K::Bitmanip | K::Rotate => crate::bitmanip::value::<RV64>(u.op, a, b, imm),
             K::Beq | K::Bne | K::Blt | K::Bge | K::Bltu | K::Bgeu | K::Jal | K::Jalr => {
                 if let Some(t) = exec_term::<RV64>(h, u, end) {
                     next = t;

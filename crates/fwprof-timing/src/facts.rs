@@ -43,11 +43,27 @@ pub(crate) fn quotient(op: Op, a: u64, b: u64, rv64: bool) -> u64 {
     }
 }
 
+/// Shifts and rotates (Zbb) by a register amount: their cost on a core
+/// without a barrel shifter depends on the amount, known only at run time.
 pub(crate) fn is_register_shift(op: Op) -> bool {
     matches!(
         op,
-        Op::Sll | Op::Srl | Op::Sra | Op::Sllw | Op::Srlw | Op::Sraw
+        Op::Sll
+            | Op::Srl
+            | Op::Sra
+            | Op::Sllw
+            | Op::Srlw
+            | Op::Sraw
+            | Op::Rol
+            | Op::Ror
+            | Op::Rolw
+            | Op::Rorw
     )
+}
+
+/// Register shifts whose amount is 5 bits on RV64 too (the `w` forms).
+pub(crate) fn is_word_shift(op: Op) -> bool {
+    matches!(op, Op::Sllw | Op::Srlw | Op::Sraw | Op::Rolw | Op::Rorw)
 }
 
 /// Integer registers `i` reads (0 = none) and writes.
@@ -59,6 +75,22 @@ pub(crate) fn int_regs(i: &Inst) -> (u8, u8, u8) {
             Op::Addi | Op::Slti | Op::Sltiu | Op::Xori | Op::Ori | Op::Andi | Op::Addiw => {
                 (true, false)
             }
+            // Unary and immediate bit-manipulation operations.
+            Op::Clz
+            | Op::Clzw
+            | Op::Ctz
+            | Op::Ctzw
+            | Op::Cpop
+            | Op::Cpopw
+            | Op::SextB
+            | Op::SextH
+            | Op::ZextH
+            | Op::OrcB
+            | Op::Rev8
+            | Op::Bclri
+            | Op::Bexti
+            | Op::Binvi
+            | Op::Bseti => (true, false),
             _ => (true, true),
         },
         InstClass::Shift => (true, is_register_shift(i.op)),

@@ -6,7 +6,9 @@
 use crate::cache::{Cache, CacheAccess};
 use crate::config::CoreConfig;
 use crate::events::{ev, Costs, NUM_EVENTS};
-use crate::facts::{branch_kind, int_regs, is_register_shift, quotient, wait_states};
+use crate::facts::{
+    branch_kind, int_regs, is_register_shift, is_word_shift, quotient, wait_states,
+};
 use crate::params::{MemoryRegion, PredictorKind};
 use crate::predictor::{BranchKind, Predictor};
 use fwprof_isa::{Inst, InstClass, Op};
@@ -238,11 +240,7 @@ impl ReferenceModel {
             InstClass::Shift => {
                 let amount = if is_register_shift(s.op) {
                     operands.map_or(0, |(_, b)| {
-                        let m = if matches!(s.op, Op::Sllw | Op::Srlw | Op::Sraw) {
-                            31
-                        } else {
-                            xmask
-                        };
+                        let m = if is_word_shift(s.op) { 31 } else { xmask };
                         (b & m) as u32
                     })
                 } else {

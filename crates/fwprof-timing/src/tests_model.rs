@@ -175,6 +175,45 @@ fn picorv32_shift_cost_depends_on_the_amount() {
 }
 
 #[test]
+fn bitmanip_classes_use_the_alu_shifter_and_multiplier() {
+    // Zba/Zbb/Zbs logic is ALU work, rotates cost as shifts by their
+    // amount, carry-less multiplies as multiplies (fwprof-isa's classes);
+    // PicoRV32's numbers as in the two tests above. The fast model and the
+    // reference agree on the register rotate, whose cost needs its operand.
+    let w = [
+        r(0x33, 2, 0x10, A2, A0, A1),  // 0: sh1add: ALU 3
+        i(0x13, 1, A2, A0, 0x600),     // 1: clz: ALU 3
+        i(0x13, 1, A2, A0, 0x280 | 5), // 2: bseti: ALU 3
+        i(0x13, 5, A2, A0, 0x600 | 8), // 3: rori by 8: 4 + 2 = 6
+        addi(A1, 0, 22),               // 4: ALU 3
+        r(0x33, 5, 0x30, A2, A0, A1),  // 5: ror by 22: 4 + 5 + 2 = 11
+        r(0x33, 1, 0x05, A2, A0, A1),  // 6: clmul: MUL 40
+        r(0x33, 3, 0x05, A2, A0, A1),  // 7: clmulh: MULH 72
+        r(0x33, 2, 0x05, A2, A0, A1),  // 8: clmulr: MULH 72
+        ECALL,
+    ];
+    let (per, _, sim) = run("picorv32", &w);
+    for (k, c) in [
+        (0, 3),
+        (1, 3),
+        (2, 3),
+        (3, 6),
+        (4, 3),
+        (5, 11),
+        (6, 40),
+        (7, 72),
+        (8, 72),
+    ] {
+        assert_eq!(cycles_at(&per, k), c, "instruction {k}");
+    }
+    // The rotate really ran: a2 = clmulr(0, 22) = 0 after it, a1 kept.
+    assert_eq!(sim.hart().x(A1 as u8), 22);
+    let core = CoreConfig::from_toml(EVERYTHING, "everything.toml").unwrap();
+    let (fast, reference) = both_on_words(&core, &w);
+    assert_eq!(fast, reference);
+}
+
+#[test]
 fn load_use_stall_on_a_pipelined_core() {
     let core = CoreConfig::load("generic").unwrap();
     let w = [

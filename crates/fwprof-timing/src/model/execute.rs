@@ -5,9 +5,9 @@
 
 use super::{ev, BlockMeta, TimingModel, NEVER, NO_BLOCK};
 use crate::cache::CacheAccess;
-use crate::facts::{is_register_shift, quotient, wait_states};
+use crate::facts::{is_register_shift, is_word_shift, quotient, wait_states};
 use crate::predictor::{BranchKind, Predictor};
-use fwprof_isa::{InstClass, Op};
+use fwprof_isa::InstClass;
 
 impl TimingModel {
     /// Add `v` of event `e` to site `idx` (dynamic part) and the totals.
@@ -208,7 +208,7 @@ impl TimingModel {
         let s = self.sites[idx];
         let lat = &self.core.pipeline.latency;
         if is_register_shift(s.op) {
-            let m = if matches!(s.op, Op::Sllw | Op::Srlw | Op::Sraw) || !self.rv64 {
+            let m = if is_word_shift(s.op) || !self.rv64 {
                 31
             } else {
                 63
