@@ -39,6 +39,8 @@ fn qemu_run(case: &Case, cwd: &Path, elf: &Path) -> Result<QemuRun, String> {
     let mut cmd = Command::new("python3");
     cmd.arg(common::repo().join("scripts/qemu-ref.py"))
         .arg("run")
+        // fwprof runs QEMU's reset ROM too (bare metal): count it on both sides.
+        .arg("--with-rom")
         .arg("--cwd")
         .arg(cwd);
     if let Some(s) = &case.stdin {

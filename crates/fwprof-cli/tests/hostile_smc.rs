@@ -31,7 +31,8 @@ fn hostile_elf(name: &str) -> PathBuf {
 fn qemu_counts(cwd: &Path, elf: &Path, args: &[&str]) -> (i64, String, BTreeMap<u64, u64>) {
     let out = Command::new("python3")
         .arg(common::repo().join("scripts/qemu-ref.py"))
-        .args(["run", "--cwd"])
+        // fwprof runs QEMU's reset ROM too: count it on both sides.
+        .args(["run", "--with-rom", "--cwd"])
         .arg(cwd)
         .arg(elf)
         .arg("--")

@@ -17,8 +17,14 @@ impl RunEnd {
     pub fn describe(&self, stopped_by: &str) -> Option<String> {
         Some(match &self.stop {
             StopReason::Exit(_) => return None,
-            StopReason::InstructionLimit => "instruction limit reached".to_string(),
-            StopReason::Interrupted => format!("stopped by {stopped_by}"),
+            StopReason::InstructionLimit => match &self.waiting {
+                Some(w) => format!("instruction limit reached; {w}"),
+                None => "instruction limit reached".to_string(),
+            },
+            StopReason::Interrupted => match &self.waiting {
+                Some(w) => format!("stopped by {stopped_by}; {w}"),
+                None => format!("stopped by {stopped_by}"),
+            },
             StopReason::Fault {
                 cause,
                 pc,

@@ -67,6 +67,10 @@ pub struct RunEnd {
     /// For a Linux guest killed by a load or store just below its stack:
     /// `stack overflow: store at 0x… below the stack (limit N bytes)`.
     pub stack_overflow: Option<String>,
+    /// For a bare-metal run stopped by the instruction limit or the user:
+    /// an interrupt the hart seemed to wait for in vain
+    /// (`Simulator::interrupt_diagnosis`).
+    pub waiting: Option<String>,
 }
 
 /// The program and its run configuration, read and checked once.
@@ -241,15 +245,21 @@ impl<H: Hooks> Launched<H> {
             }
         };
         let stack_overflow = stack_overflow(&stop, self.stack.as_ref());
+        let waiting = match stop {
+            StopReason::InstructionLimit | StopReason::Interrupted if error.is_none() => {
+                self.sim.interrupt_diagnosis()
+            }
+            _ => None,
+        };
         let end = RunEnd {
             executed: self.sim.executed(),
-            // Idle ticks are of 100 ns.
-            sleep_ns: self.sim.hart().idle_ticks().saturating_mul(100),
+            sleep_ns: self.sim.hart().idle_ns(),
             stop,
             error,
             target: self.target,
             rv64: self.rv64,
             stack_overflow,
+            waiting,
         };
         (end, self.sim.into_hooks())
     }

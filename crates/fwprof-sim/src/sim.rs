@@ -844,6 +844,70 @@ impl<H: Hooks> Simulator<H> {
         format!("with {}: it would sleep forever", why.join(", "))
     }
 
+    /// Why a hart stopped by the instruction limit (or by the user) might
+    /// have been waiting in vain for an interrupt, in one line, if it
+    /// looks so: an interrupt pending and enabled in `mie` but masked
+    /// (`mstatus.MIE`/`SIE`, or the privilege), or a timer or software
+    /// interrupt line up while `mie` does not enable it. `None` when
+    /// nothing suggests it (e.g. no timer was ever programmed).
+    pub fn interrupt_diagnosis(&self) -> Option<String> {
+        use crate::irq::*;
+        let h = &self.hart;
+        if self.target == Target::Linux {
+            return None;
+        }
+        let base = if h.clock.icount {
+            h.executed - h.icount_skip
+        } else {
+            h.executed - h.not_retired
+        };
+        let mip = h.mip_at(base);
+        let name = |bit: u64| match bit {
+            MTIP => "machine timer",
+            MSIP => "machine software",
+            STIP => "supervisor timer",
+            SSIP => "supervisor software",
+            SEIP => "supervisor external",
+            _ => "machine external",
+        };
+        let bits = [MEIP, MSIP, MTIP, SEIP, SSIP, STIP];
+        let priv_ = h.privilege.letter();
+        if h.interrupt_at(base).is_none() {
+            if let Some(&bit) = bits.iter().find(|&&b| mip & h.mie & b != 0) {
+                let why = if bit & h.mideleg != 0 {
+                    if h.privilege == crate::Privilege::Machine {
+                        "it is delegated to S-mode and the hart is in M-mode".to_string()
+                    } else {
+                        "mstatus.SIE is clear".to_string()
+                    }
+                } else {
+                    "mstatus.MIE is clear".to_string()
+                };
+                return Some(format!(
+                    "hart 0 ({priv_}-mode, pc {:#x}) had the {} interrupt pending and enabled \
+                     in mie, but {why}: it was never taken",
+                    h.pc,
+                    name(bit)
+                ));
+            }
+        }
+        // A line raised by a timer the program programmed, or by msip,
+        // that mie does not enable.
+        let programmed = (if h.clock.mtimer.cmp != 0 { MTIP } else { 0 })
+            | MSIP
+            | (if h.menvcfg & MENVCFG_STCE != 0 { STIP } else { 0 });
+        let idle = mip & programmed & !h.mie;
+        bits.iter().find(|&&b| idle & b != 0).map(|&bit| {
+            format!(
+                "hart 0 ({priv_}-mode, pc {:#x}) had the {} interrupt pending (mip bit {}), \
+                 but mie does not enable it: it was never taken",
+                h.pc,
+                name(bit),
+                bit.trailing_zeros()
+            )
+        })
+    }
+
     /// A load or store by `inst` at `addr` that no memory answered: if it
     /// is an aligned 4- or 8-byte access to the CLINT (QEMU 7.2 `virt`:
     /// `msip` at 0x0200_0000, `mtimecmp` at 0x0200_4000, `mtime` at

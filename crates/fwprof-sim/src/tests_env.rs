@@ -410,3 +410,40 @@ fn with_a_core_model_time_counts_modelled_cycles() {
     assert_eq!(h.x(11), 21);
     assert_eq!(h.x(12), 3 * 9 + 282);
 }
+
+#[test]
+fn a_spin_on_a_masked_interrupt_is_diagnosed() {
+    // mtimecmp = 50, MTIE set, mstatus.MIE clear, then spin: the timer
+    // interrupt becomes pending and enabled but is never taken.
+    let prog = [
+        lui(5, MTIMECMP_HI20),
+        addi(6, 0, 50),
+        sd(5, 6, 0),
+        addi(7, 0, 0x80),
+        csr(2, 0, 7, 0x304), // csrs mie, MTIE
+        jal(0, 0),           // spin
+    ];
+    let mut sm = sim(true, &prog);
+    assert_eq!(go(&mut sm, 1000), StopReason::InstructionLimit);
+    let d = sm.interrupt_diagnosis().expect("a diagnosis");
+    assert!(
+        d.contains("machine timer interrupt pending and enabled in mie, but mstatus.MIE is clear"),
+        "{d}"
+    );
+    // MIE set but MTIE not: the line is up, mie does not enable it.
+    let prog = [
+        lui(5, MTIMECMP_HI20),
+        addi(6, 0, 50),
+        sd(5, 6, 0),
+        csr(6, 0, 8, 0x300), // csrsi mstatus, MIE
+        jal(0, 0),
+    ];
+    let mut sm = sim(true, &prog);
+    assert_eq!(go(&mut sm, 1000), StopReason::InstructionLimit);
+    let d = sm.interrupt_diagnosis().expect("a diagnosis");
+    assert!(d.contains("mie does not enable it"), "{d}");
+    // A plain spin with no timer programmed: nothing to say.
+    let mut sm = sim(true, &[jal(0, 0)]);
+    assert_eq!(go(&mut sm, 1000), StopReason::InstructionLimit);
+    assert_eq!(sm.interrupt_diagnosis(), None);
+}
