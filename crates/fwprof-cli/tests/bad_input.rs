@@ -146,8 +146,9 @@ fn illegal_instruction_without_handler() {
     assert!(e.contains("ffffffff"), "names the instruction word: {e}");
     assert!(partial_reason(tmp.path()).contains("illegal instruction"));
     let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
-    // li, li, and the faulting instruction (counted as executed, as QEMU's trace does).
-    assert_eq!(p.totals[0], 3);
+    // The reset ROM's six, li, li, and the faulting instruction (counted as
+    // executed, as QEMU's trace does).
+    assert_eq!(p.totals[0], 6 + 3);
 }
 
 #[test]
@@ -198,15 +199,16 @@ fn runaway_guest_stops_at_the_limit() {
     };
     let o = fwprof(
         tmp.path(),
-        &["record", "--max-instructions", "100001", "--", "loop.elf"],
+        &["record", "--max-instructions", "100007", "--", "loop.elf"],
     );
     assert_eq!(o.status.code(), Some(124), "{}", stderr(&o));
     assert_one_line_error(&o, "instruction limit");
     assert_eq!(partial_reason(tmp.path()), "instruction limit");
     let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
-    assert_eq!(p.totals[0], 100_001);
+    assert_eq!(p.totals[0], 100_007);
+    // The reset ROM's six instructions once each, then the loop.
     let counts: Vec<u64> = p.costs.iter().map(|c| c.cost[0]).collect();
-    assert_eq!(counts, vec![50_001, 50_000]);
+    assert_eq!(counts, vec![1, 1, 1, 1, 1, 1, 50_001, 50_000]);
 }
 
 #[test]
@@ -411,18 +413,18 @@ fn endless_wfi_is_an_error_and_keeps_a_partial_profile() {
         );
         let reason = partial_reason(tmp.path());
         assert!(
-            reason.starts_with("simulation failed: wfi at pc 0x80000004"),
+            reason.starts_with("simulation failed: hart 0 waits in wfi at 0x80000004"),
             "{extra:?}: {reason}"
         );
         let p = Profile::read(tmp.path().join("fwprof.data")).unwrap();
-        // li, li and the wfi ran; the li after it did not. Sampled every
-        // instruction, the samples after the two li are the profile (the
-        // run failed before the next one).
+        // The reset ROM's six, li, li and the wfi ran; the li after it
+        // did not. Sampled every instruction, the samples after the ROM and
+        // the two li are the profile (the run failed before the next one).
         if p.meta.sampling.is_some() {
-            assert_eq!(p.samples.len(), 2, "{extra:?}");
-            assert_eq!(p.totals[0], 2, "{extra:?}");
+            assert_eq!(p.samples.len(), 6 + 2, "{extra:?}");
+            assert_eq!(p.totals[0], 6 + 2, "{extra:?}");
         } else {
-            assert_eq!(p.totals[0], 3, "{extra:?}");
+            assert_eq!(p.totals[0], 6 + 3, "{extra:?}");
         }
         assert_eq!(p.meta.exit_status, None);
         std::fs::remove_file(tmp.path().join("fwprof.data")).unwrap();

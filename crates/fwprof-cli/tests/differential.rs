@@ -82,34 +82,6 @@ fn qemu_run(case: &Case, cwd: &Path, elf: &Path) -> Result<QemuRun, String> {
     })
 }
 
-/// Function symbols by address from `nm` (independent of fwprof-symbols).
-fn nm_functions(elf: &Path) -> BTreeMap<u64, String> {
-    let out = Command::new("riscv64-unknown-elf-nm")
-        .arg("-n")
-        .arg(elf)
-        .output()
-        .expect("nm");
-    let mut m = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let mut it = line.split_whitespace();
-        let (Some(a), Some(t), Some(name)) = (it.next(), it.next(), it.next()) else {
-            continue;
-        };
-        if matches!(t, "T" | "t" | "W") && !name.starts_with("$") && !name.starts_with(".L") {
-            if let Ok(a) = u64::from_str_radix(a, 16) {
-                m.entry(a).or_insert_with(|| name.to_string());
-            }
-        }
-    }
-    m
-}
-
-fn name_at(syms: &BTreeMap<u64, String>, addr: u64) -> String {
-    syms.range(..=addr)
-        .next_back()
-        .map_or("?".into(), |(a, n)| format!("{n}+{:#x}", addr - a))
-}
-
 /// Run one case under fwprof and QEMU and compare. Returns a failure description.
 fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -196,17 +168,17 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     let timer_driven = case.elf.to_string_lossy().contains("-pg.");
     if timer_driven {
     } else if ours != q.counts {
-        let syms = nm_functions(&case.elf);
+        let syms = common::nm_functions(&case.elf);
         let mut diffs = Vec::new();
         for (&a, &n) in &q.counts {
             let o = ours.get(&a).copied().unwrap_or(0);
             if o != n {
-                diffs.push(format!("{a:#x} {}: qemu {n} fwprof {o}", name_at(&syms, a)));
+                diffs.push(format!("{a:#x} {}: qemu {n} fwprof {o}", common::name_at(&syms, a)));
             }
         }
         for (&a, &o) in &ours {
             if !q.counts.contains_key(&a) {
-                diffs.push(format!("{a:#x} {}: qemu 0 fwprof {o}", name_at(&syms, a)));
+                diffs.push(format!("{a:#x} {}: qemu 0 fwprof {o}", common::name_at(&syms, a)));
             }
         }
         let qt: u64 = q.counts.values().sum();
@@ -219,7 +191,7 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     } else {
         // Per-function self counts, attributed with nm's symbols, must match
         // fwprof's functions that start at a symbol nm knows.
-        let syms = nm_functions(&case.elf);
+        let syms = common::nm_functions(&case.elf);
         for f in &p.functions {
             if f.self_cost[0] == 0 || !syms.contains_key(&f.start) {
                 continue;
@@ -377,8 +349,14 @@ fn corpus_matches_qemu() {
             },
             all.len()
         );
+        // sret and sfence.vma need S-mode firmware: the firmware corpus
+        // (tests/firmware, compared with QEMU in firmware.rs, which checks
+        // they ran) executes them.
         for o in all.iter().copied() {
-            if o != Op::Illegal && !ops.contains(&(rv64, o)) {
+            if o != Op::Illegal
+                && !matches!(o, Op::Sret | Op::SfenceVma)
+                && !ops.contains(&(rv64, o))
+            {
                 missing.push(format!(
                     "{}:{}",
                     if rv64 { "rv64" } else { "rv32" },

@@ -176,37 +176,6 @@ fn qemu_reference_runs_every_program_deterministically() {
     }
 }
 
-/// Function symbols by address from `nm` (independent of fwprof-symbols).
-fn nm_functions(elf: &Path) -> BTreeMap<u64, String> {
-    let out = Command::new("riscv64-unknown-elf-nm")
-        .arg("-n")
-        .arg(elf)
-        .output()
-        .expect("nm");
-    let mut m = BTreeMap::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let mut it = line.split_whitespace();
-        let (Some(a), Some(t), Some(name)) = (it.next(), it.next(), it.next()) else {
-            continue;
-        };
-        if matches!(t, "T" | "t" | "W") && !name.starts_with('$') && !name.starts_with(".L") {
-            if let Ok(a) = u64::from_str_radix(a, 16) {
-                m.entry(a).or_insert_with(|| name.to_string());
-            }
-        }
-    }
-    m
-}
-
-fn name_at(syms: &BTreeMap<u64, String>, addr: u64) -> String {
-    if ROM.contains(&addr) {
-        return format!("reset ROM+{:#x}", addr - ROM.start);
-    }
-    syms.range(..=addr)
-        .next_back()
-        .map_or("?".into(), |(a, n)| format!("{n}+{:#x}", addr - a))
-}
-
 /// Records `elf` under fwprof with `--icount-shift shift`; (exit code, stdout,
 /// stderr, profile).
 fn fwprof_record(elf: &Path, shift: u32) -> (i64, String, String, Profile) {
@@ -267,7 +236,7 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
         .map(|c| (c.addr, c.cost[0]))
         .collect();
     if ours != q.counts {
-        let syms = nm_functions(&elf);
+        let syms = common::nm_functions(&elf);
         let mut diffs = Vec::new();
         let addrs: std::collections::BTreeSet<u64> =
             q.counts.keys().chain(ours.keys()).copied().collect();
@@ -279,7 +248,7 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
             if qn != on {
                 diffs.push(format!(
                     "{a:#x} {}: qemu {qn} fwprof {on}",
-                    name_at(&syms, a)
+                    common::name_at(&syms, a)
                 ));
             }
         }
@@ -354,5 +323,33 @@ fn main_calls_work_exactly_once() {
             let work = p.functions.iter().find(|f| f.name == "work").expect("work");
             assert_eq!(work.calls, 1, "{name}.{cfg}: work's call count");
         }
+    }
+}
+
+/// The privileged instructions only this corpus runs (the differential
+/// corpus has no S-mode code): `sret` and `sfence.vma` execute, on rv32 and
+/// rv64, in the programs compared with QEMU above.
+#[test]
+fn sret_and_sfence_vma_are_executed() {
+    if !have_tools() {
+        return;
+    }
+    for cfg in CONFIGS {
+        let mut sret = 0;
+        let mut sfence = 0;
+        for name in ["deleg", "paging"] {
+            let elf = common::firmware_elf(&format!("{name}.{cfg}.elf"));
+            let (code, _, stderr, p) = fwprof_record(&elf, 0);
+            assert_eq!(code, 0, "{name}.{cfg}: {stderr}");
+            for c in p.costs.iter() {
+                if c.raw == 0x1020_0073 {
+                    sret += c.cost[0];
+                }
+                if c.raw & 0xfe00_7fff == 0x1200_0073 {
+                    sfence += c.cost[0];
+                }
+            }
+        }
+        assert!(sret > 0 && sfence > 0, "{cfg}: sret {sret}, sfence.vma {sfence}");
     }
 }

@@ -54,7 +54,8 @@ pub struct Meta {
     pub sha256: String,
     /// GNU build-id of the ELF in lowercase hex, if it has one.
     pub build_id: Option<String>,
-    /// ISA string of the simulated hart, e.g. `"rv64gc"`.
+    /// ISA string of the simulated hart, e.g. `"rv64gc_zba_zbb_zbc_zbs"`
+    /// (what fwprof's hart implements).
     pub isa: String,
     /// Register width in bits: 32 or 64.
     pub xlen: u32,

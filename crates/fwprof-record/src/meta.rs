@@ -33,7 +33,16 @@ pub(crate) fn base_meta(
     meta.sha256 = hex(&program.sha256());
     meta.build_id = program.build_id().map(hex);
     meta.xlen = if end.rv64 { 64 } else { 32 };
-    meta.isa = if end.rv64 { "rv64gc" } else { "rv32gc" }.to_string();
+    // What the simulated hart implements, no more (issue 13: firmware
+    // reads ISA descriptions and trusts them): G, C and the bit-manipulation
+    // extensions; S and U mode are privileged-architecture facts, not ISA
+    // string letters.
+    meta.isa = if end.rv64 {
+        "rv64gc_zba_zbb_zbc_zbs"
+    } else {
+        "rv32gc_zba_zbb_zbc_zbs"
+    }
+    .to_string();
     meta.target = match end.target {
         Target::BareMetal => fwprof_profile::Target::Baremetal,
         Target::Linux => fwprof_profile::Target::Linux,

@@ -169,3 +169,37 @@ pub fn annotated_functions(text: &str) -> Vec<(String, u64)> {
     }
     out
 }
+
+/// Function symbols by address from `riscv64-unknown-elf-nm` (independent
+/// of fwprof-symbols), for naming the addresses where two runs differ.
+pub fn nm_functions(elf: &Path) -> std::collections::BTreeMap<u64, String> {
+    let out = Command::new("riscv64-unknown-elf-nm")
+        .arg("-n")
+        .arg(elf)
+        .output()
+        .expect("nm");
+    let mut m = std::collections::BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let mut it = line.split_whitespace();
+        let (Some(a), Some(t), Some(name)) = (it.next(), it.next(), it.next()) else {
+            continue;
+        };
+        if matches!(t, "T" | "t" | "W") && !name.starts_with('$') && !name.starts_with(".L") {
+            if let Ok(a) = u64::from_str_radix(a, 16) {
+                m.entry(a).or_insert_with(|| name.to_string());
+            }
+        }
+    }
+    m
+}
+
+/// `addr` as `symbol+offset` from [`nm_functions`]; QEMU `virt`'s reset
+/// ROM (0x1000..0x1018) as `reset ROM+offset`.
+pub fn name_at(syms: &std::collections::BTreeMap<u64, String>, addr: u64) -> String {
+    if (0x1000..0x1018).contains(&addr) {
+        return format!("reset ROM+{:#x}", addr - 0x1000);
+    }
+    syms.range(..=addr)
+        .next_back()
+        .map_or("?".into(), |(a, n)| format!("{n}+{:#x}", addr - a))
+}

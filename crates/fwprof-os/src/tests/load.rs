@@ -88,10 +88,18 @@ fn bare_metal_places_segments_at_paddr_inside_ram() {
     assert!(!mem.is_mapped(0x8800_0000, 1));
     let off = 0x1000; // picolibc text is the first page after the headers
     assert_eq!(mem.peek(0x8000_0000, 16), elf[off..off + 16].to_vec());
-    // QEMU virt reset vector state.
-    assert_eq!(p.regs[11], 0x87e0_0000);
-    assert_eq!(p.regs[12], 0x1028);
-    assert_eq!(p.regs[5], p.entry);
+    // QEMU virt's reset ROM at 0x1000, where the hart starts: its six
+    // instructions (auipc t0 first, jr t0 last) set the registers, then the
+    // entry and device-tree addresses the `ld`s read.
+    assert_eq!(p.start, 0x1000);
+    assert_eq!(p.regs, [0; 32]);
+    let word = |a: u64| u32::from_le_bytes(mem.peek(a, 4).try_into().unwrap());
+    assert_eq!(word(0x1000), 0x0000_0297);
+    assert_eq!(word(0x1014), 0x0002_8067);
+    let dword = |a: u64| u64::from_le_bytes(mem.peek(a, 8).try_into().unwrap());
+    assert_eq!(dword(0x1018), p.entry);
+    assert_eq!(dword(0x1020), 0x87e0_0000);
+    assert_eq!(mem.perm_at(0x1000).map(|p| (p.write, p.exec)), Some((false, true)));
     // Heap: the largest RAM gap after the image, up to the device tree
     // (qemu-system-riscv64 7.2 answers 0x80200820..0x87e00000 for this layout).
     let h = env.heapinfo();
