@@ -7,7 +7,7 @@
 use super::*;
 
 impl<H: Hooks> Simulator<H> {
-    /// The clock base (see `Hart::time_at`) before instruction `at.1` of
+    /// The clock base (see `crate::irq`) before instruction `at.1` of
     /// block `at.0`, which just executed (`after`: once it completed, as
     /// one instruction or cycle more): retired instructions, or the timing
     /// model's cycles when it supplies them.
@@ -29,7 +29,13 @@ impl<H: Hooks> Simulator<H> {
     }
 
     /// Take a trap and tell the hooks.
-    pub(super) fn trap(&mut self, exc: Exc, pc: u64, interrupt: bool, latency: Option<crate::Latency>) {
+    pub(super) fn trap(
+        &mut self,
+        exc: Exc,
+        pc: u64,
+        interrupt: bool,
+        latency: Option<crate::Latency>,
+    ) {
         let taken = self.hart.take_trap(exc, pc, interrupt);
         self.sync_translation();
         let info = TrapInfo {
@@ -109,7 +115,11 @@ impl<H: Hooks> Simulator<H> {
         let Some(deadline) = self.hart.next_deadline(base, u64::MAX) else {
             return u64::MAX;
         };
-        let left = self.hart.base_reaching(deadline).saturating_sub(base).max(1);
+        let left = self
+            .hart
+            .base_reaching(deadline)
+            .saturating_sub(base)
+            .max(1);
         let step = if !self.hart.clock.icount && H::MODELS_CYCLES {
             (left / 16).max(1)
         } else {
@@ -142,7 +152,12 @@ impl<H: Hooks> Simulator<H> {
     /// # Errors
     /// [`SimError::Wfi`] if nothing can ever end the wait (QEMU would
     /// hang), with what the hart waits for.
-    pub(super) fn wfi(&mut self, pc: u64, next: u64, at: (u32, u32)) -> Result<Option<StopReason>, SimError> {
+    pub(super) fn wfi(
+        &mut self,
+        pc: u64,
+        next: u64,
+        at: (u32, u32),
+    ) -> Result<Option<StopReason>, SimError> {
         // The clock once the `wfi` itself has run.
         let base = self.clock_base(at, true);
         self.hart.clock.update(base);
@@ -253,7 +268,11 @@ impl<H: Hooks> Simulator<H> {
         // that mie does not enable.
         let programmed = (if h.clock.mtimer.cmp != 0 { MTIP } else { 0 })
             | MSIP
-            | (if h.menvcfg & MENVCFG_STCE != 0 { STIP } else { 0 });
+            | (if h.menvcfg & MENVCFG_STCE != 0 {
+                STIP
+            } else {
+                0
+            });
         let idle = mip & programmed & !h.mie;
         bits.iter().find(|&&b| idle & b != 0).map(|&bit| {
             format!(
