@@ -173,12 +173,18 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
         for (&a, &n) in &q.counts {
             let o = ours.get(&a).copied().unwrap_or(0);
             if o != n {
-                diffs.push(format!("{a:#x} {}: qemu {n} fwprof {o}", common::name_at(&syms, a)));
+                diffs.push(format!(
+                    "{a:#x} {}: qemu {n} fwprof {o}",
+                    common::name_at(&syms, a)
+                ));
             }
         }
         for (&a, &o) in &ours {
             if !q.counts.contains_key(&a) {
-                diffs.push(format!("{a:#x} {}: qemu 0 fwprof {o}", common::name_at(&syms, a)));
+                diffs.push(format!(
+                    "{a:#x} {}: qemu 0 fwprof {o}",
+                    common::name_at(&syms, a)
+                ));
             }
         }
         let qt: u64 = q.counts.values().sum();

@@ -350,6 +350,9 @@ fn sret_and_sfence_vma_are_executed() {
                 }
             }
         }
-        assert!(sret > 0 && sfence > 0, "{cfg}: sret {sret}, sfence.vma {sfence}");
+        assert!(
+            sret > 0 && sfence > 0,
+            "{cfg}: sret {sret}, sfence.vma {sfence}"
+        );
     }
 }

@@ -109,7 +109,16 @@ fn qemu_bare(elf: &Path) -> Command {
     // As scripts/qemu-ref.py runs bare-metal programs.
     let mut c = Command::new("qemu-system-riscv32");
     c.args([
-        "-M", "virt", "-cpu", "rv32,h=false", "-m", "128M", "-bios", "none", "-display", "none",
+        "-M",
+        "virt",
+        "-cpu",
+        "rv32,h=false",
+        "-m",
+        "128M",
+        "-bios",
+        "none",
+        "-display",
+        "none",
     ])
     .args(["-nodefaults", "-chardev", "stdio,id=c0"])
     .args(["-semihosting-config", "enable=on,target=native,chardev=c0"])

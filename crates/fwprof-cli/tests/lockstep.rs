@@ -196,7 +196,10 @@ fn lockstep_elf(name: &str, src: &Path, shift: Option<u32>, limit: u64) {
         "{name}: only {compared} instructions compared"
     );
     if shift.is_some() {
-        assert!(irqs > 0, "{name}: no interrupt among the {compared} instructions");
+        assert!(
+            irqs > 0,
+            "{name}: no interrupt among the {compared} instructions"
+        );
     }
     eprintln!("{name}: {compared} instructions in lock-step, {irqs} interrupts");
 }

@@ -83,13 +83,8 @@ const MSTATUS_FS: u64 = 3 << MSTATUS_FS_SHIFT;
 const MSTATUS_VS: u64 = 3 << 9;
 /// The `mstatus` bits `sstatus` shows and writes (§4.1.1; UXL and SD are
 /// added when read).
-const SSTATUS_MASK: u64 = MSTATUS_SIE
-    | MSTATUS_SPIE
-    | MSTATUS_SPP
-    | MSTATUS_VS
-    | MSTATUS_FS
-    | MSTATUS_SUM
-    | MSTATUS_MXR;
+const SSTATUS_MASK: u64 =
+    MSTATUS_SIE | MSTATUS_SPIE | MSTATUS_SPP | MSTATUS_VS | MSTATUS_FS | MSTATUS_SUM | MSTATUS_MXR;
 /// Writable `mip` / `mideleg` bits and writable `mie` bits (QEMU 7.2,
 /// measured without H: it keeps the VS and LCOFI bits storable).
 const MIP_WRITABLE: u64 = 0x2666;
@@ -354,13 +349,9 @@ impl Hart {
             // MODE >= 2 is reserved: QEMU 7.2 ignores such writes.
             0x305 if v & 3 < 2 => self.mtvec = v,
             0x306 => self.mcounteren = v,
-            0x30A if rv32 => {
-                self.menvcfg = (self.menvcfg & !0xffff_ffff) | (v & MENVCFG_WRITABLE)
-            }
+            0x30A if rv32 => self.menvcfg = (self.menvcfg & !0xffff_ffff) | (v & MENVCFG_WRITABLE),
             0x30A => self.menvcfg = v & MENVCFG_WRITABLE,
-            0x31A => {
-                self.menvcfg = (self.menvcfg & 0xffff_ffff) | (v << 32 & MENVCFG_WRITABLE)
-            }
+            0x31A => self.menvcfg = (self.menvcfg & 0xffff_ffff) | (v << 32 & MENVCFG_WRITABLE),
             0x320 => self.mcountinhibit = v,
             0x340 => self.mscratch = v,
             0x341 => self.mepc = v,

@@ -161,7 +161,9 @@ impl Clock {
         }
         timer.level = false;
         // QEMU caps the deadline at INT64_MAX ns (292 years): never.
-        let diff_ns = (cmp - now).checked_mul(100).filter(|&d| d <= i64::MAX as u64);
+        let diff_ns = (cmp - now)
+            .checked_mul(100)
+            .filter(|&d| d <= i64::MAX as u64);
         timer.deadline = diff_ns
             .and_then(|d| self.ns(base).checked_add(d))
             .filter(|&d| d < i64::MAX as u64);

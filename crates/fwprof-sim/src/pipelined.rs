@@ -17,9 +17,7 @@ use std::thread::JoinHandle;
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{
-    BlockId, CodeContext, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
-};
+use crate::hooks::{BlockId, CodeContext, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn};
 use crate::Privilege;
 
 /// Words per buffer handed to the worker (each hook call takes 1 to 6).

@@ -272,11 +272,17 @@ fn wfi_that_cannot_end_or_would_trap_is_an_error() {
     ]);
     let mut sm = sim(true, &prog);
     let stop = sm.run(1000, &AtomicBool::new(false)).unwrap();
-    assert!(matches!(stop, StopReason::Fault { cause: 11, .. }), "{stop:?}");
+    assert!(
+        matches!(stop, StopReason::Fault { cause: 11, .. }),
+        "{stop:?}"
+    );
     assert_eq!(sm.hart().x(10), 1 << 63 | 7, "mcause: machine timer");
     assert_eq!(sm.hart().x(11), BASE + 10 * 4, "mepc: after the wfi");
     let t = sm.hooks().traps[0];
-    assert!(t.interrupt && t.cause == 7 && t.handler == BASE + 0x40, "{t:?}");
+    assert!(
+        t.interrupt && t.cause == 7 && t.handler == BASE + 0x40,
+        "{t:?}"
+    );
     assert_eq!(t.latency.map(|l| l.instructions), Some(0));
     // mtimecmp = all ones: the timer is off, the wait would never end.
     let prog = [
@@ -291,7 +297,8 @@ fn wfi_that_cannot_end_or_would_trap_is_an_error() {
     let mut sm = sim(true, &prog);
     let err = sm.run(1000, &AtomicBool::new(false)).unwrap_err();
     assert!(
-        err.to_string().contains("with MTIE enabled and mtimecmp 0xffffffffffffffff never reached"),
+        err.to_string()
+            .contains("with MTIE enabled and mtimecmp 0xffffffffffffffff never reached"),
         "{err}"
     );
     // Other widths, or outside the CLINT, still fault.

@@ -10,9 +10,9 @@ use crate::hart::{Hart, Privilege};
 // The architectural exception codes (Privileged ISA Table 3.6) are owned by
 // fwprof-isa; re-exported here under the names the simulator always used.
 pub use fwprof_isa::{
-    CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U, CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION,
-    CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH, CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE,
-    CAUSE_STORE_ACCESS,
+    CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U, CAUSE_FETCH_ACCESS,
+    CAUSE_ILLEGAL_INSTRUCTION, CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH, CAUSE_MISALIGNED_LOAD,
+    CAUSE_MISALIGNED_STORE, CAUSE_STORE_ACCESS,
 };
 
 /// Internal pseudo-cause: a store modified translated code; the store has
@@ -148,12 +148,18 @@ impl Hart {
             self.medeleg
         };
         let top = if self.rv64 { 1u64 << 63 } else { 1u64 << 31 };
-        let cause = if interrupt { exc.cause | top } else { exc.cause };
+        let cause = if interrupt {
+            exc.cause | top
+        } else {
+            exc.cause
+        };
         let tval = self.xlen_wrap(exc.tval);
         let epc = self.xlen_wrap(pc & !1);
-        let to = if from <= Privilege::Supervisor && exc.cause < 64 && (deleg >> exc.cause) & 1 != 0 {
+        let to = if from <= Privilege::Supervisor && exc.cause < 64 && (deleg >> exc.cause) & 1 != 0
+        {
             let sie = self.mstatus & crate::irq::MSTATUS_SIE != 0;
-            self.mstatus &= !(crate::irq::MSTATUS_SPIE | crate::irq::MSTATUS_SIE | crate::irq::MSTATUS_SPP);
+            self.mstatus &=
+                !(crate::irq::MSTATUS_SPIE | crate::irq::MSTATUS_SIE | crate::irq::MSTATUS_SPP);
             if sie {
                 self.mstatus |= crate::irq::MSTATUS_SPIE;
             }
@@ -167,7 +173,8 @@ impl Hart {
             Privilege::Supervisor
         } else {
             let mie = self.mstatus & crate::irq::MSTATUS_MIE != 0;
-            self.mstatus &= !(crate::irq::MSTATUS_MPIE | crate::irq::MSTATUS_MIE | crate::irq::MSTATUS_MPP);
+            self.mstatus &=
+                !(crate::irq::MSTATUS_MPIE | crate::irq::MSTATUS_MIE | crate::irq::MSTATUS_MPP);
             if mie {
                 self.mstatus |= crate::irq::MSTATUS_MPIE;
             }
@@ -191,7 +198,10 @@ impl Hart {
         } else {
             self.medeleg
         };
-        if self.privilege <= Privilege::Supervisor && exc.cause < 64 && (deleg >> exc.cause) & 1 != 0 {
+        if self.privilege <= Privilege::Supervisor
+            && exc.cause < 64
+            && (deleg >> exc.cause) & 1 != 0
+        {
             vector(self.stvec, exc.cause, interrupt)
         } else {
             vector(self.mtvec, exc.cause, interrupt)

@@ -47,7 +47,9 @@ impl Hooks for PcTrace {
         self.flush();
         // The hash is of the pcs at or above 0x80000000 (build.sh): the
         // reset ROM's six instructions are counted, not hashed.
-        let pcs = self.blocks[id.0 as usize].iter().filter(|&&p| p >= 0x8000_0000);
+        let pcs = self.blocks[id.0 as usize]
+            .iter()
+            .filter(|&&p| p >= 0x8000_0000);
         self.pending.extend(pcs);
     }
     fn on_block_cut(&mut self, _id: BlockId, executed: u32) {

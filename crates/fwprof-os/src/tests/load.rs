@@ -99,7 +99,10 @@ fn bare_metal_places_segments_at_paddr_inside_ram() {
     let dword = |a: u64| u64::from_le_bytes(mem.peek(a, 8).try_into().unwrap());
     assert_eq!(dword(0x1018), p.entry);
     assert_eq!(dword(0x1020), 0x87e0_0000);
-    assert_eq!(mem.perm_at(0x1000).map(|p| (p.write, p.exec)), Some((false, true)));
+    assert_eq!(
+        mem.perm_at(0x1000).map(|p| (p.write, p.exec)),
+        Some((false, true))
+    );
     // Heap: the largest RAM gap after the image, up to the device tree
     // (qemu-system-riscv64 7.2 answers 0x80200820..0x87e00000 for this layout).
     let h = env.heapinfo();
