@@ -17,12 +17,14 @@ mod exact;
 mod function_map;
 mod instrument;
 pub mod sample;
+#[cfg(test)]
+mod tests_traps;
 
 pub use call_stack::{
     ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_EXTRA_EVENTS,
 };
 pub use context_tree::MAX_CONTEXTS;
-pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
+pub use exact::{ExactCollector, ExactData, InstSite, Spread, TrapCauseStats, TrapStats};
 pub use function_map::FunctionMap;
 pub use instrument::{
     Clock, HookAddresses, HookKind, InstrumentCollector, InstrumentConfig, InstrumentData,

@@ -39,7 +39,7 @@ pub use decode::{decode, inst_len};
 pub use disasm::{disasm, Style};
 pub use inst::{Inst, Op, Xlen};
 pub use trap_cause::{
-    cause_name, signal_for_cause, trap_cause_name, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U, CAUSE_FETCH_PAGE_FAULT,
+    cause_name, signal_for_cause, trap_cause_name, trap_context_name, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U, CAUSE_FETCH_PAGE_FAULT,
     CAUSE_LOAD_PAGE_FAULT, CAUSE_STORE_PAGE_FAULT,
     CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION, CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH,
     CAUSE_MISALIGNED_LOAD, CAUSE_MISALIGNED_STORE, CAUSE_STORE_ACCESS,
