@@ -68,6 +68,7 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
     };
     let n = events.len();
     let x = data.extra;
+    let meta_xlen = meta.xlen;
     // The extra events of item `i` in a flat, item-major vector.
     let extra = |v: &[u64], i: usize, dst: &mut [u64]| {
         if x > 0 && n > 1 {
@@ -76,7 +77,7 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
             }
         }
     };
-    let mut functions = function_records(program, data.map.added());
+    let mut functions = function_records(program, &data.map);
     for (i, f) in functions.iter_mut().enumerate() {
         let stats = data.functions.get(i).copied().unwrap_or_default();
         f.calls = stats.calls;
@@ -135,7 +136,13 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
         .traps
         .iter()
         .map(|t| TrapRecord {
-            cause: t.cause,
+            // The collector flags interrupts in bit 63; the profile in
+            // the top bit of XLEN, as `mcause` holds it.
+            cause: if t.cause >> 63 == 1 && meta_xlen == 32 {
+                t.cause & !(1 << 63) | 1 << 31
+            } else {
+                t.cause
+            },
             pc: t.pc,
             count: t.count,
         })
@@ -161,7 +168,7 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
             }
         })
         .collect();
-    Profile {
+    let mut profile = Profile {
         contexts,
         meta,
         events,
@@ -173,5 +180,20 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
         samples: Vec::new(),
         instrumented: Vec::new(),
         sections: Default::default(),
-    }
+    };
+    let per_context = data.contexts_by_privilege.iter().map(|(c, p, v, x)| {
+        let mut cost = vec![0; n];
+        cost[0] = *v;
+        if n > 1 {
+            cost[1..].copy_from_slice(&x[..n - 1]);
+        }
+        (*c, *p, cost)
+    });
+    crate::trap_sections::add_trap_sections(
+        &mut profile,
+        &data.trap_causes,
+        per_context,
+        timing.is_some(),
+    );
+    profile
 }

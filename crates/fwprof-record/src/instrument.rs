@@ -252,7 +252,7 @@ pub(crate) fn profile(
         .map(|e| e.to_string())
         .collect();
     let mut profile = Profile::new(meta, events);
-    let mut functions = function_records(program, d.map.added());
+    let mut functions = function_records(program, &d.map);
     for (i, f) in functions.iter_mut().enumerate() {
         let s = d.functions.get(i).cloned().unwrap_or_default();
         f.calls = s.entered;

@@ -45,6 +45,7 @@ mod options;
 mod sample;
 mod session;
 mod sizes;
+mod trap_sections;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

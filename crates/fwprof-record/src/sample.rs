@@ -135,7 +135,7 @@ pub(crate) fn profile(
     }
     let events = event_names(with_core);
     let n = events.len();
-    let mut functions = function_records(program, agg.map.added());
+    let mut functions = function_records(program, &agg.map);
     for (i, f) in functions.iter_mut().enumerate() {
         f.self_cost = agg.self_cost.get(i).cloned().unwrap_or_else(|| vec![0; n]);
         f.inclusive = agg.inclusive.get(i).cloned().unwrap_or_else(|| vec![0; n]);
