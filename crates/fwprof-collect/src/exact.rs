@@ -13,6 +13,7 @@ use fwprof_sim::{
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
+use crate::traps::{TrapCauseStats, TrapCounts};
 
 /// Static facts of one executed instruction address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,50 +40,6 @@ pub struct TrapStats {
     pub pc: u64,
     /// How many times it trapped there.
     pub count: u64,
-}
-
-/// Minimum, maximum and sum of a series of values (e.g. interrupt
-/// latencies), and how many there were.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Spread {
-    /// Values added.
-    pub count: u64,
-    /// Smallest value (0 when `count` is 0).
-    pub min: u64,
-    /// Largest value.
-    pub max: u64,
-    /// Sum of the values.
-    pub total: u64,
-}
-
-impl Spread {
-    /// Add one value.
-    pub fn add(&mut self, v: u64) {
-        self.min = if self.count == 0 { v } else { self.min.min(v) };
-        self.max = self.max.max(v);
-        self.total = self.total.saturating_add(v);
-        self.count += 1;
-    }
-}
-
-/// Trap contexts of one cause, as the collector saw them taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TrapCauseStats {
-    /// Exception code without the interrupt bit.
-    pub code: u64,
-    /// True for an interrupt.
-    pub interrupt: bool,
-    /// Function id of its synthetic root ([`FunctionMap::trap_root`]).
-    pub root: u32,
-    /// Traps taken.
-    pub count: u64,
-    /// Interrupts only: latency in instructions
-    /// ([`fwprof_sim::Latency::instructions`]).
-    pub latency_instructions: Spread,
-    /// Interrupts only: latency in guest nanoseconds
-    /// ([`fwprof_sim::Latency::ns`]; 100 ns per modelled cycle with a core
-    /// model and no `--icount-shift`).
-    pub latency_ns: Spread,
 }
 
 /// What [`ExactCollector::finish`] returns. Counts are executed instructions.
@@ -162,7 +119,7 @@ pub struct ExactCollector<M: CostModel = ()> {
     prev_flushed_pc: u64,
     stack: CallStack,
     traps: HashMap<(u64, u64), u64>,
-    trap_causes: Vec<TrapCauseStats>,
+    trap_counts: TrapCounts,
     /// The privilege the run started at is known (from the first
     /// [`Hooks::on_code_context`](fwprof_sim::Hooks::on_code_context)).
     privilege_known: bool,
@@ -206,7 +163,7 @@ impl<M: CostModel> ExactCollector<M> {
             prev_flushed_pc: 0,
             stack: CallStack::with_extra_events(M::EXTRA),
             traps: HashMap::new(),
-            trap_causes: Vec::new(),
+            trap_counts: TrapCounts::default(),
             privilege_known: false,
             started: false,
             entry,
@@ -378,7 +335,7 @@ impl<M: CostModel> ExactCollector<M> {
             .collect();
         traps.sort_by_key(|t| (t.pc, t.cause));
         let data = ExactData {
-            trap_causes: self.trap_causes,
+            trap_causes: self.trap_counts.causes().to_vec(),
             contexts_by_privilege: done.contexts_by_privilege,
             sites,
             functions: done.functions,
@@ -523,26 +480,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         let flag = if trap.interrupt { 1 << 63 } else { 0 };
         *self.traps.entry((trap.pc, trap.cause | flag)).or_insert(0) += 1;
         let root = self.map.trap_root(trap.cause, trap.interrupt);
-        let i = match self.trap_causes.iter().position(|c| c.root == root) {
-            Some(i) => i,
-            None => {
-                self.trap_causes.push(TrapCauseStats {
-                    code: trap.cause,
-                    interrupt: trap.interrupt,
-                    root,
-                    count: 0,
-                    latency_instructions: Spread::default(),
-                    latency_ns: Spread::default(),
-                });
-                self.trap_causes.len() - 1
-            }
-        };
-        let c = &mut self.trap_causes[i];
-        c.count += 1;
-        if let Some(l) = trap.latency {
-            c.latency_instructions.add(l.instructions);
-            c.latency_ns.add(l.ns);
-        }
+        self.trap_counts.count(&trap, root);
         self.stack.set_privilege(trap.to.bits() as u8, instret);
         self.stack.enter_trap(root, trap.pc, sp, instret);
         self.cur_fn = root;

@@ -19,7 +19,7 @@ mod aggregate;
 mod clock;
 mod periods;
 
-pub use aggregate::{ArcKey, Sample, SampleData, SampledContext};
+pub use aggregate::{ArcKey, Sample, SampleData, SampledContext, TrapPath};
 pub use clock::{SampleClock, SampleHooks};
 pub use periods::Periods;
 
@@ -154,7 +154,19 @@ impl Sampler {
             };
             let stack = self.unwinder.unwind(&regs, &mut GuestMemory(sim.memory()));
             let inst = instruction_at(sim.memory(), regs.pc);
-            self.agg.add(&stack, now, &interval, inst);
+            let t = sim.hooks_mut().traps();
+            let privilege = t.privilege().unwrap_or(3);
+            let trap = t.open().last().map(|inner| TrapPath {
+                roots: t
+                    .open()
+                    .iter()
+                    .map(|o| t.roots()[o.root as usize])
+                    .collect(),
+                handler: inner.handler,
+                pc: inner.pc,
+            });
+            self.agg
+                .add(&stack, now, &interval, inst, trap.as_ref(), privilege);
             // Periods that ended inside one block (a block longer than
             // the period, in cycles) merge into this sample.
             while self.next <= count {
@@ -172,9 +184,12 @@ impl Sampler {
     }
 
     /// The aggregated samples, and the unwinder (for its warnings and
-    /// counts).
-    pub fn finish(self) -> (SampleData, Unwinder) {
-        (self.agg.finish(self.idle_samples), self.unwinder)
+    /// counts). `traps`: the run's hooks' tracker, whose counts per cause
+    /// go into [`SampleData::trap_causes`].
+    pub fn finish(self, traps: &crate::TrapTracker) -> (SampleData, Unwinder) {
+        let mut data = self.agg.finish(self.idle_samples);
+        data.trap_causes = traps.counts_in(&mut data.map);
+        (data, self.unwinder)
     }
 }
 
