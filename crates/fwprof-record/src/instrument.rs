@@ -326,6 +326,13 @@ pub(crate) fn profile(
             histogram: f.histogram.clone(),
         })
         .collect();
+    // No costs per privilege level: the hooks' activations are not split.
+    crate::trap_sections::add_trap_sections(
+        &mut profile,
+        &d.trap_causes,
+        std::iter::empty(),
+        with_cycles,
+    );
     profile
 }
 

@@ -15,7 +15,8 @@
 //!   functions with no cost at the level are left out (their `calls` set
 //!   to 0, so the flat profile does not list them);
 //! * per-address costs are kept only for functions whose whole cost
-//!   was at the level (annotate cannot split an address by level).
+//!   was at the level (annotate cannot split an address by level);
+//! * the trap table (whose costs span every level) is left out.
 
 use std::collections::HashMap;
 
@@ -194,5 +195,7 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
         }
     }
     out.costs = costs;
+    // The trap table's costs are of every level: not shown restricted.
+    out.sections.remove(<fwprof_profile::TrapSection as fwprof_profile::SectionKind>::NAME);
     Ok(out)
 }
