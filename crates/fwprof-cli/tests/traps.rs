@@ -333,3 +333,25 @@ fn folded_stacks_show_trap_contexts_as_roots() {
         .count();
     assert_eq!(nested_lines > 0, nested > 0, "{folded}");
 }
+
+#[test]
+fn merge_combines_the_trap_and_privilege_sections() {
+    let elf = common::firmware_elf("timer_spin.rv64.elf");
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, p) = record(tmp.path(), &elf, &[]);
+    common::fwprof_ok(
+        tmp.path(),
+        &["merge", "-o", "m.fwprof", "p.fwprof", "p.fwprof"],
+    );
+    let m = Profile::read(&tmp.path().join("m.fwprof")).unwrap();
+    m.check_invariants().unwrap();
+    assert!(!m.meta.warnings.iter().any(|w| w.starts_with("section ")), "{:?}", m.meta.warnings);
+    let (a, b) = (traps(&p).causes[0].clone(), traps(&m).causes[0].clone());
+    assert_eq!(b.count, 2 * a.count);
+    assert_eq!(b.inclusive[0], 2 * a.inclusive[0]);
+    let (la, lb) = (a.latency.unwrap(), b.latency.unwrap());
+    assert_eq!((lb.count, lb.instructions.max, lb.instructions.total), (2 * la.count, la.instructions.max, 2 * la.instructions.total));
+    assert_eq!(m.functions[b.root.index()].name, "[interrupt: machine timer]");
+    let pm = m.section::<fwprof_profile::PrivilegeSection>().unwrap().unwrap();
+    assert_eq!(pm.total(fwprof_profile::Level::M, 1)[0], 2 * p.totals[0]);
+}
