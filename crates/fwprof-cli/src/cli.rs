@@ -300,7 +300,7 @@ pub struct ReportArgs {
     pub events: Vec<String>,
     /// Report only the costs incurred at this privilege level (M, S or U):
     /// self costs, inclusive costs and arcs at that level, totals of that
-    /// level (docs/reports.md, "Privilege levels").
+    /// level (docs/traps.md, "Privilege levels").
     #[arg(long, value_enum, value_name = "LEVEL", ignore_case = true)]
     pub privilege: Option<PrivilegeArg>,
 }

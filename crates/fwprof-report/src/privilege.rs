@@ -1,7 +1,7 @@
 //! `fwprof report --privilege M|S|U`: the profile restricted to the costs
 //! incurred at one privilege level, from its `privilege` section.
 //!
-//! Definition (also in `docs/reports.md`): an instruction's cost belongs
+//! Definition (also in `docs/traps.md`): an instruction's cost belongs
 //! to the level the hart ran it at. In the restricted profile
 //! * the totals are the level's totals;
 //! * each calling context's self cost is its self cost at the level, and a
