@@ -525,8 +525,16 @@ impl CallStack {
             tail,
             // A trap root counts once however its contexts nest (an inner
             // one's cost is inside the outer's); anything else once per level.
-            outer_fn: if trap { saved_fn == NO_CTX } else { saved_fn != level },
-            outer_arc: if trap { saved_arc == NO_CTX } else { saved_arc != level },
+            outer_fn: if trap {
+                saved_fn == NO_CTX
+            } else {
+                saved_fn != level
+            },
+            outer_arc: if trap {
+                saved_arc == NO_CTX
+            } else {
+                saved_arc != level
+            },
         });
     }
 
@@ -560,8 +568,8 @@ impl CallStack {
             // it interrupted.
             let l = f.level as usize;
             self.excluded[l] += spent;
-            for e in 0..MAX_EXTRA_EVENTS {
-                self.excluded_clock[l][e] += spent_clock[e];
+            for (x, s) in self.excluded_clock[l].iter_mut().zip(spent_clock) {
+                *x += s;
             }
             self.level -= 1;
             self.innermost_trap = self.frames.iter().rposition(|f| f.trap);
@@ -642,15 +650,19 @@ impl CallStack {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let x = self.contexts_extra.get(i).copied().unwrap_or([0; MAX_EXTRA_EVENTS]);
+                let x = self
+                    .contexts_extra
+                    .get(i)
+                    .copied()
+                    .unwrap_or([0; MAX_EXTRA_EVENTS]);
                 (c.self_cost, x)
             })
             .collect();
         for (&(c, p), (n, x)) in &self.by_privilege {
             let r = &mut rest[c as usize];
             r.0 = r.0.saturating_sub(*n);
-            for e in 0..MAX_EXTRA_EVENTS {
-                r.1[e] = r.1[e].saturating_sub(x[e]);
+            for (r, x) in r.1.iter_mut().zip(x) {
+                *r = r.saturating_sub(*x);
             }
             by_priv.push((c, p, *n, x[..extra].to_vec()));
         }

@@ -7,9 +7,7 @@ use fwprof_isa::Inst;
 /// `prev_block` after a cache flush: the previous block's ids are gone, its
 /// last instruction's address is kept in `prev_flushed_pc`.
 const PREV_FLUSHED: u32 = u32::MAX - 1;
-use fwprof_sim::{
-    BlockId, CodeContext, CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn,
-};
+use fwprof_sim::{BlockId, CodeContext, CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;

@@ -15,20 +15,20 @@ mod call_stack;
 mod context_tree;
 mod exact;
 mod function_map;
-mod traps;
 mod instrument;
 pub mod sample;
 #[cfg(test)]
 mod tests_traps;
+mod traps;
 
 pub use call_stack::{
     ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_EXTRA_EVENTS,
 };
 pub use context_tree::MAX_CONTEXTS;
 pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
-pub use traps::{OpenTrap, Spread, TrapCauseStats, TrapCounts, TrapTracker};
 pub use function_map::FunctionMap;
 pub use instrument::{
     Clock, HookAddresses, HookKind, InstrumentCollector, InstrumentConfig, InstrumentData,
     InstrumentedArc, InstrumentedContext, InstrumentedFunction, INSTRUMENT_EVENTS,
 };
+pub use traps::{OpenTrap, Spread, TrapCauseStats, TrapCounts, TrapTracker};

@@ -110,11 +110,17 @@ fn nested_traps_nest_and_count_once() {
     let f = &done.functions;
     let x = &done.functions_extra;
     // work: 22 instructions on the stack, less 10 and 2 in handlers.
-    assert_eq!((f[WORK as usize].calls, f[WORK as usize].inclusive), (1, 10));
+    assert_eq!(
+        (f[WORK as usize].calls, f[WORK as usize].inclusive),
+        (1, 10)
+    );
     assert_eq!(x[WORK as usize], 100);
     assert_eq!(f[MAIN as usize].inclusive, 29 - 12);
     // The timer's contexts: 10 + 2, the nested software one inside.
-    assert_eq!((f[TIMER as usize].calls, f[TIMER as usize].inclusive), (2, 12));
+    assert_eq!(
+        (f[TIMER as usize].calls, f[TIMER as usize].inclusive),
+        (2, 12)
+    );
     assert_eq!(x[TIMER as usize], 120);
     // Its handler leaves out the nested trap's 4.
     assert_eq!(f[HANDLER as usize].inclusive, 6 + 2);
@@ -147,7 +153,10 @@ fn a_trap_of_the_same_cause_inside_its_handler_counts_once() {
     cs.trap_return(10);
     let done = cs.finish_with_extra(12);
     let f = &done.functions;
-    assert_eq!((f[TIMER as usize].calls, f[TIMER as usize].inclusive), (2, 8));
+    assert_eq!(
+        (f[TIMER as usize].calls, f[TIMER as usize].inclusive),
+        (2, 8)
+    );
     // The handler at level 1 leaves out the level-2 context (3); the one
     // at level 2 is outermost there and counts its 3.
     assert_eq!(f[HANDLER as usize].inclusive, 5 + 3);
@@ -188,7 +197,10 @@ fn a_return_below_the_trap_context_closes_it() {
     cs.enter_handler(HANDLER, 4000, 5);
     cs.call(HANDLER, OTHER, 0x300, 0x50, 3900, 7);
     cs.ret(0x14, 1000, 9);
-    assert_eq!((cs.depth(), cs.trap_level(), cs.current()), (1, 0, Some(MAIN)));
+    assert_eq!(
+        (cs.depth(), cs.trap_level(), cs.current()),
+        (1, 0, Some(MAIN))
+    );
 }
 
 #[test]
@@ -296,7 +308,10 @@ fn exact_collector_puts_handlers_under_trap_roots() {
     let root = d.trap_causes[0].root;
     assert_eq!(d.map.trap_roots(), &[(7, true, root)]);
     assert_eq!(
-        (d.trap_causes[0].count, d.trap_causes[0].latency_instructions.total),
+        (
+            d.trap_causes[0].count,
+            d.trap_causes[0].latency_instructions.total
+        ),
         (1, 5)
     );
     assert_eq!(d.trap_causes[0].latency_ns.max, 700);

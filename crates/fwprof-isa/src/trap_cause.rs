@@ -175,7 +175,10 @@ mod tests {
             trap_context_name(8, false),
             "[exception: environment call from U-mode]"
         );
-        assert_eq!(trap_context_name(7, false), "[exception: store/AMO access fault]");
+        assert_eq!(
+            trap_context_name(7, false),
+            "[exception: store/AMO access fault]"
+        );
         assert_eq!(trap_context_name(16, true), "[interrupt: cause 16]");
         assert_eq!(trap_context_name(14, false), "[exception: cause 14]");
     }

@@ -116,7 +116,11 @@ impl Profile {
                     *s += u128::from(v);
                 }
             }
-            if sum.iter().zip(&self.totals).any(|(&s, &t)| s != u128::from(t)) {
+            if sum
+                .iter()
+                .zip(&self.totals)
+                .any(|(&s, &t)| s != u128::from(t))
+            {
                 problems.push("the privilege levels' totals do not add up to the totals".into());
             }
         }

@@ -45,7 +45,10 @@ use crate::model::Profile;
 /// [`SectionKind`] implementation and its entry here.
 pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
     (crate::TrapSection::NAME, crate::TrapSection::VERSION),
-    (crate::PrivilegeSection::NAME, crate::PrivilegeSection::VERSION),
+    (
+        crate::PrivilegeSection::NAME,
+        crate::PrivilegeSection::VERSION,
+    ),
 ];
 
 /// Longest section name accepted, in bytes.

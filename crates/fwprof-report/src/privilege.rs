@@ -113,8 +113,9 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
     let mut subtree = ctx_self.clone();
     for i in (0..nc).rev() {
         if let Some(p) = profile.contexts[i].parent {
-            for e in 0..n {
-                subtree[p as usize][e] += subtree[i][e];
+            let child = subtree[i].clone();
+            for (d, s) in subtree[p as usize].iter_mut().zip(child) {
+                *d += s;
             }
         }
     }
@@ -137,7 +138,10 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
         }
         let caller = profile.contexts[i].parent.map(|p| func(p as usize));
         if pair_outer[i] {
-            add(pairs.entry((caller, f)).or_insert_with(|| vec![0; n]), &subtree[i]);
+            add(
+                pairs.entry((caller, f)).or_insert_with(|| vec![0; n]),
+                &subtree[i],
+            );
         }
         out.contexts[i].self_cost = ctx_self[i].clone();
     }
@@ -196,6 +200,7 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
     }
     out.costs = costs;
     // The trap table's costs are of every level: not shown restricted.
-    out.sections.remove(<fwprof_profile::TrapSection as fwprof_profile::SectionKind>::NAME);
+    out.sections
+        .remove(<fwprof_profile::TrapSection as fwprof_profile::SectionKind>::NAME);
     Ok(out)
 }

@@ -51,7 +51,10 @@ pub fn write_trap_table(
         .causes
         .iter()
         .any(|c| c.latency.is_some_and(|l| l.cycles.is_some()));
-    let ev = profile.events.get(event).map_or("instructions", String::as_str);
+    let ev = profile
+        .events
+        .get(event)
+        .map_or("instructions", String::as_str);
     let unit = match ev {
         "instructions" => "instrs".to_string(),
         e => e.to_string(),

@@ -418,7 +418,14 @@ mod tests {
         let map = FunctionMap::new(&[(0x1000, 0x1100), (0x2000, 0x2100)], &[0x1000, 0x2000]);
         let mut agg = Aggregate::new(2, map);
         // main -> f -> f, then main -> f.
-        agg.add(&stack(&[0x2004, 0x2010, 0x1010]), 10, &[10, 1], (4, 0), None, 3);
+        agg.add(
+            &stack(&[0x2004, 0x2010, 0x1010]),
+            10,
+            &[10, 1],
+            (4, 0),
+            None,
+            3,
+        );
         agg.add(&stack(&[0x2008, 0x1010]), 20, &[10, 1], (4, 0), None, 3);
         let d = agg.finish(0);
         assert!(!d.contexts_folded);
