@@ -304,6 +304,36 @@ pub struct ReportArgs {
     /// dcache_miss_rate and mispredict_rate (e.g. `cycles,instructions,cpi`).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     pub events: Vec<String>,
+    /// Report only the costs incurred at this privilege level (M, S or U):
+    /// self costs, inclusive costs and arcs at that level, totals of that
+    /// level (docs/traps.md, "Privilege levels").
+    #[arg(long, value_enum, value_name = "LEVEL", ignore_case = true)]
+    pub privilege: Option<PrivilegeArg>,
+}
+
+/// A privilege level for `report --privilege`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrivilegeArg {
+    /// Machine mode.
+    #[value(name = "M")]
+    M,
+    /// Supervisor mode.
+    #[value(name = "S")]
+    S,
+    /// User mode.
+    #[value(name = "U")]
+    U,
+}
+
+impl PrivilegeArg {
+    /// The profile's level.
+    pub fn level(self) -> fwprof_profile::Level {
+        match self {
+            PrivilegeArg::M => fwprof_profile::Level::M,
+            PrivilegeArg::S => fwprof_profile::Level::S,
+            PrivilegeArg::U => fwprof_profile::Level::U,
+        }
+    }
 }
 
 /// `fwprof annotate`.

@@ -117,7 +117,11 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
 
 /// `fwprof report`; `color`: colour the text report (see [`use_color`]).
 pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
-    let profile = crate::files::read_profile(&a.file)?;
+    let mut profile = crate::files::read_profile(&a.file)?;
+    if let Some(level) = a.privilege {
+        profile = fwprof_report::restrict_to_privilege(&profile, level.level())
+            .with_context(|| format!("cannot report --privilege {:?}", level))?;
+    }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
     write(&profile, a, color, &mut w)?;

@@ -300,7 +300,6 @@ fn fwprof_matches_qemu_output_status_and_counts() {
 /// main→work: exactly one call, whatever the interrupts in between (the call
 /// graph must treat trap entry and mret as a context switch, not calls).
 #[test]
-#[ignore = "trap contexts in profiles (issue 13, section 2) are not merged yet"]
 fn main_calls_work_exactly_once() {
     if !have_tools() {
         return;

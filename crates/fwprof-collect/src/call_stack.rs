@@ -23,6 +23,36 @@
 //!   [`MAX_CONTEXTS`](crate::MAX_CONTEXTS) contexts, a new activation of a function already on
 //!   the stack reuses that activation's context (recursion is folded), so
 //!   the tree stays bounded.
+//!
+//! Traps (Privileged ISA 20211203, §3.1.6.1 and §3.3.2): a trap is not a
+//! call. [`CallStack::enter_trap`] pushes a *trap context* — an activation
+//! of a synthetic root function (one per cause, `[interrupt: machine
+//! timer]`) remembering the interrupted pc — above the interrupted
+//! activations, which stay on the stack untouched; the handler's code runs
+//! in activations above it ([`CallStack::enter_handler`]), and
+//! [`CallStack::trap_return`] (`mret`/`sret`) pops the context, its
+//! handler activations with it. In the calling-context tree a trap context
+//! is a root of its own, or, for a trap taken inside a handler, a child of
+//! the enclosing trap context's root (nested traps nest). Costs:
+//! * **Trap levels.** The interrupted program is level 0, a handler level
+//!   1, a handler of a trap taken inside it level 2 ... An activation's
+//!   inclusive cost counts only what executed at its own level: the
+//!   handler's cost does *not* count toward the interrupted functions
+//!   (nor toward their arcs), as a signal handler's does not in perf.
+//!   A trap root's inclusive cost counts its handler and the traps nested
+//!   inside it. "Outermost activation" (recursion counted once) is judged
+//!   per level, so a function running both in the program and in a
+//!   handler has both counted.
+//! * **Returns inside a handler** match the handler's activations first,
+//!   then those below the trap context (a non-local exit out of the
+//!   handler, e.g. a context restored by `longjmp`, closes the context);
+//!   a return that matches nothing resynchronises by stack pointer as
+//!   before, and a trap context whose interrupted `sp` is at or below the
+//!   new `sp` closes with the activations above it.
+//! * **Privilege levels**: [`CallStack::set_privilege`] tells the level the
+//!   hart runs at; self costs are then also kept per (context, privilege).
+
+use std::collections::HashMap;
 
 use crate::context_tree::{ArcTable, ContextTree, NONE as NO_CTX};
 
@@ -71,13 +101,23 @@ pub struct ArcStats {
 
 #[derive(Clone, Copy, Debug)]
 struct Frame {
+    /// Trap level whose clock this activation's inclusive cost is measured
+    /// on (a trap root: the level it was entered from).
+    level: u32,
+    /// A trap context's root (its `ret` is the interrupted pc).
+    trap: bool,
+    /// `fn_level`/`arc_level` of its function/arc before it was entered.
+    saved_fn: u32,
+    saved_arc: u32,
     func: u32,
     arc: u32,
     /// Expected return target.
     ret: u64,
     /// `sp` when the activation was entered.
     sp: u64,
-    /// Executed-instruction count when it started.
+    /// Instructions on its level's clock when it started (the executed
+    /// count less the instructions of trap contexts closed since level
+    /// `level` was entered).
     start: u64,
     /// This activation was entered by a tail call (pops with its parent).
     tail: bool,
@@ -105,6 +145,11 @@ pub struct Finished {
     pub contexts_extra: Vec<u64>,
     /// Recursion was folded because the tree reached [`MAX_CONTEXTS`](crate::MAX_CONTEXTS).
     pub contexts_folded: bool,
+    /// Self cost per context and privilege level (encoded as in
+    /// `mstatus.MPP`: 0 U, 1 S, 3 M), for every pair with a cost:
+    /// `(context, privilege, instructions, extra events)`, sorted by
+    /// context then privilege (extra events: `extra` values).
+    pub contexts_by_privilege: Vec<(u32, u8, u64, Vec<u64>)>,
 }
 
 /// A shadow call stack that accumulates [`FunctionStats`] and [`ArcStats`].
@@ -112,12 +157,14 @@ pub struct Finished {
 pub struct CallStack {
     frames: Vec<Frame>,
     funcs: Vec<FunctionStats>,
-    /// Activations of each function currently on the stack.
-    active_fn: Vec<u32>,
+    /// Per function, the trap level of its innermost activation on the
+    /// stack ([`NO_CTX`] if none): an activation is its function's
+    /// outermost at its level unless this equals the level.
+    fn_level: Vec<u32>,
     /// The arcs' ids, and their stats by id.
     arc_table: ArcTable,
     arcs: Vec<ArcStats>,
-    active_arc: Vec<u32>,
+    arc_level: Vec<u32>,
     /// Events tracked besides instructions (0 = instructions only).
     extra: usize,
     /// Current cumulative value of each extra event ([`CallStack::set_clock`]).
@@ -136,6 +183,21 @@ pub struct CallStack {
     /// and the extra events' clock.
     top_since: u64,
     top_clock: Clock,
+    /// Open trap contexts (the current trap level).
+    level: u32,
+    /// Per trap level, instructions (and extra events) of the trap
+    /// contexts entered from it and closed since it was entered.
+    excluded: Vec<u64>,
+    excluded_clock: Vec<Clock>,
+    /// Index of the innermost trap root in `frames`, if any.
+    innermost_trap: Option<usize>,
+    /// Privilege the hart runs at (0 U, 1 S, 3 M), and the one it started
+    /// at (whose per-context costs are the remainder of the others').
+    privilege: u8,
+    base_privilege: u8,
+    /// Self cost per (context, privilege) for privileges other than
+    /// `base_privilege`.
+    by_privilege: HashMap<(u32, u8), (u64, Clock)>,
 }
 
 /// Most extra events a [`CallStack`] tracks.
@@ -196,7 +258,7 @@ impl CallStack {
         let need = f as usize + 1;
         if self.funcs.len() < need {
             self.funcs.resize(need, FunctionStats::default());
-            self.active_fn.resize(need, 0);
+            self.fn_level.resize(need, NO_CTX);
             if self.extra > 0 {
                 self.funcs_extra.resize(need, [0; MAX_EXTRA_EVENTS]);
             }
@@ -224,7 +286,7 @@ impl CallStack {
             calls: 0,
             inclusive: 0,
         });
-        self.active_arc.push(0);
+        self.arc_level.push(NO_CTX);
         if self.extra > 0 {
             self.arcs_extra.push([0; MAX_EXTRA_EVENTS]);
         }
@@ -269,13 +331,75 @@ impl CallStack {
     fn charge_top(&mut self, now: u64) {
         if let Some(top) = self.frames.last() {
             let c = top.ctx as usize;
-            self.contexts[c].self_cost += now.saturating_sub(self.top_since);
+            let spent = now.saturating_sub(self.top_since);
+            self.contexts[c].self_cost += spent;
             if self.extra > 0 {
                 add_spent(&mut self.contexts_extra[c], &self.clock, &self.top_clock);
+            }
+            if self.privilege != self.base_privilege {
+                self.charge_privilege(c as u32, spent);
             }
         }
         self.top_since = now;
         self.top_clock = self.clock;
+    }
+
+    /// Charge `spent` instructions (and the extra events since `top_clock`)
+    /// of context `c` to the current privilege.
+    #[cold]
+    fn charge_privilege(&mut self, c: u32, spent: u64) {
+        let e = self
+            .by_privilege
+            .entry((c, self.privilege))
+            .or_insert((0, [0; MAX_EXTRA_EVENTS]));
+        e.0 += spent;
+        if self.extra > 0 {
+            add_spent(&mut e.1, &self.clock, &self.top_clock);
+        }
+    }
+
+    /// The hart runs at `privilege` (0 U, 1 S, 3 M) from instruction count
+    /// `now` on (set the clock first). The first call, before the root is
+    /// entered, gives the level the run starts at.
+    pub fn set_privilege(&mut self, privilege: u8, now: u64) {
+        if self.frames.is_empty() && self.contexts.is_empty() {
+            self.base_privilege = privilege;
+        } else if privilege != self.privilege {
+            self.charge_top(now);
+        }
+        self.privilege = privilege;
+    }
+
+    /// The level's clock at instruction count `now`: `now` less the
+    /// instructions of the trap contexts entered from it and closed.
+    #[inline]
+    fn level_now(&self, level: u32, now: u64) -> u64 {
+        now.saturating_sub(self.excluded.get(level as usize).copied().unwrap_or(0))
+    }
+
+    /// The level's extra-event clock (see [`CallStack::level_now`]).
+    #[inline]
+    fn level_clock(&self, level: u32) -> Clock {
+        let mut c = self.clock;
+        if let Some(x) = self.excluded_clock.get(level as usize) {
+            for e in 0..MAX_EXTRA_EVENTS {
+                c[e] = c[e].saturating_sub(x[e]);
+            }
+        }
+        c
+    }
+
+    /// The number of open trap contexts (0 while the program runs outside
+    /// every handler).
+    pub fn trap_level(&self) -> u32 {
+        self.level
+    }
+
+    /// True if the topmost activation is a trap context's root (a trap was
+    /// taken and its handler has not run an instruction yet).
+    #[inline]
+    pub fn at_trap_root(&self) -> bool {
+        self.frames.last().is_some_and(|f| f.trap)
     }
 
     /// The function of the topmost activation, if any.
@@ -300,7 +424,65 @@ impl CallStack {
     /// Enter the root activation (the program's entry function) at instruction count `now`.
     /// It is counted as one call from `<spontaneous>`.
     pub fn enter_root(&mut self, func: u32, sp: u64, now: u64) {
-        self.push(None, func, 0, u64::MAX, sp, now, false);
+        self.push(None, func, 0, u64::MAX, sp, now, false, false);
+    }
+
+    /// The root activation (boot code such as a reset ROM, alone on the
+    /// stack) hands control over to `func` at instruction count `now`: it
+    /// ends, and `func` becomes the root activation, counted as one call
+    /// from `<spontaneous>` (no arc from the boot code).
+    pub fn hand_over(&mut self, func: u32, sp: u64, now: u64) {
+        debug_assert_eq!(self.frames.len(), 1);
+        while !self.frames.is_empty() {
+            self.pop_one(now);
+        }
+        self.enter_root(func, sp, now);
+    }
+
+    /// A trap was taken at instruction count `now` (which counts the
+    /// trapping instruction; set the clock first): push a trap context
+    /// whose root is the synthetic function `root` (one per cause),
+    /// remembering the interrupted pc `pc` and the `sp` it had. The
+    /// context is a root of the calling-context tree, or a child of the
+    /// enclosing trap context's root when taken inside a handler (then
+    /// its arc comes from that root). Call [`CallStack::enter_handler`]
+    /// when the handler's first instruction runs.
+    pub fn enter_trap(&mut self, root: u32, pc: u64, sp: u64, now: u64) {
+        let caller = self.innermost_trap.map(|i| self.frames[i].func);
+        self.push(caller, root, 0, pc, sp, now, false, true);
+        self.level += 1;
+        let l = self.level as usize;
+        if self.excluded.len() <= l {
+            self.excluded.resize(l + 1, 0);
+            self.excluded_clock.resize(l + 1, [0; MAX_EXTRA_EVENTS]);
+        }
+        // Nothing of the new level is open: its clock starts afresh.
+        self.excluded[l] = 0;
+        self.excluded_clock[l] = [0; MAX_EXTRA_EVENTS];
+    }
+
+    /// The handler of the innermost trap context starts running `func` at
+    /// instruction count `now`: its first activation, called from the trap
+    /// root (call site 0). It is never popped by a return, only with its
+    /// context.
+    pub fn enter_handler(&mut self, func: u32, sp: u64, now: u64) {
+        let root = self.frames.last().map(|f| f.func);
+        self.push(root, func, 0, u64::MAX, sp, now, false, false);
+    }
+
+    /// An `mret`/`sret` at instruction count `now` (counting it): close the
+    /// innermost trap context, its handler's activations with it, and give
+    /// the pc it interrupted; the interrupted activations continue (their
+    /// call counts unchanged, no arc added). `None` if no trap context is
+    /// open (e.g. start-up code entering a lower privilege with `mret`):
+    /// nothing is popped.
+    pub fn trap_return(&mut self, now: u64) -> Option<u64> {
+        let i = self.innermost_trap?;
+        let pc = self.frames[i].ret;
+        while self.frames.len() > i {
+            self.pop_one(now);
+        }
+        Some(pc)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -313,56 +495,96 @@ impl CallStack {
         sp: u64,
         now: u64,
         tail: bool,
+        trap: bool,
     ) {
         self.ensure_fn(callee);
         let arc = self.arc_id(caller, callee, site, tail);
         self.funcs[callee as usize].calls += 1;
         self.arcs[arc as usize].calls += 1;
-        let outer_fn = self.active_fn[callee as usize] == 0;
-        let outer_arc = self.active_arc[arc as usize] == 0;
-        self.active_fn[callee as usize] += 1;
-        self.active_arc[arc as usize] += 1;
+        let level = self.level;
+        let saved_fn = self.fn_level[callee as usize];
+        let saved_arc = self.arc_level[arc as usize];
+        self.fn_level[callee as usize] = level;
+        self.arc_level[arc as usize] = level;
         if self.extra > 0 {
-            self.snap.push(self.clock);
+            let c = self.level_clock(level);
+            self.snap.push(c);
         }
         self.charge_top(now);
-        let parent = self.frames.last().map_or(NO_CTX, |f| f.ctx);
+        // A trap root hangs from the enclosing trap context's root, or is a
+        // root of the tree; everything else from the topmost activation.
+        let parent = if trap {
+            self.innermost_trap.map_or(NO_CTX, |i| self.frames[i].ctx)
+        } else {
+            self.frames.last().map_or(NO_CTX, |f| f.ctx)
+        };
         let ctx = self.context(parent, callee);
         self.contexts[ctx as usize].calls += 1;
+        if trap {
+            self.innermost_trap = Some(self.frames.len());
+        }
         self.frames.push(Frame {
+            level,
+            trap,
+            saved_fn,
+            saved_arc,
             ctx,
             func: callee,
             arc,
             ret,
             sp,
-            start: now,
+            start: self.level_now(level, now),
             tail,
-            outer_fn,
-            outer_arc,
+            // A trap root counts once however its contexts nest (an inner
+            // one's cost is inside the outer's); anything else once per level.
+            outer_fn: if trap {
+                saved_fn == NO_CTX
+            } else {
+                saved_fn != level
+            },
+            outer_arc: if trap {
+                saved_arc == NO_CTX
+            } else {
+                saved_arc != level
+            },
         });
     }
 
     fn pop_one(&mut self, now: u64) -> Option<Frame> {
         self.charge_top(now);
         let f = self.frames.pop()?;
-        let spent = now.saturating_sub(f.start);
-        self.active_fn[f.func as usize] -= 1;
-        self.active_arc[f.arc as usize] -= 1;
+        let spent = self.level_now(f.level, now).saturating_sub(f.start);
+        self.fn_level[f.func as usize] = f.saved_fn;
+        self.arc_level[f.arc as usize] = f.saved_arc;
         if f.outer_fn {
             self.funcs[f.func as usize].inclusive += spent;
         }
         if f.outer_arc {
             self.arcs[f.arc as usize].inclusive += spent;
         }
+        let mut spent_clock = [0; MAX_EXTRA_EVENTS];
         if self.extra > 0 {
             if let Some(snap) = self.snap.pop() {
+                let now_clock = self.level_clock(f.level);
+                add_spent(&mut spent_clock, &now_clock, &snap);
                 if f.outer_fn {
-                    add_spent(&mut self.funcs_extra[f.func as usize], &self.clock, &snap);
+                    add_spent(&mut self.funcs_extra[f.func as usize], &now_clock, &snap);
                 }
                 if f.outer_arc {
-                    add_spent(&mut self.arcs_extra[f.arc as usize], &self.clock, &snap);
+                    add_spent(&mut self.arcs_extra[f.arc as usize], &now_clock, &snap);
                 }
             }
+        }
+        if f.trap {
+            // The context's whole duration leaves the clock of the level
+            // it interrupted.
+            let l = f.level as usize;
+            self.excluded[l] += spent;
+            for (x, s) in self.excluded_clock[l].iter_mut().zip(spent_clock) {
+                *x += s;
+            }
+            self.level -= 1;
+            self.innermost_trap = self.frames.iter().rposition(|f| f.trap);
         }
         Some(f)
     }
@@ -372,7 +594,7 @@ impl CallStack {
     /// instruction; `sp` is the stack pointer at the call.
     #[inline]
     pub fn call(&mut self, caller: u32, callee: u32, site: u64, ret: u64, sp: u64, now: u64) {
-        self.push(Some(caller), callee, site, ret, sp, now, false);
+        self.push(Some(caller), callee, site, ret, sp, now, false, false);
     }
 
     /// A jump without link from `caller` at `site` to the entry of `callee`:
@@ -380,7 +602,7 @@ impl CallStack {
     #[inline]
     pub fn tail_call(&mut self, caller: u32, callee: u32, site: u64, sp: u64, now: u64) {
         let ret = self.frames.last().map_or(u64::MAX, |f| f.ret);
-        self.push(Some(caller), callee, site, ret, sp, now, true);
+        self.push(Some(caller), callee, site, ret, sp, now, true, false);
     }
 
     /// A return to `target` with stack pointer `sp` after it; `now` counts the
@@ -390,9 +612,12 @@ impl CallStack {
         let n = self.frames.len();
         let lowest = n.saturating_sub(RETURN_SEARCH_DEPTH);
         // Never pop the root activation: it ends only when the run does.
+        // Trap roots hold the interrupted pc, not a return address: they
+        // never match (a match below one closes it: a non-local exit out of
+        // the handler).
         let found = (lowest.max(1)..n)
             .rev()
-            .find(|&i| self.frames[i].ret == target);
+            .find(|&i| self.frames[i].ret == target && !self.frames[i].trap);
         match found {
             Some(mut i) => {
                 while i > 1 && self.frames[i].tail && self.frames[i - 1].ret == target {
@@ -407,7 +632,9 @@ impl CallStack {
     }
 
     /// Drop activations entered at or below `sp` (the stack grows down): used
-    /// after non-local exits such as `longjmp`.
+    /// after non-local exits such as `longjmp`. A trap context goes with
+    /// them when the `sp` it interrupted is at or below `sp` (a `longjmp`
+    /// out of the handler to the interrupted program's frames).
     pub fn resync(&mut self, sp: u64, now: u64) {
         while self.frames.len() > 1 && self.frames.last().is_some_and(|f| f.sp <= sp) {
             self.pop_one(now);
@@ -426,7 +653,40 @@ impl CallStack {
         while !self.frames.is_empty() {
             self.pop_one(now);
         }
+        let extra = self.extra;
+        let mut by_priv: Vec<(u32, u8, u64, Vec<u64>)> = Vec::new();
+        // The base privilege's share is each context's self cost less the
+        // other privileges'.
+        let mut rest: Vec<(u64, Clock)> = self
+            .contexts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let x = self
+                    .contexts_extra
+                    .get(i)
+                    .copied()
+                    .unwrap_or([0; MAX_EXTRA_EVENTS]);
+                (c.self_cost, x)
+            })
+            .collect();
+        for (&(c, p), (n, x)) in &self.by_privilege {
+            let r = &mut rest[c as usize];
+            r.0 = r.0.saturating_sub(*n);
+            for (r, x) in r.1.iter_mut().zip(x) {
+                *r = r.saturating_sub(*x);
+            }
+            by_priv.push((c, p, *n, x[..extra].to_vec()));
+        }
+        for (c, (n, x)) in rest.iter().enumerate() {
+            if *n > 0 || x[..extra].iter().any(|&v| v > 0) {
+                by_priv.push((c as u32, self.base_privilege, *n, x[..extra].to_vec()));
+            }
+        }
+        by_priv.retain(|e| e.2 > 0 || e.3.iter().any(|&v| v > 0));
+        by_priv.sort_by_key(|e| (e.0, e.1));
         Finished {
+            contexts_by_privilege: by_priv,
             functions: self.funcs,
             arcs: self.arcs,
             functions_extra: flatten(&self.funcs_extra, self.extra),
@@ -446,253 +706,5 @@ impl CallStack {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    // Functions: 0 = main, 1 = f, 2 = g.
-    #[test]
-    fn call_and_return() {
-        let mut cs = CallStack::new();
-        cs.enter_root(0, 1000, 0);
-        // main executes 5 instructions, the 5th a call at 0x10 to f.
-        cs.call(0, 1, 0x10, 0x14, 1000, 5);
-        // f executes 3 instructions, the 3rd a ret.
-        cs.ret(0x14, 1000, 8);
-        let (f, a) = cs.finish(10);
-        assert_eq!(
-            f[0],
-            FunctionStats {
-                calls: 1,
-                inclusive: 10
-            }
-        );
-        assert_eq!(
-            f[1],
-            FunctionStats {
-                calls: 1,
-                inclusive: 3
-            }
-        );
-        assert_eq!(a.len(), 2);
-        assert_eq!(
-            a[1],
-            ArcStats {
-                caller: Some(0),
-                callee: 1,
-                call_site: 0x10,
-                tail: false,
-                calls: 1,
-                inclusive: 3
-            }
-        );
-    }
-
-    #[test]
-    fn recursion_not_counted_twice() {
-        let mut cs = CallStack::new();
-        cs.enter_root(0, 1000, 0);
-        cs.call(0, 1, 0x10, 0x14, 1000, 1); // main→f
-        cs.call(1, 1, 0x20, 0x24, 990, 3); // f→f
-        cs.call(1, 1, 0x20, 0x24, 980, 5); // f→f
-        cs.ret(0x24, 980, 7);
-        cs.ret(0x24, 990, 8);
-        cs.ret(0x14, 1000, 10);
-        let (f, a) = cs.finish(12);
-        assert_eq!(f[1].calls, 3);
-        assert_eq!(f[1].inclusive, 9);
-        let rec = a.iter().find(|x| x.caller == Some(1)).unwrap();
-        assert_eq!(rec.calls, 2);
-        assert_eq!(rec.inclusive, 5); // outermost f→f activation: 3..8
-    }
-
-    #[test]
-    fn tail_call_ends_both() {
-        let mut cs = CallStack::new();
-        cs.enter_root(0, 1000, 0);
-        cs.call(0, 1, 0x10, 0x14, 1000, 2); // main→f
-        cs.tail_call(1, 2, 0x30, 1000, 4); // f tail-jumps to g
-        cs.ret(0x14, 1000, 9); // g returns to main
-        assert_eq!(cs.depth(), 1);
-        let (f, a) = cs.finish(10);
-        assert_eq!(f[1].inclusive, 7);
-        assert_eq!(f[2].inclusive, 5);
-        let t = a.iter().find(|x| x.tail).unwrap();
-        assert_eq!(
-            (t.caller, t.callee, t.call_site, t.calls),
-            (Some(1), 2, 0x30, 1)
-        );
-    }
-
-    #[test]
-    fn longjmp_resyncs_by_sp() {
-        let mut cs = CallStack::new();
-        cs.enter_root(0, 1000, 0);
-        cs.call(0, 1, 0x10, 0x14, 1000, 1); // main→f (f's frame below 1000)
-        cs.call(1, 2, 0x20, 0x24, 960, 2); // f→g
-        cs.call(2, 2, 0x40, 0x44, 900, 3); // g→g
-                                           // longjmp: `ret` to a target nobody expects, sp back to f's level 960.
-        cs.ret(0x28, 960, 6);
-        assert_eq!(cs.current(), Some(1));
-        let (f, _) = cs.finish(8);
-        assert_eq!(f[2].inclusive, 4);
-    }
-
-    #[test]
-    fn t0_link_and_nonlocal_pop() {
-        // A call through t0 (millicode) returns with `jr t0`: same mechanics.
-        let mut cs = CallStack::new();
-        cs.enter_root(0, 1000, 0);
-        cs.call(0, 1, 0x10, 0x14, 1000, 1);
-        cs.call(1, 2, 0x50, 0x54, 990, 2);
-        // Return straight to main's return address pops g and f.
-        cs.ret(0x14, 1000, 5);
-        assert_eq!(cs.depth(), 1);
-    }
-
-    #[test]
-    fn deep_recursion_counts_each_activation() {
-        // main (function 0) calls f (1), which recurses at the same call
-        // site until n activations of f are on the stack (a million: the
-        // shadow stack and the context tree must stay exact at that depth).
-        // Each activation executes one instruction before its call and one
-        // after its callee returns (the innermost one, then returns); main
-        // one before and one after. Activation k (0 = outermost) runs from
-        // k+1 to 2n-k, so its inclusive count is 2n-2k-1.
-        let mut cs = CallStack::new();
-        cs.enter_root(0, u64::MAX, 0);
-        let n = 1_000_000u64;
-        for i in 0..n {
-            cs.call(
-                if i == 0 { 0 } else { 1 },
-                1,
-                0x20,
-                0x24,
-                u64::MAX - 16 * (i + 1),
-                i + 1,
-            );
-        }
-        assert_eq!(cs.depth() as u64, n + 1);
-        for i in 0..n {
-            cs.ret(0x24, u64::MAX - 16 * (n - i), n + i + 1);
-        }
-        assert_eq!(cs.depth(), 1);
-        let done = cs.finish_with_extra(2 * n + 1);
-        let stats = |calls, inclusive| FunctionStats { calls, inclusive };
-        assert_eq!(
-            done.functions,
-            vec![stats(1, 2 * n + 1), stats(n, 2 * n - 1)]
-        );
-        let arc = |caller, callee, call_site, calls, inclusive| ArcStats {
-            caller,
-            callee,
-            call_site,
-            tail: false,
-            calls,
-            inclusive,
-        };
-        assert_eq!(
-            done.arcs,
-            vec![
-                arc(None, 0, 0, 1, 2 * n + 1),
-                arc(Some(0), 1, 0x20, 1, 2 * n - 1),
-                // f -> f: n-1 calls; its outermost activation is k = 1.
-                arc(Some(1), 1, 0x20, n - 1, 2 * n - 3),
-            ]
-        );
-        // One context per depth (the tree is below its cap, nothing folded).
-        assert!(!done.contexts_folded);
-        assert_eq!(done.contexts.len() as u64, n + 1);
-        assert_eq!(
-            done.contexts[0],
-            ContextStats {
-                parent: None,
-                function: 0,
-                calls: 1,
-                self_cost: 2
-            }
-        );
-        for (k, c) in done.contexts.iter().enumerate().skip(1) {
-            let self_cost = if k as u64 == n { 1 } else { 2 };
-            let want = ContextStats {
-                parent: Some(k as u32 - 1),
-                function: 1,
-                calls: 1,
-                self_cost,
-            };
-            assert_eq!(*c, want, "context {k}");
-        }
-    }
-
-    #[test]
-    fn extra_events_are_inclusive_like_instructions() {
-        // One extra event (say cycles): main runs 5 instructions / 20
-        // cycles, calls f, f runs 3 / 30, recursion f -> f runs 2 / 7.
-        let mut cs = CallStack::with_extra_events(1);
-        cs.set_clock(&[0]);
-        cs.enter_root(0, 1000, 0);
-        cs.set_clock(&[20]);
-        cs.call(0, 1, 0x10, 0x14, 1000, 5);
-        cs.set_clock(&[40]);
-        cs.call(1, 1, 0x30, 0x34, 990, 7);
-        cs.set_clock(&[47]);
-        cs.ret(0x34, 990, 9);
-        cs.set_clock(&[57]);
-        cs.ret(0x14, 1000, 10);
-        cs.set_clock(&[60]);
-        let done = cs.finish_with_extra(11);
-        let (f, a, fx, ax) = (
-            done.functions,
-            done.arcs,
-            done.functions_extra,
-            done.arcs_extra,
-        );
-        assert_eq!((f[1].inclusive, fx[1]), (5, 37));
-        assert_eq!(fx[0], 60);
-        // Arcs: root, main->f, f->f (recursive: its own outermost activation).
-        assert_eq!(a.len(), 3);
-        assert_eq!(ax, vec![60, 37, 7]);
-    }
-
-    #[test]
-    fn contexts_split_a_function_by_its_callers() {
-        // main calls f directly and through g; f's self cost is kept apart
-        // per path: main;f and main;g;f. Extra event: 10 per instruction.
-        let mut cs = CallStack::with_extra_events(1);
-        cs.enter_root(0, 1000, 0);
-        cs.set_clock(&[20]);
-        cs.call(0, 1, 0x10, 0x14, 1000, 2); // main runs 2
-        cs.set_clock(&[50]);
-        cs.ret(0x14, 1000, 5); // f runs 3
-        cs.set_clock(&[60]);
-        cs.call(0, 2, 0x18, 0x1c, 1000, 6); // main runs 1 more
-        cs.set_clock(&[70]);
-        cs.call(2, 1, 0x40, 0x44, 990, 7); // g runs 1
-        cs.set_clock(&[110]);
-        cs.ret(0x44, 990, 11); // f runs 4
-        cs.set_clock(&[120]);
-        cs.ret(0x1c, 1000, 12); // g runs 1 more
-        cs.set_clock(&[130]);
-        let done = cs.finish_with_extra(13); // main runs 1 more
-        let c = &done.contexts;
-        assert_eq!(c.len(), 4);
-        let find = |parent: Option<u32>, function: u32| {
-            c.iter()
-                .position(|x| x.parent == parent && x.function == function)
-                .unwrap()
-        };
-        let main = find(None, 0);
-        let f1 = find(Some(main as u32), 1);
-        let g = find(Some(main as u32), 2);
-        let f2 = find(Some(g as u32), 1);
-        assert_eq!(c[main].self_cost, 4);
-        assert_eq!((c[f1].self_cost, c[f1].calls), (3, 1));
-        assert_eq!((c[g].self_cost, c[g].calls), (2, 1));
-        assert_eq!((c[f2].self_cost, c[f2].calls), (4, 1));
-        let x = &done.contexts_extra;
-        assert_eq!((x[main], x[f1], x[g], x[f2]), (40, 30, 20, 40));
-        assert!(c
-            .iter()
-            .all(|x| x.parent.is_none_or(|p| (p as usize) < c.len())));
-        assert!(!done.contexts_folded);
-    }
-}
+#[path = "call_stack_tests.rs"]
+mod tests;

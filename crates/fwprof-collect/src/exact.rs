@@ -7,10 +7,11 @@ use fwprof_isa::Inst;
 /// `prev_block` after a cache flush: the previous block's ids are gone, its
 /// last instruction's address is kept in `prev_flushed_pc`.
 const PREV_FLUSHED: u32 = u32::MAX - 1;
-use fwprof_sim::{BlockId, CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
+use fwprof_sim::{BlockId, CodeContext, CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
+use crate::traps::{TrapCauseStats, TrapCounts};
 
 /// Static facts of one executed instruction address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,7 +31,8 @@ pub struct InstSite {
 /// A trap cause seen at one PC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TrapStats {
-    /// `mcause` (Privileged ISA 20211203, Table 3.6).
+    /// The exception code (Privileged ISA 20211203, Table 3.6), with bit
+    /// 63 set for an interrupt (the reader moves it to the top bit of XLEN).
     pub cause: u64,
     /// PC of the trapping instruction.
     pub pc: u64,
@@ -49,6 +51,11 @@ pub struct ExactData {
     pub arcs: Vec<ArcStats>,
     /// Traps delivered to the guest, sorted by (pc, cause).
     pub traps: Vec<TrapStats>,
+    /// Trap contexts per cause, in order of first occurrence.
+    pub trap_causes: Vec<TrapCauseStats>,
+    /// Self cost per context and privilege level (see
+    /// [`crate::Finished::contexts_by_privilege`]).
+    pub contexts_by_privilege: Vec<(u32, u8, u64, Vec<u64>)>,
     /// Total executed instructions (Σ `sites[].count`).
     pub total: u64,
     /// The function map, including `[unknown]` ranges added during the run.
@@ -110,6 +117,10 @@ pub struct ExactCollector<M: CostModel = ()> {
     prev_flushed_pc: u64,
     stack: CallStack,
     traps: HashMap<(u64, u64), u64>,
+    trap_counts: TrapCounts,
+    /// The privilege the run started at is known (from the first
+    /// [`Hooks::on_code_context`](fwprof_sim::Hooks::on_code_context)).
+    privilege_known: bool,
     started: bool,
     entry: u64,
     entry_sp: u64,
@@ -150,6 +161,8 @@ impl<M: CostModel> ExactCollector<M> {
             prev_flushed_pc: 0,
             stack: CallStack::with_extra_events(M::EXTRA),
             traps: HashMap::new(),
+            trap_counts: TrapCounts::default(),
+            privilege_known: false,
             started: false,
             entry,
             entry_sp: sp,
@@ -191,9 +204,10 @@ impl<M: CostModel> ExactCollector<M> {
     }
 
     /// Execution entered function `func` (from the instruction at `site`) without a call or return
-    /// (a branch or fall-through into another function, or the first block
-    /// after a trap). As Callgrind does, this becomes a jump-call: a new
-    /// activation, flagged `tail`, that ends with the current one's return.
+    /// (a branch or fall-through into another function). As Callgrind
+    /// does, this becomes a jump-call: a new activation, flagged `tail`,
+    /// that ends with the current one's return. The first block after a
+    /// trap is instead the handler's first activation, under the trap root.
     #[cold]
     fn jump_in(&mut self, func: u32, site: u64, now: u64) {
         self.start();
@@ -204,8 +218,25 @@ impl<M: CostModel> ExactCollector<M> {
         // The model has charged everything before this block (blocks that
         // cross into a function mid-way use that point too).
         self.sync_clock(false);
-        self.stack.tail_call(caller, func, site, self.last_sp, now);
+        if self.stack.at_trap_root() {
+            self.stack.enter_handler(func, self.last_sp, now);
+        } else {
+            self.tail_call(caller, func, site, self.last_sp, now);
+        }
         self.cur_fn = func;
+    }
+
+    /// A jump from `caller` into `callee`: a tail call, except out of the
+    /// boot code ([`FunctionMap::set_boot_code`]) at the bottom of the
+    /// stack, which hands control over: `callee` becomes the root
+    /// activation, spontaneous as the program's entry function always was
+    /// (the reset ROM is not its caller, as no unwinder would show it).
+    fn tail_call(&mut self, caller: u32, callee: u32, site: u64, sp: u64, now: u64) {
+        if self.stack.depth() == 1 && self.map.boot_code() == Some(caller) {
+            self.stack.hand_over(callee, sp, now);
+        } else {
+            self.stack.tail_call(caller, callee, site, sp, now);
+        }
     }
 
     /// Address of the last instruction of block `b` (the site of a jump out of it).
@@ -315,6 +346,8 @@ impl<M: CostModel> ExactCollector<M> {
             .collect();
         traps.sort_by_key(|t| (t.pc, t.cause));
         let data = ExactData {
+            trap_causes: self.trap_counts.causes().to_vec(),
+            contexts_by_privilege: done.contexts_by_privilege,
             sites,
             functions: done.functions,
             arcs: done.arcs,
@@ -434,27 +467,59 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                 if self.map.is_entry(target) {
                     let caller = self.block_function(j);
                     let callee = self.map.lookup_or_add(target);
-                    self.stack.tail_call(caller, callee, pc, sp, instret);
+                    self.tail_call(caller, callee, pc, sp, instret);
                 }
             }
         }
         self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 
+    /// The first context announced is the privilege the run starts at;
+    /// later changes are told by the trap hooks, when they happen.
+    fn on_code_context(&mut self, ctx: CodeContext) {
+        if !self.privilege_known {
+            self.privilege_known = true;
+            self.stack.set_privilege(ctx.privilege.bits() as u8, 0);
+        }
+    }
+
+    /// A trap pushes a trap context (see [`CallStack::enter_trap`]); the
+    /// handler's first block then enters its first activation.
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
         self.start();
-        *self.traps.entry((trap.pc, trap.cause)).or_insert(0) += 1;
-        // The handler's first block will differ from the current function and
-        // enter as a jump-call from the trapping function.
-        let _ = instret;
+        self.sync_clock(true);
+        let flag = if trap.interrupt { 1 << 63 } else { 0 };
+        *self.traps.entry((trap.pc, trap.cause | flag)).or_insert(0) += 1;
+        let root = self.map.trap_root(trap.cause, trap.interrupt);
+        self.trap_counts.count(&trap, root);
+        self.stack.set_privilege(trap.to.bits() as u8, instret);
+        self.stack.enter_trap(root, trap.pc, sp, instret);
+        self.cur_fn = root;
         self.last_sp = sp;
     }
 
+    /// An `mret`/`sret` closes the innermost trap context and resumes the
+    /// interrupted activations. If it returns elsewhere than into the
+    /// interrupted function (an RTOS switching tasks, a handler that
+    /// changed `mepc` to another function), the stack resynchronises by
+    /// `sp` ([`CallStack::resync`]) and the next block enters its function
+    /// as a jump-call. With no trap context open (start-up code entering a
+    /// lower privilege), it is a return as before (matched, else
+    /// resynchronised by `sp`).
     fn on_trap_return(&mut self, ret: &TrapReturn) {
         let (target, instret, sp) = (ret.target, ret.instret, ret.sp);
         self.start();
         self.sync_clock(true);
-        self.stack.ret(target, sp, instret);
+        match self.stack.trap_return(instret) {
+            Some(_) => {
+                let func = self.map.lookup_or_add(target);
+                if self.stack.current() != Some(func) {
+                    self.stack.resync(sp, instret);
+                }
+            }
+            None => self.stack.ret(target, sp, instret),
+        }
+        self.stack.set_privilege(ret.to.bits() as u8, instret);
         self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 }

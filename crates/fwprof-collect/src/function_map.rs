@@ -5,6 +5,8 @@
 ///
 /// Addresses outside every range get an id from [`FunctionMap::lookup_or_add`]:
 /// a new range of one 4 KiB page, `[unknown 0x...]` for the caller to name.
+/// Trap contexts get ids of their own from [`FunctionMap::trap_root`]:
+/// synthetic functions with no addresses, which no lookup returns.
 #[derive(Clone, Debug)]
 pub struct FunctionMap {
     /// `(start, end, id)` sorted by start; `end` exclusive.
@@ -15,6 +17,10 @@ pub struct FunctionMap {
     next_id: u32,
     /// Ranges added on demand: `(start, end, id)`.
     added: Vec<(u64, u64, u32)>,
+    /// Synthetic roots of trap contexts: `(code, interrupt, id)`.
+    trap_roots: Vec<(u64, bool, u32)>,
+    /// Id of the boot code's range ([`FunctionMap::set_boot_code`]).
+    boot: Option<u32>,
     /// Direct-mapped cache: `(address, id)`.
     cache: Box<[(u64, u32); 1024]>,
     /// Direct-mapped cache of [`FunctionMap::is_entry`]: `(address, answer)`.
@@ -42,6 +48,8 @@ impl FunctionMap {
             entries,
             next_id: ranges.len() as u32,
             added: Vec::new(),
+            trap_roots: Vec::new(),
+            boot: None,
             cache: Box::new([(u64::MAX, 0); 1024]),
             entry_cache: Box::new([(u64::MAX, false); 1024]),
         }
@@ -107,7 +115,49 @@ impl FunctionMap {
         &self.added
     }
 
-    /// Number of ids in use (original table plus added ranges).
+    /// The id of the synthetic root function of the trap contexts of one
+    /// cause (`code` without the interrupt bit, and whether it is an
+    /// interrupt), created on first use. Its name is
+    /// [`fwprof_isa::trap_context_name`]; it has no addresses.
+    pub fn trap_root(&mut self, code: u64, interrupt: bool) -> u32 {
+        if let Some(&(_, _, id)) = self
+            .trap_roots
+            .iter()
+            .find(|r| r.0 == code && r.1 == interrupt)
+        {
+            return id;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.trap_roots.push((code, interrupt, id));
+        id
+    }
+
+    /// The trap roots created by [`FunctionMap::trap_root`], as `(code,
+    /// interrupt, id)`, in order of creation. Ids of added ranges and trap
+    /// roots interleave in creation order, both after the original table.
+    pub fn trap_roots(&self) -> &[(u64, bool, u32)] {
+        &self.trap_roots
+    }
+
+    /// The run starts at `addr` in boot code outside the program (QEMU
+    /// `virt`'s reset ROM): its range (added as for any unknown address,
+    /// unless a symbol covers it) is marked as the boot code, which the
+    /// caller names and which hands control over to the program rather
+    /// than calling it. Returns its id.
+    pub fn set_boot_code(&mut self, addr: u64) -> u32 {
+        let id = self.lookup_or_add(addr);
+        self.boot = Some(id);
+        id
+    }
+
+    /// The id of the boot code's range, if [`FunctionMap::set_boot_code`]
+    /// marked one.
+    pub fn boot_code(&self) -> Option<u32> {
+        self.boot
+    }
+
+    /// Number of ids in use (original table, added ranges and trap roots).
     pub fn len(&self) -> usize {
         self.next_id as usize
     }
@@ -138,5 +188,11 @@ mod tests {
         assert_eq!(below, 3);
         assert_eq!(m.added()[1], (0x0, 0x100, 3));
         assert_eq!(m.len(), 4);
+        // A trap root takes the next id and is never found by address.
+        assert_eq!(m.trap_root(7, true), 4);
+        assert_eq!(m.trap_root(7, false), 5);
+        assert_eq!(m.trap_root(7, true), 4);
+        assert_eq!(m.trap_roots(), &[(7, true, 4), (7, false, 5)]);
+        assert_eq!(m.lookup_or_add(0x2000), 6);
     }
 }

@@ -17,6 +17,9 @@ mod exact;
 mod function_map;
 mod instrument;
 pub mod sample;
+#[cfg(test)]
+mod tests_traps;
+mod traps;
 
 pub use call_stack::{
     ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_EXTRA_EVENTS,
@@ -28,3 +31,4 @@ pub use instrument::{
     Clock, HookAddresses, HookKind, InstrumentCollector, InstrumentConfig, InstrumentData,
     InstrumentedArc, InstrumentedContext, InstrumentedFunction, INSTRUMENT_EVENTS,
 };
+pub use traps::{OpenTrap, Spread, TrapCauseStats, TrapCounts, TrapTracker};

@@ -22,6 +22,7 @@ pub mod folded;
 pub mod gmon;
 pub mod html;
 pub mod merge;
+mod merge_sections;
 pub mod pprof;
 pub mod speedscope;
 pub mod stacks;

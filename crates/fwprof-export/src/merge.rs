@@ -202,6 +202,8 @@ struct Merger {
     totals: Vec<u64>,
     contexts: Vec<ContextRecord>,
     context_index: HashMap<(Option<u32>, u32), u32>,
+    /// The named sections merge combines.
+    sections: crate::merge_sections::SectionMerger,
     /// Costs moved to a function's start (offset outside the function).
     moved: u64,
     /// Functions placed at free addresses.
@@ -222,6 +224,7 @@ impl Merger {
             totals: vec![0; n],
             contexts: Vec::new(),
             context_index: HashMap::new(),
+            sections: Default::default(),
             moved: 0,
             placed: Vec::new(),
         }
@@ -380,6 +383,8 @@ impl Merger {
             add_into(&mut m.self_cost, &c.self_cost)?;
             ctx.push(idx);
         }
+        let fmap: Vec<u32> = map.iter().map(|m| m.id).collect();
+        self.sections.add(p, &fmap, &ctx);
         Ok(())
     }
 
@@ -452,20 +457,6 @@ impl Merger {
             }
             Vec::new()
         };
-        // Named sections (docs/profile-format.md, "Growth"): merge keeps
-        // only those it knows how to combine, none yet; each one dropped
-        // is named once.
-        let mut dropped: Vec<&str> = profiles
-            .iter()
-            .flat_map(|p| p.sections.keys().map(String::as_str))
-            .collect();
-        dropped.sort_unstable();
-        dropped.dedup();
-        for name in dropped {
-            warnings.push(format!(
-                "section \"{name}\" is not combined by merge: the merged profile has none"
-            ));
-        }
         let commands: Vec<String> = profiles
             .iter()
             .map(|p| format!("`{}`", p.meta.command.join(" ")))
@@ -498,6 +489,14 @@ impl Merger {
             .collect();
         out.totals = self.totals;
         out.contexts = contexts;
+        // Named sections (docs/profile-format.md, "Growth"): merge keeps
+        // those it knows how to combine (`merge_sections`); each one
+        // dropped is named once.
+        for name in self.sections.finish(&mut out, profiles) {
+            out.meta.warnings.push(format!(
+                "section \"{name}\" is not combined by merge: the merged profile has none"
+            ));
+        }
         out
     }
 }

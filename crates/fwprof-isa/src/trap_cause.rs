@@ -82,6 +82,24 @@ pub fn trap_cause_name(cause: u64, xlen: u32) -> Option<&'static str> {
     })
 }
 
+/// Name of the synthetic root under which a profile shows the handler of a
+/// trap (a trap *context*): `[interrupt: <name>]` or `[exception: <name>]`,
+/// with the cause's name of [`trap_cause_name`] and, for an interrupt, its
+/// trailing `" interrupt"` left out — `[interrupt: machine timer]`,
+/// `[exception: environment call from U-mode]`. `code` is the exception
+/// code without the interrupt bit; a reserved or custom code is named by
+/// its number (`[interrupt: cause 16]`).
+pub fn trap_context_name(code: u64, interrupt: bool) -> String {
+    let kind = if interrupt { "interrupt" } else { "exception" };
+    let cause = if interrupt { 1u64 << 63 | code } else { code };
+    match trap_cause_name(cause, 64) {
+        Some(name) if code < 1 << 31 => {
+            format!("[{kind}: {}]", name.trim_end_matches(" interrupt"))
+        }
+        _ => format!("[{kind}: cause {code}]"),
+    }
+}
+
 /// Name of a synchronous exception cause (an RV64 `mcause` value),
 /// `"unknown exception"` for a reserved or custom code (Privileged ISA
 /// 20211203, Table 3.6; see [`trap_cause_name`]).
@@ -144,5 +162,24 @@ mod tests {
         // On RV64 bit 31 is part of the code: a reserved exception.
         assert_eq!(trap_cause_name(1 << 31 | 11, 64), None);
         assert_eq!(trap_cause_name(14, 64), None);
+    }
+
+    #[test]
+    fn names_of_trap_contexts() {
+        assert_eq!(trap_context_name(7, true), "[interrupt: machine timer]");
+        assert_eq!(
+            trap_context_name(1, true),
+            "[interrupt: supervisor software]"
+        );
+        assert_eq!(
+            trap_context_name(8, false),
+            "[exception: environment call from U-mode]"
+        );
+        assert_eq!(
+            trap_context_name(7, false),
+            "[exception: store/AMO access fault]"
+        );
+        assert_eq!(trap_context_name(16, true), "[interrupt: cause 16]");
+        assert_eq!(trap_context_name(14, false), "[exception: cause 14]");
     }
 }

@@ -180,6 +180,7 @@ impl Profile {
         profile.meta.format_version = version;
         profile.check_sections()?;
         profile.validate()?;
+        profile.check_known_sections()?;
         Ok(profile)
     }
 

@@ -19,7 +19,7 @@ impl Profile {
     /// reports the shape problem. Errors: a message listing up to ten
     /// violations.
     pub fn check_invariants(&self) -> Result<(), String> {
-        if let Err(e) = self.validate() {
+        if let Err(e) = self.validate().and_then(|_| self.check_known_sections()) {
             return Err(e.to_string());
         }
         let mut problems = Vec::new();
@@ -107,6 +107,21 @@ impl Profile {
                         ));
                     }
                 }
+            }
+        }
+        if let Ok(Some(p)) = self.section::<crate::PrivilegeSection>() {
+            let mut sum = vec![0u128; n];
+            for t in &p.totals {
+                for (s, &v) in sum.iter_mut().zip(&t.cost) {
+                    *s += u128::from(v);
+                }
+            }
+            if sum
+                .iter()
+                .zip(&self.totals)
+                .any(|(&s, &t)| s != u128::from(t))
+            {
+                problems.push("the privilege levels' totals do not add up to the totals".into());
             }
         }
         for (e, (&sum, &total)) in self_sum.iter().zip(&self.totals).enumerate() {

@@ -46,7 +46,9 @@ mod invariants;
 mod matching;
 mod model;
 pub mod output;
+mod privilege;
 pub mod sections;
+mod traps;
 mod validate;
 
 pub use costs::{AddressCost, AddressCostRef, AddressCosts};
@@ -58,4 +60,6 @@ pub use model::{
     Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,
     Profile, SampleRecord, SamplingInfo, Target, TrapRecord,
 };
+pub use privilege::{ContextLevelCost, FunctionLevelCost, Level, LevelCost, PrivilegeSection};
 pub use sections::{Section, SectionKind, Sections};
+pub use traps::{trap_context_costs, Spread, TrapCause, TrapLatency, TrapSection};

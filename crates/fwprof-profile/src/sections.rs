@@ -40,10 +40,16 @@ use crate::error::Error;
 use crate::model::Profile;
 
 /// The sections this build of fwprof reads, each with the newest version
-/// of its layout it understands. Empty today: the first sections arrive
-/// with the firmware, counter, path and ISA work. A new section type adds
-/// its [`SectionKind`] implementation and its entry here.
-pub const KNOWN_SECTIONS: &[(&str, u32)] = &[];
+/// of its layout it understands: `traps` ([`crate::TrapSection`]) and
+/// `privilege` ([`crate::PrivilegeSection`]). A new section type adds its
+/// [`SectionKind`] implementation and its entry here.
+pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
+    (crate::TrapSection::NAME, crate::TrapSection::VERSION),
+    (
+        crate::PrivilegeSection::NAME,
+        crate::PrivilegeSection::VERSION,
+    ),
+];
 
 /// Longest section name accepted, in bytes.
 pub const MAX_SECTION_NAME: usize = 64;
@@ -189,5 +195,19 @@ impl Profile {
             }
         }
         Ok(())
+    }
+
+    /// Err if a section this build reads does not decode or does not fit
+    /// the rest of the profile (functions, contexts, events).
+    pub(crate) fn check_known_sections(&self) -> Result<(), Error> {
+        let problem = match self.section::<crate::TrapSection>()? {
+            Some(t) => t.problem(self),
+            None => None,
+        };
+        let problem = match (problem, self.section::<crate::PrivilegeSection>()?) {
+            (None, Some(p)) => p.problem(self),
+            (problem, _) => problem,
+        };
+        problem.map_or(Ok(()), |m| Err(Error::Inconsistent(m)))
     }
 }

@@ -35,7 +35,9 @@ pub(crate) fn run(
 ) -> Result<(RunEnd, Exact), Error> {
     Ok(match core {
         None => {
-            let sim = p.launch(ctl, |prog| ExactCollector::new(map, prog.start, prog.sp))?;
+            let sim = p.launch(ctl, |prog| {
+                ExactCollector::new(boot_code(map, prog), prog.start, prog.sp)
+            })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let data = hooks.finish(end.executed);
             (end, Exact { data, timing: None })
@@ -44,6 +46,7 @@ pub(crate) fn run(
             let sim = p.launch(ctl, |prog| {
                 let model = TimingModel::new(core, prog.rv64);
                 let front = model.branch_front();
+                let map = boot_code(map, prog);
                 let collector = ExactCollector::with_model(map, prog.start, prog.sp, model);
                 Pipelined::with_front(collector, front)
             })?;
@@ -55,9 +58,25 @@ pub(crate) fn run(
     })
 }
 
+/// `map` with the boot code marked when the hart starts outside the
+/// program (bare metal: QEMU `virt`'s reset ROM).
+pub(crate) fn boot_code(mut map: FunctionMap, prog: &fwprof_os::LoadedProgram) -> FunctionMap {
+    if prog.start != prog.entry {
+        map.set_boot_code(prog.start);
+    }
+    map
+}
+
 /// The exact profile: the collector's per-address counts and call graph,
 /// merged with the timing model's per-address costs when there is one.
-pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile {
+/// `latency_cycles`: the core model drove guest time, so interrupt latency
+/// is also stored in cycles.
+pub(crate) fn profile(
+    mut meta: Meta,
+    run: &Exact,
+    program: &Program,
+    latency_cycles: bool,
+) -> Profile {
     let (data, timing) = (&run.data, run.timing.as_ref());
     if data.contexts_folded {
         meta.warnings.push(crate::meta::contexts_folded_warning());
@@ -68,6 +87,7 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
     };
     let n = events.len();
     let x = data.extra;
+    let meta_xlen = meta.xlen;
     // The extra events of item `i` in a flat, item-major vector.
     let extra = |v: &[u64], i: usize, dst: &mut [u64]| {
         if x > 0 && n > 1 {
@@ -76,7 +96,7 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
             }
         }
     };
-    let mut functions = function_records(program, data.map.added());
+    let mut functions = function_records(program, &data.map);
     for (i, f) in functions.iter_mut().enumerate() {
         let stats = data.functions.get(i).copied().unwrap_or_default();
         f.calls = stats.calls;
@@ -135,7 +155,13 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
         .traps
         .iter()
         .map(|t| TrapRecord {
-            cause: t.cause,
+            // The collector flags interrupts in bit 63; the profile in
+            // the top bit of XLEN, as `mcause` holds it.
+            cause: if t.cause >> 63 == 1 && meta_xlen == 32 {
+                t.cause & !(1 << 63) | 1 << 31
+            } else {
+                t.cause
+            },
             pc: t.pc,
             count: t.count,
         })
@@ -161,7 +187,7 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
             }
         })
         .collect();
-    Profile {
+    let mut profile = Profile {
         contexts,
         meta,
         events,
@@ -173,5 +199,20 @@ pub(crate) fn profile(mut meta: Meta, run: &Exact, program: &Program) -> Profile
         samples: Vec::new(),
         instrumented: Vec::new(),
         sections: Default::default(),
-    }
+    };
+    let per_context = data.contexts_by_privilege.iter().map(|(c, p, v, x)| {
+        let mut cost = vec![0; n];
+        cost[0] = *v;
+        if n > 1 {
+            cost[1..].copy_from_slice(&x[..n - 1]);
+        }
+        (*c, *p, cost)
+    });
+    crate::trap_sections::add_trap_sections(
+        &mut profile,
+        &data.trap_causes,
+        per_context,
+        latency_cycles,
+    );
+    profile
 }

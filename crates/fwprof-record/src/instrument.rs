@@ -227,6 +227,7 @@ pub(crate) fn profile(
     matched: &[bool],
     d: &InstrumentData,
     with_cycles: bool,
+    latency_cycles: bool,
     program: &Program,
 ) -> Profile {
     let unit = unit_index(o.unit);
@@ -252,7 +253,7 @@ pub(crate) fn profile(
         .map(|e| e.to_string())
         .collect();
     let mut profile = Profile::new(meta, events);
-    let mut functions = function_records(program, d.map.added());
+    let mut functions = function_records(program, &d.map);
     for (i, f) in functions.iter_mut().enumerate() {
         let s = d.functions.get(i).cloned().unwrap_or_default();
         f.calls = s.entered;
@@ -326,6 +327,13 @@ pub(crate) fn profile(
             histogram: f.histogram.clone(),
         })
         .collect();
+    // No costs per privilege level: the hooks' activations are not split.
+    crate::trap_sections::add_trap_sections(
+        &mut profile,
+        &d.trap_causes,
+        std::iter::empty(),
+        with_cycles && latency_cycles,
+    );
     profile
 }
 

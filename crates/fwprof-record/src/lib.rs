@@ -45,6 +45,7 @@ mod options;
 mod sample;
 mod session;
 mod sizes;
+mod trap_sections;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -55,6 +56,7 @@ use fwprof_timing::CoreConfig;
 use fwprof_unwind::Unwinder;
 
 pub use error::Error;
+pub use meta::BOOT_CODE_NAME;
 pub use instrument::wildcard_match;
 pub use options::{
     default_max_memory, guest_env, ExecOptions, InstrumentOptions, Method, RecordOptions,
@@ -189,6 +191,8 @@ impl Session {
                 (end, Data::Exact(Box::new(exact)))
             }
         };
+        // Latency is in cycles only when the core model drove guest time.
+        let latency_cycles = self.core.is_some() && p.icount_shift.is_none();
         let meta = meta::base_meta(
             &self.opts,
             p,
@@ -202,6 +206,7 @@ impl Session {
             end,
             meta,
             data,
+            latency_cycles,
             path: self.opts.exec.program,
             program: self.program,
         })
@@ -226,6 +231,9 @@ pub struct Ran {
     end: RunEnd,
     meta: fwprof_profile::Meta,
     data: Data,
+    /// Interrupt latency can be given in cycles: a core model drove guest
+    /// time (`--core` without `--icount-shift`).
+    latency_cycles: bool,
     path: std::path::PathBuf,
     program: Program,
 }
@@ -255,10 +263,11 @@ impl Ran {
     pub fn into_profile(self) -> Result<Recording, Error> {
         let program = &self.program;
         let profile = match self.data {
-            Data::Exact(run) => exact::profile(self.meta, &run, program),
+            Data::Exact(run) => exact::profile(self.meta, &run, program, self.latency_cycles),
             Data::Sample(o, agg, unwinder) => {
                 let with_core = self.meta.core.is_some();
-                sample::profile(self.meta, &o, with_core, *agg, &unwinder, program)
+                let cycles = self.latency_cycles;
+                sample::profile(self.meta, &o, with_core, cycles, *agg, &unwinder, program)
             }
             Data::Instrument(o, d, matched, cycles) => {
                 if d.kind.is_none() {
@@ -267,7 +276,7 @@ impl Ran {
                         None => Error::HooksNeverCalled { path: self.path },
                     });
                 }
-                instrument::profile(self.meta, &o, &matched, &d, cycles, program)
+                instrument::profile(self.meta, &o, &matched, &d, cycles, self.latency_cycles, program)
             }
         };
         Ok(Recording {

@@ -2,6 +2,7 @@
 //! identity, command line, environment, how the run ended) and one
 //! function record per symbol.
 
+use fwprof_collect::FunctionMap;
 use fwprof_os::Target;
 use fwprof_profile::{FunctionRecord, Meta};
 use fwprof_sim::StopReason;
@@ -101,26 +102,44 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// Name of the boot code's range in profiles: QEMU `virt`'s reset ROM,
+/// where bare-metal runs start (`docs/simulator.md`).
+pub const BOOT_CODE_NAME: &str = "[reset ROM]";
+
 /// One record per function of `program`'s symbol table, in its order, then
-/// one `[unknown 0x…]` record per range `added` to the function map for
-/// code outside every symbol (`FunctionMap::added`: start, end, id in that
-/// order), with no costs yet.
-pub(crate) fn function_records(
-    program: &Program,
-    added: &[(u64, u64, u32)],
-) -> Vec<FunctionRecord> {
+/// the records of the ids `map` added during the run, in id order: one
+/// `[unknown 0x…]` record per range added for code outside every symbol
+/// (`FunctionMap::added`; [`BOOT_CODE_NAME`] for the boot code's) and one synthetic trap root per trap cause
+/// (`FunctionMap::trap_roots`, named by `fwprof_isa::trap_context_name`,
+/// with the empty range 0..0: it has no code), with no costs yet.
+pub(crate) fn function_records(program: &Program, map: &FunctionMap) -> Vec<FunctionRecord> {
     let table = program.functions();
     let mut functions: Vec<FunctionRecord> = table
         .iter()
         .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
         .collect();
-    for &(start, end, id) in added {
+    let mut added: Vec<(u32, FunctionRecord)> = map
+        .added()
+        .iter()
+        .map(|&(start, end, id)| {
+            let name = if map.boot_code() == Some(id) {
+                BOOT_CODE_NAME.to_string()
+            } else {
+                format!("[unknown {start:#x}]")
+            };
+            (id, FunctionRecord::new(name, start, end))
+        })
+        .chain(map.trap_roots().iter().map(|&(code, interrupt, id)| {
+            (
+                id,
+                FunctionRecord::new(fwprof_isa::trap_context_name(code, interrupt), 0, 0),
+            )
+        }))
+        .collect();
+    added.sort_by_key(|a| a.0);
+    for (id, f) in added {
         debug_assert_eq!(id as usize, functions.len());
-        functions.push(FunctionRecord::new(
-            format!("[unknown {start:#x}]"),
-            start,
-            end,
-        ));
+        functions.push(f);
     }
     functions
 }
@@ -133,7 +152,8 @@ pub(crate) fn locate(
     wanted: impl Fn(usize, &FunctionRecord) -> bool,
 ) {
     for (i, f) in functions.iter_mut().enumerate() {
-        if wanted(i, f) {
+        // Trap roots (an empty range) have no source.
+        if f.start < f.end && wanted(i, f) {
             if let Ok(Some(loc)) = program.lines(f.start) {
                 f.file = loc.file;
                 f.line = loc.line;

@@ -2,7 +2,7 @@
 //! sampled profile (costs are estimates; `docs/sampling.md`).
 
 use fwprof_collect::sample::{Periods, SampleClock, SampleData, SampleHooks, SampleUnit, Sampler};
-use fwprof_collect::FunctionMap;
+use fwprof_collect::{FunctionMap, TrapTracker};
 use fwprof_profile::{
     events, AddressCost, Arc, ContextRecord, FunctionId, Meta, Method, Profile, SampleRecord,
     SamplingInfo,
@@ -37,7 +37,7 @@ fn event_names(with_core: bool) -> Vec<String> {
 }
 
 /// Run the program and sample it every `o.period` units: without a core
-/// model the hooks are empty; with one a [`SampleClock`] counts cycles
+/// model the hooks only follow traps ([`TrapTracker`]); with one a [`SampleClock`] counts cycles
 /// (paced: `o.unit` is cycles, the clock stops the run at each point).
 pub(crate) fn run(
     p: &Prepared,
@@ -60,9 +60,17 @@ pub(crate) fn run(
         unit,
     );
     let end = match core {
-        None => drive(p.launch(ctl, |_| ())?, ctl, &mut sampler),
+        None => drive(
+            p.launch(ctl, |prog| {
+                boot_code(&mut sampler, prog);
+                TrapTracker::new()
+            })?,
+            ctl,
+            &mut sampler,
+        ),
         Some(core) if unit == SampleUnit::Cycles => drive(
             p.launch(ctl, |prog| {
+                boot_code(&mut sampler, prog);
                 SampleClock::<_, true>::new(TimingModel::new(core, prog.rv64))
             })?,
             ctl,
@@ -70,24 +78,35 @@ pub(crate) fn run(
         ),
         Some(core) => drive(
             p.launch(ctl, |prog| {
+                boot_code(&mut sampler, prog);
                 SampleClock::<_, false>::new(TimingModel::new(core, prog.rv64))
             })?,
             ctl,
             &mut sampler,
         ),
     };
-    let (data, unwinder) = sampler.finish();
+    let (end, traps) = end;
+    let (data, unwinder) = sampler.finish(&traps);
     Ok((end, data, unwinder))
 }
 
-/// Arm the sampler and run.
+/// Arm the sampler and run; also gives the hooks' trap tracker.
 fn drive<H: SampleHooks>(
     mut launched: crate::session::Launched<H>,
     ctl: &Control,
     sampler: &mut Sampler,
-) -> RunEnd {
+) -> (RunEnd, TrapTracker) {
     sampler.start(&mut launched.sim);
-    launched.run(ctl, sampler).0
+    let (end, hooks) = launched.run(ctl, sampler);
+    (end, hooks.traps().clone())
+}
+
+/// Mark the boot code in the sampler's map when the hart starts outside
+/// the program (as [`crate::exact::boot_code`]).
+fn boot_code(sampler: &mut Sampler, prog: &fwprof_os::LoadedProgram) {
+    if prog.start != prog.entry {
+        sampler.set_boot_code(prog.start);
+    }
 }
 
 /// The sampled profile: the aggregated samples, the sampling parameters
@@ -96,6 +115,7 @@ pub(crate) fn profile(
     mut meta: Meta,
     o: &SampleOptions,
     with_core: bool,
+    latency_cycles: bool,
     agg: SampleData,
     unwinder: &Unwinder,
     program: &Program,
@@ -135,7 +155,7 @@ pub(crate) fn profile(
     }
     let events = event_names(with_core);
     let n = events.len();
-    let mut functions = function_records(program, agg.map.added());
+    let mut functions = function_records(program, &agg.map);
     for (i, f) in functions.iter_mut().enumerate() {
         f.self_cost = agg.self_cost.get(i).cloned().unwrap_or_else(|| vec![0; n]);
         f.inclusive = agg.inclusive.get(i).cloned().unwrap_or_else(|| vec![0; n]);
@@ -166,7 +186,9 @@ pub(crate) fn profile(
             inclusive,
         })
         .collect();
-    Profile {
+    let trap_causes = agg.trap_causes;
+    let per_context = agg.contexts_by_privilege;
+    let mut profile = Profile {
         meta,
         events,
         functions,
@@ -195,5 +217,7 @@ pub(crate) fn profile(
             .collect(),
         instrumented: Vec::new(),
         sections: Default::default(),
-    }
+    };
+    crate::trap_sections::add_trap_sections(&mut profile, &trap_causes, per_context, latency_cycles);
+    profile
 }

@@ -113,6 +113,12 @@ pub fn report_value(profile: &Profile) -> Value {
         "call_graph": call_graph,
         "traps": traps,
     });
+    if let Some(v) = crate::traps::trap_contexts_json(profile) {
+        doc["trap_contexts"] = v;
+    }
+    if let Some(v) = crate::traps::privilege_totals_json(profile) {
+        doc["privilege_totals"] = v;
+    }
     if let Some(v) = crate::instrumented::json_value(profile) {
         doc["instrumentation"] = v;
     }
@@ -133,8 +139,9 @@ pub fn report_value(profile: &Profile) -> Value {
 
 /// Writes the profile as one pretty-printed JSON object followed by a
 /// newline (see `docs/report-json.md`): `schema`, `meta`, `events`,
-/// `totals`, `functions[]`, `call_graph[]`, `traps[]`, and for an
-/// instrumented profile `instrumentation`. Costs are objects
+/// `totals`, `functions[]`, `call_graph[]`, `traps[]`, with trap contexts
+/// `trap_contexts[]`, with costs per privilege level `privilege_totals`,
+/// and for an instrumented profile `instrumentation`. Costs are objects
 /// keyed by event name with every event of the profile
 /// (`{"instructions": 123, "cycles": 456}`); addresses are integers. A
 /// function also has `derived`, the ratios of [`Derived`] whose inputs the

@@ -47,8 +47,10 @@ mod flat;
 mod instrumented;
 mod json;
 mod options;
+mod privilege;
 mod report;
 mod style;
+mod traps;
 
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
 pub use call_graph::write_call_graph;
@@ -64,7 +66,9 @@ pub use flat::write_flat;
 pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, ReportOptions, SortKey};
+pub use privilege::{restrict_to_privilege, PrivilegeError};
 pub use report::write_report;
+pub use traps::write_trap_table;
 
 /// The line that says a profile is sampled, as the text reports print it:
 /// `sampled profile: 1234 samples, period 10007 instructions (jittered,

@@ -106,10 +106,30 @@ impl<M: CostModel> InstrumentCollector<M> {
     /// Open an activation of `func` at `now`; `entry` is the jump into it
     /// (its boundary starts there).
     fn push(&mut self, func: u32, ret: u64, sp: u64, now: Clock, entry: Option<Transfer>) {
+        let parent = self.frames.last().map_or((NONE, NONE), |f| (f.ctx, f.func));
+        self.push_under(parent, func, ret, sp, now, entry, false);
+    }
+
+    /// [`InstrumentCollector::push`] under `(parent context, caller)`;
+    /// `trap`: the root of a trap context (call site 0).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_under(
+        &mut self,
+        (parent_ctx, caller): (u32, u32),
+        func: u32,
+        ret: u64,
+        sp: u64,
+        now: Clock,
+        entry: Option<Transfer>,
+        trap: bool,
+    ) {
         self.charge(now);
         self.ensure_fn(func);
-        let (parent_ctx, caller) = self.frames.last().map_or((NONE, NONE), |f| (f.ctx, f.func));
-        let site = entry.map_or(ret.wrapping_sub(4) & self.mask, |t| t.pc);
+        let site = match entry {
+            _ if trap => 0,
+            None => ret.wrapping_sub(4) & self.mask,
+            Some(t) => t.pc,
+        };
         let ctx = self.context(parent_ctx, func);
         let arc = self.arc(caller, func, site);
         let outer_fn = self.active_fn[func as usize] == 0;
@@ -120,6 +140,7 @@ impl<M: CostModel> InstrumentCollector<M> {
         self.contexts[ctx as usize].calls += 1;
         self.arcs[arc as usize].calls += 1;
         let boundary = match entry {
+            _ if trap => [0; 2],
             Some(t) => sub(now, t.at),
             None => {
                 self.unmeasured += 1;
@@ -145,6 +166,7 @@ impl<M: CostModel> InstrumentCollector<M> {
             boundary,
             outer_fn,
             outer_arc,
+            trap,
         });
     }
 
@@ -309,8 +331,10 @@ impl<M: CostModel> InstrumentCollector<M> {
     /// jumped to after the epilogue (nothing of `f` follows it).
     fn exit(&mut self, f: u32, call_site: u64, now: Clock, tail: bool) {
         let depth = self.frames.len();
+        let floor = self.floor();
         let found = (0..depth.min(SEARCH_DEPTH))
             .map(|k| depth - 1 - k)
+            .take_while(|&i| i >= floor)
             .find(|&i| self.frames[i].func == f);
         let Some(i) = found else {
             self.unmatched_exits += 1;
@@ -355,14 +379,16 @@ impl<M: CostModel> InstrumentCollector<M> {
         }
         if self.kind == Some(HookKind::Mcount) && !self.frames.is_empty() {
             let depth = self.frames.len();
+            let floor = self.floor();
             let found = (0..depth.min(SEARCH_DEPTH))
                 .map(|k| depth - 1 - k)
+                .take_while(|&i| i >= floor)
                 .find(|&i| self.frames[i].ret == target && sp >= self.frames[i].sp);
             if let Some(mut i) = found {
                 // Activations with the same return address next to it were
                 // entered by tail calls (a call returns into its caller, not
                 // to where the caller returns): the chain ends here too.
-                while i > 0 && self.frames[i - 1].ret == target {
+                while i > floor && self.frames[i - 1].ret == target {
                     i -= 1;
                 }
                 self.pop_to(i, now, |f| f.ret == target);

@@ -172,6 +172,7 @@ impl<M: CostModel> InstrumentCollector<M> {
             unmeasured_boundaries: self.unmeasured,
             other_kind_calls: self.other_kind,
             contexts_folded: self.tree.folded(),
+            trap_causes: self.trap_counts.causes().to_vec(),
             map: self.map,
         };
         (data, self.model)

@@ -63,8 +63,11 @@ mod activations;
 mod compensation;
 #[cfg(test)]
 mod tests;
+mod traps;
 
-use fwprof_sim::{CostModel, Forward, Jump, JumpKind};
+use fwprof_sim::{CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
+
+use crate::traps::{TrapCauseStats, TrapCounts};
 
 use crate::context_tree::{ArcTable, ContextTree};
 use crate::function_map::FunctionMap;
@@ -233,6 +236,8 @@ pub struct InstrumentData {
     pub contexts_folded: bool,
     /// The function map, with ranges added during the run.
     pub map: FunctionMap,
+    /// Counts and latencies per trap cause.
+    pub trap_causes: Vec<TrapCauseStats>,
 }
 
 /// A jump seen recently: `(target, pc, clock, hook events before it)`.
@@ -246,7 +251,7 @@ struct Transfer {
 
 /// A hook call whose return is awaited.
 #[derive(Clone, Copy, Debug)]
-struct HookFrame {
+pub(super) struct HookFrame {
     /// The two addresses it may return to: after a 2- or 4-byte call, or
     /// for a hook entered by a jump (a tail call), the caller's return
     /// address (twice).
@@ -272,11 +277,13 @@ struct Frame {
     boundary: Clock,
     outer_fn: bool,
     outer_arc: bool,
+    /// The root of a trap context (see [`traps`]).
+    trap: bool,
 }
 
 /// A completed `cyg_profile` activation whose epilogue is being measured.
 #[derive(Clone, Copy, Debug)]
-struct Epilogue {
+pub(super) struct Epilogue {
     frame: Frame,
     /// Hook events when its exit hook was called (any later hook call
     /// ends the measurement).
@@ -365,6 +372,9 @@ pub struct InstrumentCollector<M: CostModel = ()> {
     abandoned: u64,
     unmeasured: u64,
     other_kind: u64,
+    trap_counts: TrapCounts,
+    /// Per open trap context, what it put aside.
+    saved: Vec<traps::Saved>,
 }
 
 impl InstrumentCollector {
@@ -447,6 +457,8 @@ impl<M: CostModel> InstrumentCollector<M> {
             abandoned: 0,
             unmeasured: 0,
             other_kind: 0,
+            trap_counts: TrapCounts::default(),
+            saved: Vec::new(),
         }
     }
 
@@ -478,6 +490,16 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
 
     const WANTS_JUMPS: bool = true;
     const WANTS_CALL_ARGS: bool = true;
+
+    /// A trap opens a trap context (see [`traps`]).
+    fn on_trap(&mut self, trap: TrapInfo, instret: u64, _sp: u64) {
+        self.enter_trap(&trap, instret);
+    }
+
+    /// An `mret`/`sret` closes the innermost trap context, if any.
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        self.leave_trap(ret);
+    }
 
     #[inline]
     fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {

@@ -32,6 +32,19 @@ pub struct Sample {
     pub truncated: bool,
 }
 
+/// Where a sample taken in a trap handler belongs: the trap contexts open
+/// (outermost first, as `(code, interrupt)`), the innermost one's handler
+/// entry and the pc it interrupted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrapPath {
+    /// `(code, interrupt)` of each open trap context, outermost first.
+    pub roots: Vec<(u64, bool)>,
+    /// The innermost context's handler entry ([`fwprof_sim::TrapInfo::handler`]).
+    pub handler: u64,
+    /// The pc the innermost context interrupted.
+    pub pc: u64,
+}
+
 /// A sampled call-graph arc: `(caller, callee, call site)`, the caller
 /// `None` for the root.
 pub type ArcKey = (Option<u32>, u32, u64);
@@ -70,6 +83,10 @@ pub struct SampleData {
     pub idle_samples: u64,
     /// Total cost per event.
     pub totals: Vec<u64>,
+    /// Self cost per (context, privilege at the sample, as 0 U, 1 S, 3 M).
+    pub contexts_by_privilege: Vec<(u32, u8, Vec<u64>)>,
+    /// Counts and latencies per trap cause (set by [`crate::sample::Sampler::finish`]).
+    pub trap_causes: Vec<crate::TrapCauseStats>,
 }
 
 /// Samples kept one by one ([`SampleData::samples`]; about 100 bytes each:
@@ -82,7 +99,7 @@ const MAX_STORED_SAMPLES: usize = 1 << 21;
 /// arcs and calling contexts.
 pub(crate) struct Aggregate {
     n: usize,
-    map: FunctionMap,
+    pub(super) map: FunctionMap,
     self_cost: Vec<Vec<u64>>,
     inclusive: Vec<Vec<u64>>,
     /// Sampled pcs: function, length, raw bits, cost.
@@ -98,6 +115,7 @@ pub(crate) struct Aggregate {
     taken: u64,
     truncated: u64,
     totals: Vec<u64>,
+    by_privilege: BTreeMap<(u32, u8), Vec<u64>>,
 }
 
 impl Aggregate {
@@ -120,6 +138,7 @@ impl Aggregate {
             taken: 0,
             truncated: 0,
             totals: vec![0; n],
+            by_privilege: BTreeMap::new(),
         }
     }
 
@@ -132,18 +151,45 @@ impl Aggregate {
     }
 
     /// Add one sample: `stack` unwound at `instret`, standing for `interval`
-    /// (one value per event), the instruction at its pc `(len, raw)`.
-    pub(crate) fn add(&mut self, stack: &Stack, instret: u64, interval: &[u64], inst: (u8, u32)) {
+    /// (one value per event), the instruction at its pc `(len, raw)`,
+    /// taken at `privilege`. In a trap handler (`trap`), the stack is cut
+    /// at the trap ([`cut_at_trap`]) and hangs from the trap roots.
+    pub(crate) fn add(
+        &mut self,
+        stack: &Stack,
+        instret: u64,
+        interval: &[u64],
+        inst: (u8, u32),
+        trap: Option<&TrapPath>,
+        privilege: u8,
+    ) {
         let add = |dst: &mut Vec<u64>, v: &[u64]| {
             for (d, s) in dst.iter_mut().zip(v) {
                 *d += s;
             }
         };
-        let funcs: Vec<u32> = stack
+        let mut truncated = stack.truncated();
+        let mut funcs: Vec<u32> = stack
             .frames
             .iter()
             .map(|f| self.map.lookup_or_add(f.address))
             .collect();
+        let mut frames: Vec<u64> = stack.frames.iter().map(|f| f.address).collect();
+        // Call sites of the arcs (frame k+1's address for the arc into frame k).
+        let mut sites = frames.clone();
+        if let Some(t) = trap {
+            let handler = self.map.lookup_or_add(t.handler);
+            let (keep, cut) = cut_at_trap(stack, &funcs, handler, t.pc);
+            funcs.truncate(keep);
+            frames.truncate(keep);
+            sites.truncate(keep);
+            truncated = cut;
+            for &(code, interrupt) in t.roots.iter().rev() {
+                funcs.push(self.map.trap_root(code, interrupt));
+                sites.push(0);
+            }
+        }
+        let stack_frames = frames;
         for &f in &funcs {
             self.function_slot(f);
         }
@@ -151,6 +197,7 @@ impl Aggregate {
         let leaf = funcs[0];
         add(&mut self.self_cost[leaf as usize], interval);
         let pc = stack.frames[0].address;
+        let _ = &stack_frames;
         let n = self.n;
         let entry = self
             .addrs
@@ -168,7 +215,7 @@ impl Aggregate {
         // Arcs: caller frame k+1 → callee frame k at frame k+1's call site,
         // once per sample; the outermost frame hangs from the root.
         let mut arcs: Vec<ArcKey> = (0..funcs.len() - 1)
-            .map(|k| (Some(funcs[k + 1]), funcs[k], stack.frames[k + 1].address))
+            .map(|k| (Some(funcs[k + 1]), funcs[k], sites[k + 1]))
             .collect();
         arcs.push((None, funcs[funcs.len() - 1], 0));
         arcs.sort_unstable();
@@ -200,16 +247,23 @@ impl Aggregate {
         }
         if let Some(&(_, leaf_ctx)) = path.last() {
             add(&mut self.contexts[leaf_ctx as usize].self_cost, interval);
+            let n = self.n;
+            add(
+                self.by_privilege
+                    .entry((leaf_ctx, privilege))
+                    .or_insert_with(|| vec![0; n]),
+                interval,
+            );
         }
-        if stack.truncated() {
+        if truncated {
             self.truncated += 1;
         }
         self.taken += 1;
         if self.samples.len() < MAX_STORED_SAMPLES {
             self.samples.push(Sample {
                 instret,
-                frames: stack.addresses(),
-                truncated: stack.truncated(),
+                frames: stack_frames,
+                truncated,
             });
         }
     }
@@ -242,7 +296,42 @@ impl Aggregate {
             truncated: self.truncated,
             idle_samples,
             totals: self.totals,
+            contexts_by_privilege: self
+                .by_privilege
+                .into_iter()
+                .map(|((c, p), v)| (c, p, v))
+                .collect(),
+            trap_causes: Vec::new(),
         }
+    }
+}
+
+/// How many frames (from the leaf) of a sample taken in a trap handler
+/// belong to the handler, and whether the stack is truncated at the trap.
+/// `funcs` are the frames' functions, `handler` the function of the
+/// handler's entry and `pc` the interrupted pc. The handler's frames end
+/// at the first frame (from the leaf) in the handler's entry function;
+/// else just before a frame at the interrupted pc (the unwinder went
+/// through the trap frame, e.g. after a vector table's jump); else the
+/// trap frame could not be recognised: the frames the unwinder found are
+/// kept if it stopped there (marked truncated), only the sampled pc if
+/// it ran on into code it took for callers (also truncated).
+pub(crate) fn cut_at_trap(stack: &Stack, funcs: &[u32], handler: u32, pc: u64) -> (usize, bool) {
+    if let Some(k) = funcs.iter().position(|&f| f == handler) {
+        return (k + 1, false);
+    }
+    if let Some(k) = stack
+        .frames
+        .iter()
+        .skip(1)
+        .position(|f| f.address == pc || f.return_address == Some(pc))
+    {
+        return (k + 1, false);
+    }
+    if stack.truncated() {
+        (funcs.len(), true)
+    } else {
+        (1, true)
     }
 }
 
@@ -302,7 +391,7 @@ mod tests {
                 })
                 .collect();
             frames.push(0x1010);
-            agg.add(&stack(&frames), i * 100, &[100, 1], (4, 0));
+            agg.add(&stack(&frames), i * 100, &[100, 1], (4, 0), None, 3);
         }
         let d = agg.finish(0);
         assert!(d.contexts_folded);
@@ -329,8 +418,15 @@ mod tests {
         let map = FunctionMap::new(&[(0x1000, 0x1100), (0x2000, 0x2100)], &[0x1000, 0x2000]);
         let mut agg = Aggregate::new(2, map);
         // main -> f -> f, then main -> f.
-        agg.add(&stack(&[0x2004, 0x2010, 0x1010]), 10, &[10, 1], (4, 0));
-        agg.add(&stack(&[0x2008, 0x1010]), 20, &[10, 1], (4, 0));
+        agg.add(
+            &stack(&[0x2004, 0x2010, 0x1010]),
+            10,
+            &[10, 1],
+            (4, 0),
+            None,
+            3,
+        );
+        agg.add(&stack(&[0x2008, 0x1010]), 20, &[10, 1], (4, 0), None, 3);
         let d = agg.finish(0);
         assert!(!d.contexts_folded);
         let shape: Vec<_> = d

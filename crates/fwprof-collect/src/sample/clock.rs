@@ -3,7 +3,9 @@
 //! block boundary after each sampling point.
 
 use fwprof_isa::Inst;
-use fwprof_sim::{BlockId, CostModel, Forward, Hooks};
+use fwprof_sim::{BlockId, CodeContext, CostModel, Forward, Hooks, TrapInfo, TrapReturn};
+
+use crate::TrapTracker;
 
 /// The hooks of a sampled run with a cost model (a core's timing model):
 /// the model, and the cycle threshold of the next sample. With `PACED` (`--unit cycles`) the run
@@ -26,6 +28,8 @@ pub struct SampleClock<M: CostModel, const PACED: bool> {
     /// [`SampleClock::sample_pc`] as it was at the latest block-cache flush (the
     /// block that ran last is gone from `blocks`), while `last` is None.
     flushed_pc: Option<u64>,
+    /// The trap contexts open and the privilege.
+    traps: TrapTracker,
 }
 
 impl<M: CostModel, const PACED: bool> SampleClock<M, PACED> {
@@ -40,6 +44,7 @@ impl<M: CostModel, const PACED: bool> SampleClock<M, PACED> {
             blocks: Vec::new(),
             last: None,
             flushed_pc: None,
+            traps: TrapTracker::new(),
         }
     }
 
@@ -127,6 +132,15 @@ impl<M: CostModel, const PACED: bool> Forward for SampleClock<M, PACED> {
             self.last = Some((id.0, executed));
         }
     }
+    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+        self.traps.on_trap(trap, instret, sp);
+    }
+    fn on_trap_return(&mut self, ret: &TrapReturn) {
+        self.traps.on_trap_return(ret);
+    }
+    fn on_code_context(&mut self, ctx: CodeContext) {
+        self.traps.on_code_context(ctx);
+    }
     fn on_idle(&mut self, ticks: u64, _executed: u64) {
         let start = self.cycles();
         self.idle = self.idle.saturating_add(ticks);
@@ -134,8 +148,8 @@ impl<M: CostModel, const PACED: bool> Forward for SampleClock<M, PACED> {
     }
 }
 
-/// What the sampling loop needs from its hooks: `()` (no cost model) or a
-/// [`SampleClock`].
+/// What the sampling loop needs from its hooks: a [`TrapTracker`] (no
+/// cost model) or a [`SampleClock`].
 pub trait SampleHooks: Hooks {
     /// The sampler's clock in cycles, sleeps included (`None` without a
     /// core model).
@@ -148,9 +162,14 @@ pub trait SampleHooks: Hooks {
     fn take_sleeps(&mut self) -> Vec<(u64, u64)>;
     /// The pc a sample taken now is attributed to, if not the hart's.
     fn sample_pc(&self) -> Option<u64>;
+    /// The trap contexts open now and the privilege.
+    fn traps(&self) -> &TrapTracker;
 }
 
-impl SampleHooks for () {
+impl SampleHooks for TrapTracker {
+    fn traps(&self) -> &TrapTracker {
+        self
+    }
     fn cycles_now(&mut self) -> Option<u64> {
         None
     }
@@ -181,5 +200,8 @@ impl<M: CostModel, const PACED: bool> SampleHooks for SampleClock<M, PACED> {
     }
     fn sample_pc(&self) -> Option<u64> {
         SampleClock::sample_pc(self)
+    }
+    fn traps(&self) -> &TrapTracker {
+        &self.traps
     }
 }

@@ -19,7 +19,7 @@ mod aggregate;
 mod clock;
 mod periods;
 
-pub use aggregate::{ArcKey, Sample, SampleData, SampledContext};
+pub use aggregate::{ArcKey, Sample, SampleData, SampledContext, TrapPath};
 pub use clock::{SampleClock, SampleHooks};
 pub use periods::Periods;
 
@@ -77,6 +77,12 @@ impl Sampler {
             last_cycles: 0,
             idle_samples: 0,
         }
+    }
+
+    /// The run starts at `addr` in boot code outside the program (see
+    /// [`FunctionMap::set_boot_code`]): samples there are attributed to it.
+    pub fn set_boot_code(&mut self, addr: u64) {
+        self.agg.map.set_boot_code(addr);
     }
 
     /// Arm the hooks before the run starts (the cycle threshold of the
@@ -154,7 +160,19 @@ impl Sampler {
             };
             let stack = self.unwinder.unwind(&regs, &mut GuestMemory(sim.memory()));
             let inst = instruction_at(sim.memory(), regs.pc);
-            self.agg.add(&stack, now, &interval, inst);
+            let t = sim.hooks_mut().traps();
+            let privilege = t.privilege().unwrap_or(3);
+            let trap = t.open().last().map(|inner| TrapPath {
+                roots: t
+                    .open()
+                    .iter()
+                    .map(|o| t.roots()[o.root as usize])
+                    .collect(),
+                handler: inner.handler,
+                pc: inner.pc,
+            });
+            self.agg
+                .add(&stack, now, &interval, inst, trap.as_ref(), privilege);
             // Periods that ended inside one block (a block longer than
             // the period, in cycles) merge into this sample.
             while self.next <= count {
@@ -172,9 +190,12 @@ impl Sampler {
     }
 
     /// The aggregated samples, and the unwinder (for its warnings and
-    /// counts).
-    pub fn finish(self) -> (SampleData, Unwinder) {
-        (self.agg.finish(self.idle_samples), self.unwinder)
+    /// counts). `traps`: the run's hooks' tracker, whose counts per cause
+    /// go into [`SampleData::trap_causes`].
+    pub fn finish(self, traps: &crate::TrapTracker) -> (SampleData, Unwinder) {
+        let mut data = self.agg.finish(self.idle_samples);
+        data.trap_causes = traps.counts_in(&mut data.map);
+        (data, self.unwinder)
     }
 }
 

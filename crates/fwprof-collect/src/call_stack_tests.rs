@@ -1,0 +1,273 @@
+//! Tests of the call stack without traps.
+
+use super::*;
+
+// Functions: 0 = main, 1 = f, 2 = g.
+#[test]
+fn call_and_return() {
+    let mut cs = CallStack::new();
+    cs.enter_root(0, 1000, 0);
+    // main executes 5 instructions, the 5th a call at 0x10 to f.
+    cs.call(0, 1, 0x10, 0x14, 1000, 5);
+    // f executes 3 instructions, the 3rd a ret.
+    cs.ret(0x14, 1000, 8);
+    let (f, a) = cs.finish(10);
+    assert_eq!(
+        f[0],
+        FunctionStats {
+            calls: 1,
+            inclusive: 10
+        }
+    );
+    assert_eq!(
+        f[1],
+        FunctionStats {
+            calls: 1,
+            inclusive: 3
+        }
+    );
+    assert_eq!(a.len(), 2);
+    assert_eq!(
+        a[1],
+        ArcStats {
+            caller: Some(0),
+            callee: 1,
+            call_site: 0x10,
+            tail: false,
+            calls: 1,
+            inclusive: 3
+        }
+    );
+}
+
+#[test]
+fn recursion_not_counted_twice() {
+    let mut cs = CallStack::new();
+    cs.enter_root(0, 1000, 0);
+    cs.call(0, 1, 0x10, 0x14, 1000, 1); // main→f
+    cs.call(1, 1, 0x20, 0x24, 990, 3); // f→f
+    cs.call(1, 1, 0x20, 0x24, 980, 5); // f→f
+    cs.ret(0x24, 980, 7);
+    cs.ret(0x24, 990, 8);
+    cs.ret(0x14, 1000, 10);
+    let (f, a) = cs.finish(12);
+    assert_eq!(f[1].calls, 3);
+    assert_eq!(f[1].inclusive, 9);
+    let rec = a.iter().find(|x| x.caller == Some(1)).unwrap();
+    assert_eq!(rec.calls, 2);
+    assert_eq!(rec.inclusive, 5); // outermost f→f activation: 3..8
+}
+
+#[test]
+fn tail_call_ends_both() {
+    let mut cs = CallStack::new();
+    cs.enter_root(0, 1000, 0);
+    cs.call(0, 1, 0x10, 0x14, 1000, 2); // main→f
+    cs.tail_call(1, 2, 0x30, 1000, 4); // f tail-jumps to g
+    cs.ret(0x14, 1000, 9); // g returns to main
+    assert_eq!(cs.depth(), 1);
+    let (f, a) = cs.finish(10);
+    assert_eq!(f[1].inclusive, 7);
+    assert_eq!(f[2].inclusive, 5);
+    let t = a.iter().find(|x| x.tail).unwrap();
+    assert_eq!(
+        (t.caller, t.callee, t.call_site, t.calls),
+        (Some(1), 2, 0x30, 1)
+    );
+}
+
+#[test]
+fn longjmp_resyncs_by_sp() {
+    let mut cs = CallStack::new();
+    cs.enter_root(0, 1000, 0);
+    cs.call(0, 1, 0x10, 0x14, 1000, 1); // main→f (f's frame below 1000)
+    cs.call(1, 2, 0x20, 0x24, 960, 2); // f→g
+    cs.call(2, 2, 0x40, 0x44, 900, 3); // g→g
+                                       // longjmp: `ret` to a target nobody expects, sp back to f's level 960.
+    cs.ret(0x28, 960, 6);
+    assert_eq!(cs.current(), Some(1));
+    let (f, _) = cs.finish(8);
+    assert_eq!(f[2].inclusive, 4);
+}
+
+#[test]
+fn t0_link_and_nonlocal_pop() {
+    // A call through t0 (millicode) returns with `jr t0`: same mechanics.
+    let mut cs = CallStack::new();
+    cs.enter_root(0, 1000, 0);
+    cs.call(0, 1, 0x10, 0x14, 1000, 1);
+    cs.call(1, 2, 0x50, 0x54, 990, 2);
+    // Return straight to main's return address pops g and f.
+    cs.ret(0x14, 1000, 5);
+    assert_eq!(cs.depth(), 1);
+}
+
+#[test]
+fn deep_recursion_counts_each_activation() {
+    // main (function 0) calls f (1), which recurses at the same call
+    // site until n activations of f are on the stack (a million: the
+    // shadow stack and the context tree must stay exact at that depth).
+    // Each activation executes one instruction before its call and one
+    // after its callee returns (the innermost one, then returns); main
+    // one before and one after. Activation k (0 = outermost) runs from
+    // k+1 to 2n-k, so its inclusive count is 2n-2k-1.
+    let mut cs = CallStack::new();
+    cs.enter_root(0, u64::MAX, 0);
+    let n = 1_000_000u64;
+    for i in 0..n {
+        cs.call(
+            if i == 0 { 0 } else { 1 },
+            1,
+            0x20,
+            0x24,
+            u64::MAX - 16 * (i + 1),
+            i + 1,
+        );
+    }
+    assert_eq!(cs.depth() as u64, n + 1);
+    for i in 0..n {
+        cs.ret(0x24, u64::MAX - 16 * (n - i), n + i + 1);
+    }
+    assert_eq!(cs.depth(), 1);
+    let done = cs.finish_with_extra(2 * n + 1);
+    let stats = |calls, inclusive| FunctionStats { calls, inclusive };
+    assert_eq!(
+        done.functions,
+        vec![stats(1, 2 * n + 1), stats(n, 2 * n - 1)]
+    );
+    let arc = |caller, callee, call_site, calls, inclusive| ArcStats {
+        caller,
+        callee,
+        call_site,
+        tail: false,
+        calls,
+        inclusive,
+    };
+    assert_eq!(
+        done.arcs,
+        vec![
+            arc(None, 0, 0, 1, 2 * n + 1),
+            arc(Some(0), 1, 0x20, 1, 2 * n - 1),
+            // f -> f: n-1 calls; its outermost activation is k = 1.
+            arc(Some(1), 1, 0x20, n - 1, 2 * n - 3),
+        ]
+    );
+    // One context per depth (the tree is below its cap, nothing folded).
+    assert!(!done.contexts_folded);
+    assert_eq!(done.contexts.len() as u64, n + 1);
+    assert_eq!(
+        done.contexts[0],
+        ContextStats {
+            parent: None,
+            function: 0,
+            calls: 1,
+            self_cost: 2
+        }
+    );
+    for (k, c) in done.contexts.iter().enumerate().skip(1) {
+        let self_cost = if k as u64 == n { 1 } else { 2 };
+        let want = ContextStats {
+            parent: Some(k as u32 - 1),
+            function: 1,
+            calls: 1,
+            self_cost,
+        };
+        assert_eq!(*c, want, "context {k}");
+    }
+}
+
+#[test]
+fn extra_events_are_inclusive_like_instructions() {
+    // One extra event (say cycles): main runs 5 instructions / 20
+    // cycles, calls f, f runs 3 / 30, recursion f -> f runs 2 / 7.
+    let mut cs = CallStack::with_extra_events(1);
+    cs.set_clock(&[0]);
+    cs.enter_root(0, 1000, 0);
+    cs.set_clock(&[20]);
+    cs.call(0, 1, 0x10, 0x14, 1000, 5);
+    cs.set_clock(&[40]);
+    cs.call(1, 1, 0x30, 0x34, 990, 7);
+    cs.set_clock(&[47]);
+    cs.ret(0x34, 990, 9);
+    cs.set_clock(&[57]);
+    cs.ret(0x14, 1000, 10);
+    cs.set_clock(&[60]);
+    let done = cs.finish_with_extra(11);
+    let (f, a, fx, ax) = (
+        done.functions,
+        done.arcs,
+        done.functions_extra,
+        done.arcs_extra,
+    );
+    assert_eq!((f[1].inclusive, fx[1]), (5, 37));
+    assert_eq!(fx[0], 60);
+    // Arcs: root, main->f, f->f (recursive: its own outermost activation).
+    assert_eq!(a.len(), 3);
+    assert_eq!(ax, vec![60, 37, 7]);
+}
+
+#[test]
+fn contexts_split_a_function_by_its_callers() {
+    // main calls f directly and through g; f's self cost is kept apart
+    // per path: main;f and main;g;f. Extra event: 10 per instruction.
+    let mut cs = CallStack::with_extra_events(1);
+    cs.enter_root(0, 1000, 0);
+    cs.set_clock(&[20]);
+    cs.call(0, 1, 0x10, 0x14, 1000, 2); // main runs 2
+    cs.set_clock(&[50]);
+    cs.ret(0x14, 1000, 5); // f runs 3
+    cs.set_clock(&[60]);
+    cs.call(0, 2, 0x18, 0x1c, 1000, 6); // main runs 1 more
+    cs.set_clock(&[70]);
+    cs.call(2, 1, 0x40, 0x44, 990, 7); // g runs 1
+    cs.set_clock(&[110]);
+    cs.ret(0x44, 990, 11); // f runs 4
+    cs.set_clock(&[120]);
+    cs.ret(0x1c, 1000, 12); // g runs 1 more
+    cs.set_clock(&[130]);
+    let done = cs.finish_with_extra(13); // main runs 1 more
+    let c = &done.contexts;
+    assert_eq!(c.len(), 4);
+    let find = |parent: Option<u32>, function: u32| {
+        c.iter()
+            .position(|x| x.parent == parent && x.function == function)
+            .unwrap()
+    };
+    let main = find(None, 0);
+    let f1 = find(Some(main as u32), 1);
+    let g = find(Some(main as u32), 2);
+    let f2 = find(Some(g as u32), 1);
+    assert_eq!(c[main].self_cost, 4);
+    assert_eq!((c[f1].self_cost, c[f1].calls), (3, 1));
+    assert_eq!((c[g].self_cost, c[g].calls), (2, 1));
+    assert_eq!((c[f2].self_cost, c[f2].calls), (4, 1));
+    let x = &done.contexts_extra;
+    assert_eq!((x[main], x[f1], x[g], x[f2]), (40, 30, 20, 40));
+    assert!(c
+        .iter()
+        .all(|x| x.parent.is_none_or(|p| (p as usize) < c.len())));
+    assert!(!done.contexts_folded);
+}
+
+/// The reset ROM (function 2) runs 6 instructions and jumps to `_start`
+/// (function 0), which calls f (1): `_start` becomes the root, called
+/// once from `<spontaneous>`; no arc from the ROM, whose inclusive cost is
+/// its own 6 instructions.
+#[test]
+fn boot_code_hands_over_to_a_new_root() {
+    let mut cs = CallStack::new();
+    cs.enter_root(2, 0, 0);
+    cs.hand_over(0, 0, 6);
+    assert_eq!(cs.depth(), 1);
+    assert_eq!(cs.current(), Some(0));
+    cs.call(0, 1, 0x10, 0x14, 1000, 8);
+    cs.ret(0x14, 1000, 10);
+    let f = cs.finish_with_extra(12);
+    assert_eq!(f.functions[2].inclusive, 6);
+    assert_eq!(f.functions[0].calls, 1);
+    assert_eq!(f.functions[0].inclusive, 6);
+    assert!(f.arcs.iter().all(|a| a.caller != Some(2)));
+    let start = f.arcs.iter().find(|a| a.callee == 0).unwrap();
+    assert_eq!(start.caller, None);
+    assert_eq!(start.calls, 1);
+}

@@ -1,0 +1,84 @@
+//! Traps in the instrumentation collector: a trap pushes an activation of
+//! the cause's synthetic root (`[interrupt: machine timer]`), a root of
+//! the calling-context tree or, inside a handler, a child of the enclosing
+//! trap root; the handler's instrumented functions are its callees. An
+//! `mret`/`sret` closes it with everything above it, and the interrupted
+//! activations continue with the trap context's time (and hook calls) left
+//! out of their durations, as in the exact call stack
+//! (`crate::call_stack`). Exit hooks and returns inside a handler match
+//! only the handler's activations.
+
+use fwprof_sim::{CostModel, TrapInfo, TrapReturn};
+
+use super::{add, sub, Epilogue, HookFrame, InstrumentCollector, NONE};
+
+/// What a trap context puts aside of the interrupted code: a hook call
+/// or epilogue being measured.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Saved {
+    hook: Option<HookFrame>,
+    epilogue: Option<Epilogue>,
+}
+
+impl<M: CostModel> InstrumentCollector<M> {
+    /// Index of the innermost trap root in `frames`, if any.
+    pub(super) fn innermost_trap(&self) -> Option<usize> {
+        self.frames.iter().rposition(|f| f.trap)
+    }
+
+    /// The lowest index an exit or return inside the current trap context
+    /// may pop (above its root).
+    pub(super) fn floor(&self) -> usize {
+        self.innermost_trap().map_or(0, |i| i + 1)
+    }
+
+    pub(super) fn enter_trap(&mut self, trap: &TrapInfo, instret: u64) {
+        let now = self.now(instret);
+        let root = self.map.trap_root(trap.cause, trap.interrupt);
+        self.trap_counts.count(trap, root);
+        self.saved.push(Saved {
+            hook: self.hook.take(),
+            epilogue: self.epilogue.take(),
+        });
+        let parent = self
+            .innermost_trap()
+            .map_or((NONE, NONE), |i| (self.frames[i].ctx, self.frames[i].func));
+        self.push_under(parent, root, u64::MAX, 0, now, None, true);
+    }
+
+    pub(super) fn leave_trap(&mut self, ret: &TrapReturn) {
+        let Some(i) = self.innermost_trap() else {
+            return;
+        };
+        let now = self.now(ret.instret);
+        let root = self.frames[i];
+        let spent = sub(now, root.start);
+        let hooks = self.hook_events - root.hooks_at_start;
+        while self.frames.len() > i + 1 {
+            self.abandoned += 1;
+            self.pop(now, false);
+        }
+        self.pop(now, true);
+        // The interrupted level's activations: their durations and hook
+        // counts leave the trap context out.
+        let floor = self.floor();
+        for f in &mut self.frames[floor..] {
+            add(&mut f.start, spent);
+            f.hooks_at_start += hooks;
+        }
+        let saved = self.saved.pop().unwrap_or(Saved {
+            hook: None,
+            epilogue: None,
+        });
+        self.hook = saved.hook.map(|mut h| {
+            add(&mut h.start, spent);
+            h
+        });
+        self.epilogue = saved.epilogue.map(|mut e| {
+            if let Some(s) = e.start.as_mut() {
+                add(s, spent);
+            }
+            e
+        });
+    }
+}

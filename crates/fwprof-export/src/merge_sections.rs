@@ -1,0 +1,147 @@
+//! How `fwprof merge` combines the named sections it knows
+//! (docs/profile-format.md, "Sections"): `traps` — causes matched by
+//! (interrupt, code), counts and costs added, latencies' minimum, maximum
+//! and sum combined, roots mapped to the merged functions — when every run
+//! that took a trap has the section; `privilege` — costs per level added
+//! per merged function and context — when every run has it. Anything else
+//! is dropped and named in a warning.
+
+use std::collections::BTreeMap;
+
+use fwprof_profile::{
+    ContextLevelCost, FunctionId, FunctionLevelCost, Level, LevelCost, PrivilegeSection, Profile,
+    SectionKind, TrapCause, TrapSection,
+};
+
+/// The sections being combined, run by run.
+#[derive(Default)]
+pub(crate) struct SectionMerger {
+    traps: BTreeMap<(bool, u64), TrapCause>,
+    traps_complete: bool,
+    totals: BTreeMap<Level, Vec<u64>>,
+    functions: BTreeMap<(u32, Level), Vec<u64>>,
+    contexts: BTreeMap<(u32, Level), Vec<u64>>,
+    privilege_complete: bool,
+    runs: usize,
+}
+
+fn add(dst: &mut Vec<u64>, v: &[u64]) {
+    if dst.len() < v.len() {
+        dst.resize(v.len(), 0);
+    }
+    for (d, s) in dst.iter_mut().zip(v) {
+        *d = d.saturating_add(*s);
+    }
+}
+
+impl SectionMerger {
+    /// Add run `p`, whose function `i` became merged function `fmap[i]` and
+    /// context `j` merged context `cmap[j]`.
+    pub(crate) fn add(&mut self, p: &Profile, fmap: &[u32], cmap: &[u32]) {
+        if self.runs == 0 {
+            self.traps_complete = true;
+            self.privilege_complete = true;
+        }
+        self.runs += 1;
+        match p.section::<TrapSection>().ok().flatten() {
+            Some(t) => {
+                for c in t.causes {
+                    let root = FunctionId(fmap[c.root.index()]);
+                    match self.traps.get_mut(&(c.interrupt, c.code)) {
+                        Some(m) => {
+                            m.count += c.count;
+                            add(&mut m.self_cost, &c.self_cost);
+                            add(&mut m.inclusive, &c.inclusive);
+                            m.latency = match (m.latency, c.latency) {
+                                (Some(a), Some(b)) => Some(a.merged(b)),
+                                (a, b) => a.or(b),
+                            };
+                        }
+                        None => {
+                            self.traps
+                                .insert((c.interrupt, c.code), TrapCause { root, ..c });
+                        }
+                    }
+                }
+            }
+            None if !p.traps.is_empty() => self.traps_complete = false,
+            None => {}
+        }
+        match p.section::<PrivilegeSection>().ok().flatten() {
+            Some(s) => {
+                for t in s.totals {
+                    add(self.totals.entry(t.level).or_default(), &t.cost);
+                }
+                for f in s.functions {
+                    add(
+                        self.functions
+                            .entry((fmap[f.function.index()], f.level))
+                            .or_default(),
+                        &f.self_cost,
+                    );
+                }
+                for c in s.contexts {
+                    if let Some(&m) = cmap.get(c.context as usize) {
+                        add(self.contexts.entry((m, c.level)).or_default(), &c.self_cost);
+                    }
+                }
+            }
+            None if p.totals.iter().any(|&t| t > 0) => self.privilege_complete = false,
+            None => {}
+        }
+    }
+
+    /// Store the combined sections in `out` (contexts only if `out` kept
+    /// its calling-context tree); the names of the sections of `profiles`
+    /// that were not combined.
+    pub(crate) fn finish(self, out: &mut Profile, profiles: &[Profile]) -> Vec<String> {
+        let mut kept: Vec<&str> = Vec::new();
+        if self.traps_complete && !self.traps.is_empty() {
+            let mut causes: Vec<TrapCause> = self.traps.into_values().collect();
+            causes.sort_by_key(|c| (!c.interrupt, c.code));
+            if out.set_section(&TrapSection { causes }).is_ok() {
+                kept.push(TrapSection::NAME);
+            }
+        }
+        if self.privilege_complete && !self.totals.is_empty() {
+            let keep_contexts = !out.contexts.is_empty();
+            let s = PrivilegeSection {
+                totals: self
+                    .totals
+                    .into_iter()
+                    .map(|(level, cost)| LevelCost { level, cost })
+                    .collect(),
+                functions: self
+                    .functions
+                    .into_iter()
+                    .map(|((f, level), self_cost)| FunctionLevelCost {
+                        function: FunctionId(f),
+                        level,
+                        self_cost,
+                    })
+                    .collect(),
+                contexts: self
+                    .contexts
+                    .into_iter()
+                    .filter(|_| keep_contexts)
+                    .map(|((context, level), self_cost)| ContextLevelCost {
+                        context,
+                        level,
+                        self_cost,
+                    })
+                    .collect(),
+            };
+            if out.set_section(&s).is_ok() {
+                kept.push(PrivilegeSection::NAME);
+            }
+        }
+        let mut dropped: Vec<String> = profiles
+            .iter()
+            .flat_map(|p| p.sections.keys().cloned())
+            .filter(|n| !kept.contains(&n.as_str()))
+            .collect();
+        dropped.sort_unstable();
+        dropped.dedup();
+        dropped
+    }
+}
