@@ -217,6 +217,13 @@ pub struct RecordArgs {
     /// secrets; bare-metal profiles store no environment at all.
     #[arg(long)]
     pub save_env: bool,
+    /// Add the symbols of another ELF (repeatable): a stripped image, a
+    /// program loaded elsewhere, the processes of a kernel. With @ADDR its
+    /// `.text` is at ADDR (as GDB's `add-symbol-file`), else at the
+    /// addresses it was linked at. Its symbols apply in the address spaces
+    /// that run its code (compared byte for byte).
+    #[arg(long, value_name = "FILE[@ADDR]", value_parser = fwprof_record::SymbolFile::parse)]
+    pub symbols: Vec<fwprof_record::SymbolFile>,
     /// No progress line and no summary on stderr.
     #[arg(short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -602,6 +609,7 @@ pub fn record_options(a: &RecordArgs) -> anyhow::Result<fwprof_record::RecordOpt
         },
         core: a.core.clone(),
         save_env: a.save_env,
+        symbols: a.symbols.clone(),
     })
 }
 

@@ -16,8 +16,11 @@ use crate::traps::{TrapCauseStats, TrapCounts};
 /// Static facts of one executed instruction address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InstSite {
-    /// Guest address.
+    /// Guest address (virtual in a translated space).
     pub addr: u64,
+    /// Address space it ran in: the `satp` value that selected it, 0 for
+    /// physical addresses (`fwprof_sim::CodeContext::space`).
+    pub space: u64,
     /// Raw encoding (low 16 bits for RVC).
     pub raw: u32,
     /// Length in bytes (2 or 4).
@@ -43,7 +46,9 @@ pub struct TrapStats {
 /// What [`ExactCollector::finish`] returns. Counts are executed instructions.
 #[derive(Clone, Debug)]
 pub struct ExactData {
-    /// Every address that executed at least once, sorted by address.
+    /// Every address that executed at least once, sorted by (address,
+    /// space, function): one entry per address space and function that
+    /// ran code there.
     pub sites: Vec<InstSite>,
     /// Per function id (index): calls and inclusive instructions.
     pub functions: Vec<FunctionStats>,
@@ -87,6 +92,8 @@ struct BlockMeta {
     /// Function of the block's instructions (a block never runs from one
     /// function into another: [`Hooks::split_block`](fwprof_sim::Hooks::split_block) splits it).
     func: u32,
+    /// Address space it was translated in (`satp`, 0 for physical).
+    space: u64,
 }
 
 /// Exact profile collector: per-block execution counts and a shadow call stack.
@@ -108,8 +115,9 @@ pub struct ExactCollector<M: CostModel = ()> {
     /// `(block, executed) → times` for blocks left early.
     cuts: HashMap<(u32, u32), u64>,
     /// Executed instructions per address of the blocks of earlier cache
-    /// generations: `addr → (raw, len, count)` (raw and len as first seen).
-    folded: HashMap<u64, (u32, u8, u64)>,
+    /// generations: `(space, addr, function) → (raw, len, count)` (raw and
+    /// len as first seen).
+    folded: HashMap<(u64, u64, u32), (u32, u8, u64)>,
     /// Executed instructions counted in `folded`.
     folded_executed: u64,
     /// Address of the last instruction of the block that ran last before
@@ -130,6 +138,9 @@ pub struct ExactCollector<M: CostModel = ()> {
     prev_block: u32,
     /// Stack pointer reported by the latest jump or trap (for jump-ins).
     last_sp: u64,
+    /// Address space of the blocks being translated (the latest
+    /// [`CodeContext::space`]).
+    translating: u64,
 }
 
 impl ExactCollector {
@@ -169,6 +180,7 @@ impl<M: CostModel> ExactCollector<M> {
             cur_fn: u32::MAX,
             prev_block: u32::MAX,
             last_sp: sp,
+            translating: 0,
         }
     }
 
@@ -197,7 +209,11 @@ impl<M: CostModel> ExactCollector<M> {
     fn start(&mut self) {
         if !self.started {
             self.started = true;
+            // The hart starts with translation off.
+            let space = self.map.space();
+            self.map.set_space(0);
             let root = self.map.lookup_or_add(self.entry);
+            self.map.set_space(space);
             self.stack.enter_root(root, self.entry_sp, 0);
             self.cur_fn = root;
         }
@@ -290,7 +306,8 @@ impl<M: CostModel> ExactCollector<M> {
             }
             let first = meta.first as usize;
             for &(addr, raw, len) in &self.insts[first..first + meta.len as usize] {
-                self.folded.entry(addr).or_insert((raw, len, 0)).2 += n;
+                let key = (meta.space, addr, meta.func);
+                self.folded.entry(key).or_insert((raw, len, 0)).2 += n;
             }
         }
         // Iterating or clearing a map costs its capacity, even when empty.
@@ -301,7 +318,7 @@ impl<M: CostModel> ExactCollector<M> {
                 for &(addr, _, _) in
                     &self.insts[first + executed_in_block as usize..first + meta.len as usize]
                 {
-                    if let Some(e) = self.folded.get_mut(&addr) {
+                    if let Some(e) = self.folded.get_mut(&(meta.space, addr, meta.func)) {
                         e.2 -= times;
                     }
                 }
@@ -323,18 +340,16 @@ impl<M: CostModel> ExactCollector<M> {
         let mut sites: Vec<InstSite> = per_addr
             .into_iter()
             .filter(|(_, v)| v.2 > 0)
-            .map(|(addr, (raw, len, count))| InstSite {
+            .map(|((space, addr, function), (raw, len, count))| InstSite {
                 addr,
+                space,
                 raw,
                 len,
                 count,
-                function: 0,
+                function,
             })
             .collect();
-        sites.sort_by_key(|s| s.addr);
-        for s in &mut sites {
-            s.function = self.map.lookup_or_add(s.addr);
-        }
+        sites.sort_by_key(|s| (s.addr, s.space, s.function));
         let total = sites.iter().map(|s| s.count).sum();
         let mut stack = self.stack;
         stack.reserve_functions(self.map.len());
@@ -378,7 +393,16 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     /// Blocks end where execution would run from one function into
     /// another, so every block belongs to one function and entering another
     /// is always seen at a block's start.
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
+    fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
+        self.map.set_space(self.translating);
+        if self.map.undecided() {
+            let raws: Vec<(u64, u32, u8)> = pcs
+                .iter()
+                .zip(insts)
+                .map(|(&pc, i)| (pc, i.raw, i.len))
+                .collect();
+            self.map.observe(&raws);
+        }
         let func = pcs.first().map(|&pc| self.map.lookup_or_add(pc));
         pcs.iter()
             .position(|&pc| Some(self.map.lookup_or_add(pc)) != func)
@@ -404,9 +428,11 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                     first: 0,
                     len: 0,
                     func: u32::MAX,
+                    space: 0,
                 },
             );
         }
+        self.map.set_space(self.translating);
         let func = pcs.first().map_or(0, |&pc| self.map.lookup_or_add(pc));
         debug_assert!(pcs.iter().all(|&pc| self.map.lookup_or_add(pc) == func));
         self.blocks[idx] = BlockMeta {
@@ -414,6 +440,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
             first: self.insts.len() as u32,
             len: insts.len() as u32,
             func,
+            space: self.translating,
         };
         self.insts
             .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
@@ -442,6 +469,10 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     #[inline]
     fn on_jump(&mut self, j: &Jump) {
         let (pc, target, instret, sp) = (j.pc, j.target, j.instret, j.sp);
+        // The jump's target is in the space of the block that jumps.
+        if let Some(m) = self.blocks.get(j.block.0 as usize) {
+            self.map.set_space(m.space);
+        }
         self.start();
         self.sync_clock(true);
         self.last_sp = sp;
@@ -477,6 +508,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     /// The first context announced is the privilege the run starts at;
     /// later changes are told by the trap hooks, when they happen.
     fn on_code_context(&mut self, ctx: CodeContext) {
+        self.translating = ctx.space;
         if !self.privilege_known {
             self.privilege_known = true;
             self.stack.set_privilege(ctx.privilege.bits() as u8, 0);
@@ -512,6 +544,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         self.sync_clock(true);
         match self.stack.trap_return(instret) {
             Some(_) => {
+                self.map.set_space(ret.space);
                 let func = self.map.lookup_or_add(target);
                 if self.stack.current() != Some(func) {
                     self.stack.resync(sp, instret);

@@ -1,51 +1,162 @@
-//! Address → function id lookup used on the hot path of call tracking.
+//! Address → function id lookup used on the hot path of call tracking,
+//! per address space.
 
-/// Function address ranges, sorted and non-overlapping, with dense ids
-/// (`u32`, index into the caller's function table).
+/// Function address ranges with dense ids (`u32`, index into the caller's
+/// function table), looked up per *address space*.
 ///
-/// Addresses outside every range get an id from [`FunctionMap::lookup_or_add`]:
-/// a new range of one 4 KiB page, `[unknown 0x...]` for the caller to name.
+/// An address space is named by the `satp` value that selects it (0 when
+/// addresses are physical: M-mode, `satp.MODE` = Bare, Linux user mode;
+/// see `fwprof_sim::CodeContext::space`); [`FunctionMap::set_space`]
+/// selects the one lookups use.
+///
+/// Functions come from *symbol sources*: the program's own symbol table
+/// ([`FunctionMap::new`]) and any ELF added with
+/// [`FunctionMap::add_source`] (`record --symbols FILE[@ADDR]`). A source
+/// describes an address space when the code executed there is its code:
+/// the first block translated in a space inside one of the source's
+/// functions is compared with the source's bytes ([`FunctionMap::observe`])
+/// and decides for that space. The program's table always describes the
+/// physical space, and any space when it has no bytes to compare. Until a
+/// space has been decided for a source, the source is assumed to describe
+/// it. Added sources are consulted before the program's table, in the
+/// order they were added.
+///
+/// Addresses no source covers get an id from [`FunctionMap::lookup_or_add`]:
+/// a new range of one 4 KiB page *in the current space*, `[unknown 0x...]`
+/// for the caller to name, so that two address spaces' unknown code at the
+/// same virtual address never share a function.
 /// Trap contexts get ids of their own from [`FunctionMap::trap_root`]:
 /// synthetic functions with no addresses, which no lookup returns.
 #[derive(Clone, Debug)]
 pub struct FunctionMap {
-    /// `(start, end, id)` sorted by start; `end` exclusive.
-    ranges: Vec<(u64, u64, u32)>,
-    /// Entry addresses (function symbols), sorted.
-    entries: Vec<u64>,
+    /// Symbol sources: index 0 the program's table, then the added ones.
+    sources: Vec<Source>,
+    /// `satp` values of the spaces seen (index 0: physical, 0).
+    spaces: Vec<u64>,
+    /// Per space index, per source: does the source describe the space?
+    decided: Vec<Vec<Describes>>,
+    /// The current space's index in `spaces`.
+    space: usize,
     /// Next id for ranges added on demand.
     next_id: u32,
-    /// Ranges added on demand: `(start, end, id)`.
-    added: Vec<(u64, u64, u32)>,
+    /// Ranges added on demand.
+    added: Vec<AddedRange>,
     /// Synthetic roots of trap contexts: `(code, interrupt, id)`.
     trap_roots: Vec<(u64, bool, u32)>,
     /// Id of the boot code's range ([`FunctionMap::set_boot_code`]).
     boot: Option<u32>,
-    /// Direct-mapped cache: `(address, id)`.
+    /// Direct-mapped cache of the current space: `(address, id)`.
     cache: Box<[(u64, u32); 1024]>,
-    /// Direct-mapped cache of [`FunctionMap::is_entry`]: `(address, answer)`.
+    /// Direct-mapped cache of [`FunctionMap::is_entry`] in the current
+    /// space: `(address, answer)`.
     entry_cache: Box<[(u64, bool); 1024]>,
 }
 
-impl FunctionMap {
-    /// Build from `(start, end)` address ranges, where the index in `ranges`
-    /// is the function id, and the addresses that are real function entries
-    /// (symbols; not gap ranges), which decide what a jump to is a tail call.
-    /// Overlapping ranges are resolved by start address.
-    pub fn new(ranges: &[(u64, u64)], entries: &[u64]) -> FunctionMap {
+/// One symbol source.
+#[derive(Clone, Debug)]
+struct Source {
+    /// `(start, end, id)` sorted by start; `end` exclusive.
+    ranges: Vec<(u64, u64, u32)>,
+    /// Entry addresses (function symbols), sorted.
+    entries: Vec<u64>,
+    /// `(address, bytes)` of its executable sections, to compare executed
+    /// code with; empty when unknown.
+    code: Vec<(u64, Vec<u8>)>,
+}
+
+/// Whether a source describes an address space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Describes {
+    /// Not decided yet: assumed to.
+    Unknown,
+    Yes,
+    No,
+}
+
+/// A range added on demand for code outside every symbol (see
+/// [`FunctionMap::lookup_or_add`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddedRange {
+    /// The address space (`satp` value, 0 for physical addresses).
+    pub space: u64,
+    /// First address.
+    pub start: u64,
+    /// End address, exclusive.
+    pub end: u64,
+    /// Its function id.
+    pub id: u32,
+}
+
+impl Source {
+    fn new(ranges: &[(u64, u64)], entries: &[u64], first_id: u32) -> Source {
         let mut sorted: Vec<(u64, u64, u32)> = ranges
             .iter()
             .enumerate()
-            .map(|(i, &(s, e))| (s, e.max(s + 1), i as u32))
+            .map(|(i, &(s, e))| (s, e.max(s + 1), first_id + i as u32))
             .collect();
         sorted.sort_by_key(|r| (r.0, r.2));
         sorted.dedup_by_key(|r| r.0);
         let mut entries = entries.to_vec();
         entries.sort_unstable();
         entries.dedup();
-        FunctionMap {
+        Source {
             ranges: sorted,
             entries,
+            code: Vec::new(),
+        }
+    }
+
+    /// Index in `ranges` of the first range starting after `addr`.
+    fn after(&self, addr: u64) -> usize {
+        self.ranges.partition_point(|r| r.0 <= addr)
+    }
+
+    /// The id of the function covering `addr`.
+    fn find(&self, addr: u64) -> Option<u32> {
+        let i = self.after(addr);
+        let (s, e, id) = *self.ranges.get(i.checked_sub(1)?)?;
+        (addr >= s && addr < e).then_some(id)
+    }
+
+    /// Compare the executed instructions `(pc, raw, len)` with the
+    /// source's bytes: `Some(true)` if every one inside its code matches,
+    /// `Some(false)` if one differs, `None` if none lies inside it.
+    fn matches(&self, insts: &[(u64, u32, u8)]) -> Option<bool> {
+        let mut compared = false;
+        for &(pc, raw, len) in insts {
+            let Some((base, bytes)) = self
+                .code
+                .iter()
+                .find(|(b, bytes)| pc >= *b && pc - *b < bytes.len() as u64)
+            else {
+                continue;
+            };
+            let off = (pc - base) as usize;
+            let Some(have) = bytes.get(off..off + len as usize) else {
+                return Some(false);
+            };
+            let want = raw.to_le_bytes();
+            if have != &want[..len as usize] {
+                return Some(false);
+            }
+            compared = true;
+        }
+        compared.then_some(true)
+    }
+}
+
+impl FunctionMap {
+    /// Build from `(start, end)` address ranges, where the index in `ranges`
+    /// is the function id, and the addresses that are real function entries
+    /// (symbols; not gap ranges), which decide what a jump to is a tail call.
+    /// Overlapping ranges are resolved by start address. This is the
+    /// program's own symbol source.
+    pub fn new(ranges: &[(u64, u64)], entries: &[u64]) -> FunctionMap {
+        FunctionMap {
+            sources: vec![Source::new(ranges, entries, 0)],
+            spaces: vec![0],
+            decided: vec![vec![Describes::Yes]],
+            space: 0,
             next_id: ranges.len() as u32,
             added: Vec::new(),
             trap_roots: Vec::new(),
@@ -55,8 +166,134 @@ impl FunctionMap {
         }
     }
 
-    /// True if `addr` is the start of a function of the original table.
-    /// Answers are cached (jumps ask about the same few targets again and again).
+    /// The program's executable bytes, `(address, bytes)` per section, so
+    /// that its symbols apply to a translated address space only where the
+    /// code executed there is the program's (without them, they apply to
+    /// every space).
+    pub fn set_program_code(&mut self, code: Vec<(u64, Vec<u8>)>) {
+        self.sources[0].code = code;
+    }
+
+    /// Add a symbol source (an ELF given with `record --symbols`): its
+    /// function ranges `(start, end)` get the ids `first..first +
+    /// ranges.len()`, where `first` (returned) is [`FunctionMap::len`] at
+    /// the call; `entries` are its function entries and `code` its
+    /// executable bytes, `(address, bytes)` per section (addresses where
+    /// it runs). Call before the run, before any id is added on demand.
+    pub fn add_source(
+        &mut self,
+        ranges: &[(u64, u64)],
+        entries: &[u64],
+        code: Vec<(u64, Vec<u8>)>,
+    ) -> u32 {
+        debug_assert!(self.added.is_empty() && self.trap_roots.is_empty());
+        let first = self.next_id;
+        let mut s = Source::new(ranges, entries, first);
+        s.code = code;
+        self.sources.push(s);
+        for d in &mut self.decided {
+            d.push(Describes::Unknown);
+        }
+        self.next_id += ranges.len() as u32;
+        self.clear_caches();
+        first
+    }
+
+    fn clear_caches(&mut self) {
+        self.cache.fill((u64::MAX, 0));
+        self.entry_cache.fill((u64::MAX, false));
+    }
+
+    /// Lookups from now on are in the address space `satp` (0: physical
+    /// addresses). Cheap when it does not change.
+    #[inline]
+    pub fn set_space(&mut self, satp: u64) {
+        if self.spaces[self.space] != satp {
+            self.switch_space(satp);
+        }
+    }
+
+    #[cold]
+    fn switch_space(&mut self, satp: u64) {
+        self.space = match self.spaces.iter().position(|&s| s == satp) {
+            Some(i) => i,
+            None => {
+                self.spaces.push(satp);
+                // The program's table describes a translated space only if
+                // its code is there (or it has no bytes to tell).
+                let mut d = vec![Describes::Unknown; self.sources.len()];
+                if self.sources[0].code.is_empty() {
+                    d[0] = Describes::Yes;
+                }
+                self.decided.push(d);
+                self.spaces.len() - 1
+            }
+        };
+        self.clear_caches();
+    }
+
+    /// The current address space (`satp` value, 0 for physical).
+    pub fn space(&self) -> u64 {
+        self.spaces[self.space]
+    }
+
+    /// True while a source is not yet decided for the current space (then
+    /// translated code should be shown to [`FunctionMap::observe`]).
+    pub fn undecided(&self) -> bool {
+        self.decided[self.space].contains(&Describes::Unknown)
+    }
+
+    /// Code was translated in the current space: the instructions
+    /// `(pc, raw, len)` of a block. Decides, for each source not yet
+    /// decided for this space that has a function at the block's first
+    /// address, whether it describes the space (its bytes equal the
+    /// executed ones). Costs nothing once every source is decided.
+    pub fn observe(&mut self, insts: &[(u64, u32, u8)]) {
+        let Some(&(pc, _, _)) = insts.first() else {
+            return;
+        };
+        let mut changed = false;
+        for k in 0..self.sources.len() {
+            if self.decided[self.space][k] != Describes::Unknown {
+                continue;
+            }
+            let s = &self.sources[k];
+            if s.find(pc).is_none() {
+                continue;
+            }
+            let verdict = if s.code.is_empty() {
+                Some(true)
+            } else {
+                s.matches(insts)
+            };
+            if let Some(yes) = verdict {
+                self.decided[self.space][k] = if yes {
+                    Describes::Yes
+                } else {
+                    Describes::No
+                };
+                changed = true;
+            }
+        }
+        if changed {
+            self.clear_caches();
+        }
+    }
+
+    /// The sources that may describe the current space, in lookup order:
+    /// the added ones, then the program's.
+    fn candidates(&self) -> impl Iterator<Item = &Source> + '_ {
+        let d = &self.decided[self.space];
+        let n = self.sources.len();
+        (1..n)
+            .chain(std::iter::once(0))
+            .filter(move |&k| d[k] != Describes::No)
+            .map(move |k| &self.sources[k])
+    }
+
+    /// True if `addr` is the start of a function of a source describing
+    /// the current space. Answers are cached (jumps ask about the same few
+    /// targets again and again).
     #[inline]
     pub fn is_entry(&mut self, addr: u64) -> bool {
         let slot = ((addr >> 1) as usize) & 1023;
@@ -64,12 +301,25 @@ impl FunctionMap {
         if a == addr {
             return yes;
         }
-        let yes = self.entries.binary_search(&addr).is_ok();
+        let yes = self.is_entry_slow(addr);
         self.entry_cache[slot] = (addr, yes);
         yes
     }
 
-    /// The id of the function containing `addr`, adding an unknown range if none does.
+    #[cold]
+    fn is_entry_slow(&self, addr: u64) -> bool {
+        // The entry of the function that covers `addr`, in the source that
+        // covers it first.
+        for s in self.candidates() {
+            if s.find(addr).is_some() {
+                return s.entries.binary_search(&addr).is_ok();
+            }
+        }
+        false
+    }
+
+    /// The id of the function containing `addr` in the current space,
+    /// adding an unknown range if none does.
     #[inline]
     pub fn lookup_or_add(&mut self, addr: u64) -> u32 {
         let slot = ((addr >> 1) as usize) & 1023;
@@ -84,34 +334,51 @@ impl FunctionMap {
 
     #[cold]
     fn lookup_slow(&mut self, addr: u64) -> u32 {
-        let i = self.ranges.partition_point(|r| r.0 <= addr);
-        if i > 0 {
-            let (s, e, id) = self.ranges[i - 1];
-            if addr >= s && addr < e {
-                return id;
-            }
-        }
-        if let Some(&(_, _, id)) = self.added.iter().find(|r| addr >= r.0 && addr < r.1) {
+        if let Some(id) = self.candidates().find_map(|s| s.find(addr)) {
             return id;
         }
-        // An unknown page-sized range, clipped so it does not overlap a known function.
+        let space = self.space();
+        if let Some(r) = self
+            .added
+            .iter()
+            .find(|r| r.space == space && addr >= r.start && addr < r.end)
+        {
+            return r.id;
+        }
+        // An unknown page-sized range, clipped so it does not overlap a
+        // known function or another unknown range of this space.
         let mut start = addr & !0xfff;
         let mut end = start.saturating_add(0x1000);
-        if i > 0 {
-            start = start.max(self.ranges[i - 1].1.min(addr));
-        }
-        if i < self.ranges.len() {
-            end = end.min(self.ranges[i].0);
+        let spans = self
+            .candidates()
+            .flat_map(|s| s.ranges.iter().map(|r| (r.0, r.1)))
+            .chain(
+                self.added
+                    .iter()
+                    .filter(|r| r.space == space)
+                    .map(|r| (r.start, r.end)),
+            );
+        for (s, e) in spans {
+            if e <= addr {
+                start = start.max(e);
+            } else if s > addr {
+                end = end.min(s);
+            }
         }
         let id = self.next_id;
         self.next_id += 1;
-        self.added.push((start, end, id));
+        self.added.push(AddedRange {
+            space,
+            start,
+            end,
+            id,
+        });
         id
     }
 
-    /// Ranges added on demand, as `(start, end, id)`, in order of creation
-    /// (ids are consecutive from the original table's length).
-    pub fn added(&self) -> &[(u64, u64, u32)] {
+    /// Ranges added on demand, in order of creation (ids are consecutive
+    /// from the symbol sources' ids, interleaved with trap roots).
+    pub fn added(&self) -> &[AddedRange] {
         &self.added
     }
 
@@ -135,16 +402,16 @@ impl FunctionMap {
 
     /// The trap roots created by [`FunctionMap::trap_root`], as `(code,
     /// interrupt, id)`, in order of creation. Ids of added ranges and trap
-    /// roots interleave in creation order, both after the original table.
+    /// roots interleave in creation order, both after the sources' ids.
     pub fn trap_roots(&self) -> &[(u64, bool, u32)] {
         &self.trap_roots
     }
 
     /// The run starts at `addr` in boot code outside the program (QEMU
-    /// `virt`'s reset ROM): its range (added as for any unknown address,
-    /// unless a symbol covers it) is marked as the boot code, which the
-    /// caller names and which hands control over to the program rather
-    /// than calling it. Returns its id.
+    /// `virt`'s reset ROM), in the physical space: its range (added as for
+    /// any unknown address, unless a symbol covers it) is marked as the
+    /// boot code, which the caller names and which hands control over to
+    /// the program rather than calling it. Returns its id.
     pub fn set_boot_code(&mut self, addr: u64) -> u32 {
         let id = self.lookup_or_add(addr);
         self.boot = Some(id);
@@ -157,7 +424,13 @@ impl FunctionMap {
         self.boot
     }
 
-    /// Number of ids in use (original table, added ranges and trap roots).
+    /// The address spaces seen, as `satp` values (the first is 0, the
+    /// physical space), in order of first use.
+    pub fn spaces(&self) -> &[u64] {
+        &self.spaces
+    }
+
+    /// Number of ids in use (sources, added ranges and trap roots).
     pub fn len(&self) -> usize {
         self.next_id as usize
     }
@@ -172,6 +445,10 @@ impl FunctionMap {
 mod tests {
     use super::*;
 
+    fn added(m: &FunctionMap) -> Vec<(u64, u64, u32)> {
+        m.added().iter().map(|r| (r.start, r.end, r.id)).collect()
+    }
+
     #[test]
     fn lookup_known_and_unknown() {
         let mut m = FunctionMap::new(&[(0x100, 0x120), (0x120, 0x200)], &[0x100, 0x120]);
@@ -182,11 +459,11 @@ mod tests {
         assert!(!m.is_entry(0x122));
         let u = m.lookup_or_add(0x300);
         assert_eq!(u, 2);
-        assert_eq!(m.added(), &[(0x200, 0x1000, 2)]);
+        assert_eq!(added(&m), [(0x200, 0x1000, 2)]);
         assert_eq!(m.lookup_or_add(0x304), 2);
         let below = m.lookup_or_add(0x10);
         assert_eq!(below, 3);
-        assert_eq!(m.added()[1], (0x0, 0x100, 3));
+        assert_eq!(added(&m)[1], (0x0, 0x100, 3));
         assert_eq!(m.len(), 4);
         // A trap root takes the next id and is never found by address.
         assert_eq!(m.trap_root(7, true), 4);
@@ -194,5 +471,53 @@ mod tests {
         assert_eq!(m.trap_root(7, true), 4);
         assert_eq!(m.trap_roots(), &[(7, true, 4), (7, false, 5)]);
         assert_eq!(m.lookup_or_add(0x2000), 6);
+    }
+
+    /// Two address spaces' unknown code at the same virtual address gets
+    /// two functions; back in the first space, the first one again.
+    #[test]
+    fn unknown_code_is_per_address_space() {
+        let mut m = FunctionMap::new(&[(0x100, 0x200)], &[0x100]);
+        m.set_space(0x8000_0000_0008_0001);
+        let a = m.lookup_or_add(0x40_0000);
+        m.set_space(0x8000_0000_0008_0002);
+        let b = m.lookup_or_add(0x40_0000);
+        assert_ne!(a, b);
+        m.set_space(0x8000_0000_0008_0001);
+        assert_eq!(m.lookup_or_add(0x40_0004), a);
+        assert_eq!(m.added()[1].space, 0x8000_0000_0008_0002);
+        assert_eq!(m.spaces(), &[0, 0x8000_0000_0008_0001, 0x8000_0000_0008_0002]);
+        // The program's table has no bytes: it describes every space.
+        assert_eq!(m.lookup_or_add(0x104), 0);
+    }
+
+    /// Two added ELFs at the same virtual address: each space is described
+    /// by the one whose bytes it executes.
+    #[test]
+    fn added_sources_apply_where_their_code_runs() {
+        let mut m = FunctionMap::new(&[(0x8000_0000, 0x8000_0100)], &[0x8000_0000]);
+        m.set_program_code(vec![(0x8000_0000, vec![0x13, 0, 0, 0])]);
+        let code_a = vec![0x93, 0x00, 0x10, 0x00, 0x13, 0x01, 0x20, 0x00]; // li ra,1; li sp,2
+        let code_b = vec![0x93, 0x00, 0x30, 0x00, 0x13, 0x01, 0x40, 0x00]; // li ra,3; li sp,4
+        let a = m.add_source(&[(0x40_0000, 0x40_0008)], &[0x40_0000], vec![(0x40_0000, code_a)]);
+        let b = m.add_source(&[(0x40_0000, 0x40_0008)], &[0x40_0000], vec![(0x40_0000, code_b)]);
+        assert_eq!((a, b), (1, 2));
+        m.set_space(0x8000_0000_0000_0002);
+        m.observe(&[(0x40_0000, 0x0030_0093, 4), (0x40_0004, 0x0040_0113, 4)]);
+        assert_eq!(m.lookup_or_add(0x40_0004), b);
+        assert!(m.is_entry(0x40_0000));
+        m.set_space(0x8000_0000_0000_0001);
+        m.observe(&[(0x40_0000, 0x0010_0093, 4)]);
+        assert_eq!(m.lookup_or_add(0x40_0000), a);
+        // The program's code is not at 0x40_0000 in either space; in the
+        // physical space it is the program's.
+        m.set_space(0);
+        assert_eq!(m.lookup_or_add(0x8000_0000), 0);
+        // Code matching neither source in a third space is unknown there.
+        m.set_space(0x8000_0000_0000_0003);
+        m.observe(&[(0x40_0000, 0x0000_0013, 4)]);
+        let u = m.lookup_or_add(0x40_0000);
+        assert!(u > b);
+        assert_eq!(m.added()[0].space, 0x8000_0000_0000_0003);
     }
 }

@@ -298,6 +298,7 @@ fn exact_collector_puts_handlers_under_trap_roots() {
         to: Privilege::Machine,
         instret: 13,
         sp: 1000,
+        space: 0,
     });
     // work resumes: 2 instructions, the last returns to main.
     block(&mut h, 3, 0x210, 2, 13);

@@ -61,7 +61,7 @@ impl Hooks for Counting {
     fn on_block_translated(&mut self, _: BlockId, _: &[u64], _: &[Inst]) {
         self.count("on_block_translated");
     }
-    fn split_block(&mut self, _: &[u64]) -> usize {
+    fn split_block(&mut self, _: &[u64], _: &[Inst]) -> usize {
         self.count("split_block");
         1
     }
@@ -140,9 +140,9 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
         decode(0x0010_0093, Xlen::Rv64),
         decode(0x0fd0_00ef, Xlen::Rv64),
     ];
-    assert_eq!(h.split_block(&pcs), 1, "{name}: split_block");
+    assert_eq!(h.split_block(&pcs, &insts), 1, "{name}: split_block");
     h.on_block_translated(BlockId(0), &pcs[..1], &insts[..1]);
-    h.split_block(&pcs[1..]);
+    h.split_block(&pcs[1..], &insts[1..]);
     h.on_block_translated(BlockId(1), &pcs[1..], &insts[1..]);
     assert!(h.stop_requested(), "{name}: stop_requested");
     h.on_block_exec(BlockId(0), 0);
@@ -185,6 +185,7 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
         to: Privilege::Machine,
         instret: 4,
         sp: 0x1000,
+        space: 0,
     });
     h.on_idle(10, 4);
     h.on_cache_flush();

@@ -37,7 +37,11 @@ pub struct AddressCostRef<'a> {
     pub cost: &'a [u64],
 }
 
-/// Self cost per instruction address, sorted by strictly increasing address.
+/// Self cost per instruction address, sorted by strictly increasing
+/// `(address, function)`: an address appears once per function that has
+/// code there, which is more than once only when address spaces (see the
+/// `address_spaces` section) hold different code at the same virtual
+/// address.
 ///
 /// Stored column-wise: `addrs[i]`, `functions[i]`, `lens[i]`, `raws[i]`
 /// describe entry `i` and `costs[i * events .. (i + 1) * events]` is its
@@ -78,10 +82,12 @@ impl AddressCosts {
 
     /// Appends an entry.
     ///
-    /// Errors with [`Error::Inconsistent`] if `c.addr` is not above the last
-    /// address, `c.cost` has the wrong length or `c.len` is not 2 or 4.
+    /// Errors with [`Error::Inconsistent`] if `(c.addr, c.function)` is not
+    /// above the last entry's, `c.cost` has the wrong length or `c.len` is
+    /// not 2 or 4.
     pub fn push(&mut self, c: AddressCost) -> Result<(), Error> {
-        if self.addrs.last().is_some_and(|&last| c.addr <= last) {
+        let last = self.addrs.last().zip(self.functions.last());
+        if last.is_some_and(|(&a, &f)| (c.addr, c.function) <= (a, f)) {
             return Err(Error::Inconsistent(format!(
                 "address {:#x} pushed out of order",
                 c.addr
@@ -122,12 +128,15 @@ impl AddressCosts {
         (0..self.len()).filter_map(move |i| self.get(i))
     }
 
-    /// The entry for exactly `addr` (binary search).
+    /// The entry for exactly `addr` (binary search); the first one, of
+    /// the lowest function id, when several functions have code there
+    /// (different address spaces: see the `address_spaces` section).
     pub fn find(&self, addr: u64) -> Option<AddressCostRef<'_>> {
-        self.addrs
-            .binary_search(&addr)
-            .ok()
-            .and_then(|i| self.get(i))
+        let i = self.addrs.partition_point(|&a| a < addr);
+        if self.addrs.get(i) != Some(&addr) {
+            return None;
+        }
+        self.get(i)
     }
 
     /// Entries with `start <= addr < end`, in address order.
@@ -152,7 +161,12 @@ impl AddressCosts {
         if Some(self.costs.len()) != n.checked_mul(events) {
             return Err("address cost vector has the wrong length".into());
         }
-        if self.addrs.windows(2).any(|w| w[0] >= w[1]) {
+        let increasing = self
+            .addrs
+            .windows(2)
+            .zip(self.functions.windows(2))
+            .all(|(a, f)| (a[0], f[0]) < (a[1], f[1]));
+        if !increasing {
             return Err("addresses are not strictly increasing".into());
         }
         if let Some(f) = self.functions.iter().find(|f| f.index() >= functions) {

@@ -13,7 +13,9 @@ impl Profile {
     ///   arcs, spontaneous ones included;
     /// * an arc's inclusive cost does not exceed its callee's;
     /// * if there are contexts, the self costs of the contexts of each
-    ///   function add up to its self cost.
+    ///   function add up to its self cost;
+    /// * the `privilege` levels' and the `address_spaces` spaces' costs add
+    ///   up to `totals` (and each space's functions to the space's cost).
     ///
     /// Call [`Profile::validate`] first: on a profile with wrong shapes this
     /// reports the shape problem. Errors: a message listing up to ten
@@ -122,6 +124,33 @@ impl Profile {
                 .any(|(&s, &t)| s != u128::from(t))
             {
                 problems.push("the privilege levels' totals do not add up to the totals".into());
+            }
+        }
+        if let Ok(Some(a)) = self.section::<crate::AddressSpaceSection>() {
+            let mut sum = vec![0u128; n];
+            for space in &a.spaces {
+                let mut own = vec![0u128; n];
+                for f in &space.functions {
+                    for (s, &v) in own.iter_mut().zip(&f.self_cost) {
+                        *s += u128::from(v);
+                    }
+                }
+                if own.iter().zip(&space.cost).any(|(&o, &c)| o != u128::from(c)) {
+                    problems.push(format!(
+                        "address space {}: its functions' costs do not add up to its cost",
+                        space.describe()
+                    ));
+                }
+                for (s, &v) in sum.iter_mut().zip(&space.cost) {
+                    *s += u128::from(v);
+                }
+            }
+            if sum
+                .iter()
+                .zip(&self.totals)
+                .any(|(&s, &t)| s != u128::from(t))
+            {
+                problems.push("the address spaces' costs do not add up to the totals".into());
             }
         }
         for (e, (&sum, &total)) in self_sum.iter().zip(&self.totals).enumerate() {

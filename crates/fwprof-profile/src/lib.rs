@@ -48,6 +48,7 @@ mod model;
 pub mod output;
 mod privilege;
 pub mod sections;
+mod spaces;
 mod traps;
 mod validate;
 
@@ -62,4 +63,5 @@ pub use model::{
 };
 pub use privilege::{ContextLevelCost, FunctionLevelCost, Level, LevelCost, PrivilegeSection};
 pub use sections::{Section, SectionKind, Sections};
+pub use spaces::{AddressSpace, AddressSpaceSection, SpaceFunctionCost};
 pub use traps::{trap_context_costs, Spread, TrapCause, TrapLatency, TrapSection};

@@ -49,6 +49,10 @@ pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
         crate::PrivilegeSection::NAME,
         crate::PrivilegeSection::VERSION,
     ),
+    (
+        crate::AddressSpaceSection::NAME,
+        crate::AddressSpaceSection::VERSION,
+    ),
 ];
 
 /// Longest section name accepted, in bytes.
@@ -206,6 +210,10 @@ impl Profile {
         };
         let problem = match (problem, self.section::<crate::PrivilegeSection>()?) {
             (None, Some(p)) => p.problem(self),
+            (problem, _) => problem,
+        };
+        let problem = match (problem, self.section::<crate::AddressSpaceSection>()?) {
+            (None, Some(s)) => s.problem(self),
             (problem, _) => problem,
         };
         problem.map_or(Ok(()), |m| Err(Error::Inconsistent(m)))

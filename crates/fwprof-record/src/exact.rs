@@ -2,21 +2,24 @@
 //! and calling contexts tracked from the return-address-stack hints, and
 //! with a core model every timing event beside instructions.
 
+use std::collections::BTreeMap;
+
 use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
 use fwprof_profile::{
-    events, AddressCost, Arc, ContextRecord, FunctionId, Meta, Profile, TrapRecord,
+    events, AddressCost, AddressSpace, AddressSpaceSection, Arc, ContextRecord, FunctionId, Meta,
+    Profile, SpaceFunctionCost, TrapRecord,
 };
 use fwprof_sim::Pipelined;
-use fwprof_symbols::Program;
 use fwprof_timing::{CoreConfig, TimingModel};
 
+use crate::symbol_files::Symbols;
 use crate::meta::{function_records, locate};
 use crate::session::{Control, Prepared, RunEnd, Steady};
 use crate::Error;
 
-/// Per-address costs and totals of the timing model's events (all of
-/// [`fwprof_timing::EVENTS`], `instructions` first), with a core model.
-type Timing = (Vec<(u64, fwprof_timing::Costs)>, fwprof_timing::Costs);
+/// Per-(address, space) costs and totals of the timing model's events (all
+/// of [`fwprof_timing::EVENTS`], `instructions` first), with a core model.
+type Timing = (Vec<(u64, u64, fwprof_timing::Costs)>, fwprof_timing::Costs);
 
 /// What an exact run gathered.
 pub(crate) struct Exact {
@@ -52,7 +55,7 @@ pub(crate) fn run(
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let (data, model) = hooks.finish().finish_with_model(end.executed);
-            let timing = Some(model.finish());
+            let timing = Some(model.finish_by_space());
             (end, Exact { data, timing })
         }
     })
@@ -74,7 +77,7 @@ pub(crate) fn boot_code(mut map: FunctionMap, prog: &fwprof_os::LoadedProgram) -
 pub(crate) fn profile(
     mut meta: Meta,
     run: &Exact,
-    program: &Program,
+    program: &Symbols,
     latency_cycles: bool,
 ) -> Profile {
     let (data, timing) = (&run.data, run.timing.as_ref());
@@ -105,28 +108,38 @@ pub(crate) fn profile(
         extra(&data.functions_extra, i, &mut f.inclusive);
         f.self_cost = vec![0; n];
     }
-    let mut costs = fwprof_profile::AddressCosts::new(n);
-    // The model's per-address costs are sorted by address, like the sites.
+    // One entry per (address, function): the same function's code at one
+    // address in several address spaces (a kernel's, in each process's
+    // space) is added up; different code at one virtual address is not.
+    let mut per_addr: BTreeMap<(u64, u32), (u8, u32, Vec<u64>)> = BTreeMap::new();
+    let mut spaces = SpaceCosts::new(&data.map, n);
+    // The model's costs are sorted by (address, space), like the sites.
     let mut timed = timing.map(|t| t.0.iter().peekable());
     for s in &data.sites {
         let mut cost = vec![0; n];
         cost[0] = s.count;
         if let Some(it) = timed.as_mut() {
-            while it.next_if(|(pc, _)| *pc < s.addr).is_some() {}
-            if let Some((_, c)) = it.next_if(|(pc, _)| *pc == s.addr) {
+            let key = (s.addr, s.space);
+            while it.next_if(|(pc, sp, _)| (*pc, *sp) < key).is_some() {}
+            if let Some((_, _, c)) = it.next_if(|(pc, sp, _)| (*pc, *sp) == key) {
                 cost[1..].copy_from_slice(&c[1..n]);
             }
         }
-        let f = &mut functions[s.function as usize];
-        for (a, b) in f.self_cost.iter_mut().zip(&cost) {
-            *a += b;
-        }
-        // Sites are sorted and unique, so push cannot fail.
+        add(&mut functions[s.function as usize].self_cost, &cost);
+        spaces.add(s.space, s.function, &cost);
+        let e = per_addr
+            .entry((s.addr, s.function))
+            .or_insert_with(|| (s.len, s.raw, vec![0; n]));
+        add(&mut e.2, &cost);
+    }
+    let mut costs = fwprof_profile::AddressCosts::new(n);
+    for ((addr, function), (len, raw, cost)) in per_addr {
+        // Sorted, unique keys and one cost per event: push cannot fail.
         let _ = costs.push(AddressCost {
-            addr: s.addr,
-            function: FunctionId(s.function),
-            len: s.len,
-            raw: s.raw,
+            addr,
+            function: FunctionId(function),
+            len,
+            raw,
             cost,
         });
     }
@@ -214,5 +227,73 @@ pub(crate) fn profile(
         per_context,
         latency_cycles,
     );
+    spaces.store(&mut profile);
     profile
+}
+
+/// Add `v` to `dst`, event by event.
+fn add(dst: &mut [u64], v: &[u64]) {
+    for (a, b) in dst.iter_mut().zip(v) {
+        *a += b;
+    }
+}
+
+/// Costs per address space and function, for the `address_spaces`
+/// section.
+struct SpaceCosts {
+    /// `satp` values in the map's order (the physical space first).
+    order: Vec<u64>,
+    n: usize,
+    per: BTreeMap<u64, (Vec<u64>, BTreeMap<u32, Vec<u64>>)>,
+}
+
+impl SpaceCosts {
+    fn new(map: &FunctionMap, n: usize) -> SpaceCosts {
+        SpaceCosts {
+            order: map.spaces().to_vec(),
+            n,
+            per: BTreeMap::new(),
+        }
+    }
+
+    fn add(&mut self, space: u64, function: u32, cost: &[u64]) {
+        if self.order.len() < 2 {
+            return;
+        }
+        let n = self.n;
+        let (total, funcs) = self
+            .per
+            .entry(space)
+            .or_insert_with(|| (vec![0; n], BTreeMap::new()));
+        add(total, cost);
+        add(funcs.entry(function).or_insert_with(|| vec![0; n]), cost);
+    }
+
+    /// Store the section if code ran with translation on.
+    fn store(mut self, profile: &mut Profile) {
+        if self.order.len() < 2 {
+            return;
+        }
+        let xlen = profile.meta.xlen;
+        let spaces = self
+            .order
+            .iter()
+            .map(|&satp| {
+                let mut s = AddressSpace::from_satp(satp, xlen);
+                let (cost, funcs) = self.per.remove(&satp).unwrap_or_default();
+                s.cost = if cost.is_empty() { vec![0; self.n] } else { cost };
+                s.functions = funcs
+                    .into_iter()
+                    .filter(|(_, c)| c.iter().any(|&x| x > 0))
+                    .map(|(f, self_cost)| SpaceFunctionCost {
+                        function: FunctionId(f),
+                        self_cost,
+                    })
+                    .collect();
+                s
+            })
+            .collect();
+        // Serialising plain integers cannot fail.
+        let _ = profile.set_section(&AddressSpaceSection { spaces });
+    }
 }

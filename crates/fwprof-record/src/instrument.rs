@@ -13,6 +13,7 @@ use fwprof_profile::{
 use fwprof_symbols::Program;
 use fwprof_timing::{CoreConfig, TimingModel};
 
+use crate::symbol_files::Symbols;
 use crate::meta::{function_records, locate};
 use crate::options::{InstrumentOptions, Unit};
 use crate::session::{Control, Prepared, RunEnd, Steady};
@@ -228,7 +229,7 @@ pub(crate) fn profile(
     d: &InstrumentData,
     with_cycles: bool,
     latency_cycles: bool,
-    program: &Program,
+    program: &Symbols,
 ) -> Profile {
     let unit = unit_index(o.unit);
     let kind = d.kind.map_or("", |k| k.as_str());
@@ -276,7 +277,7 @@ pub(crate) fn profile(
     firsts.sort_unstable();
     firsts.dedup_by_key(|e| e.0);
     for (addr, i) in firsts {
-        let (raw, len) = instruction_at(program, addr);
+        let (raw, len) = instruction_at(&program.main, addr);
         // Sorted, unique addresses and one cost per event: push cannot fail.
         let _ = profile.costs.push(AddressCost {
             addr,

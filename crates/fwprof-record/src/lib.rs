@@ -20,6 +20,7 @@
 //!     method: Method::Exact,
 //!     core: None,
 //!     save_env: false,
+//!     symbols: Vec::new(),
 //! };
 //! let ran = Session::new(opts)?.run(&Control::unattended())?;
 //! let profile = ran.into_profile()?.profile;
@@ -45,11 +46,12 @@ mod options;
 mod sample;
 mod session;
 mod sizes;
+mod symbol_files;
 mod trap_sections;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use fwprof_collect::{FunctionMap, InstrumentData};
+use fwprof_collect::InstrumentData;
 use fwprof_profile::Profile;
 use fwprof_symbols::Program;
 use fwprof_timing::CoreConfig;
@@ -64,15 +66,17 @@ pub use options::{
 };
 pub use session::{run, Control, RunEnd, SLICE};
 pub use sizes::{parse_ram, parse_size};
+pub use symbol_files::SymbolFile;
 
 use session::Prepared;
+use symbol_files::Symbols;
 
 /// A recording, checked and ready to run.
 pub struct Session {
     opts: RecordOptions,
     core: Option<CoreConfig>,
     prepared: Prepared,
-    program: Program,
+    symbols: Symbols,
     plan: Plan,
 }
 
@@ -142,11 +146,12 @@ impl Session {
             )),
             Method::Instrument(i) => Plan::Instrument(instrument::Plan::new(i, &program, path)?),
         };
+        let symbols = Symbols::new(program, &opts.symbols)?;
         Ok(Session {
             opts,
             core,
             prepared,
-            program,
+            symbols,
             plan,
         })
     }
@@ -167,13 +172,11 @@ impl Session {
     ///
     /// # Errors
     /// [`Error::Load`] when the loader refuses the program.
-    pub fn run(self, ctl: &Control) -> Result<Ran, Error> {
+    pub fn run(mut self, ctl: &Control) -> Result<Ran, Error> {
         let start_time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        let table = self.program.functions();
-        let ranges: Vec<(u64, u64)> = table.iter().map(|(_, f)| (f.start, f.end)).collect();
-        let map = FunctionMap::new(&ranges, table.entries());
+        let map = self.symbols.function_map();
         let p = &self.prepared;
         let core = self.core.clone();
         let (end, data) = match (self.opts.method.clone(), self.plan) {
@@ -196,7 +199,7 @@ impl Session {
         let meta = meta::base_meta(
             &self.opts,
             p,
-            &self.program,
+            &self.symbols.main,
             &end,
             ctl,
             start_time,
@@ -208,7 +211,7 @@ impl Session {
             data,
             latency_cycles,
             path: self.opts.exec.program,
-            program: self.program,
+            symbols: self.symbols,
         })
     }
 }
@@ -235,7 +238,7 @@ pub struct Ran {
     /// time (`--core` without `--icount-shift`).
     latency_cycles: bool,
     path: std::path::PathBuf,
-    program: Program,
+    symbols: Symbols,
 }
 
 /// A recorded profile and how its run ended.
@@ -261,7 +264,7 @@ impl Ran {
     /// [`Error::Simulation`] if the simulator failed first, else
     /// [`Error::HooksNeverCalled`].
     pub fn into_profile(self) -> Result<Recording, Error> {
-        let program = &self.program;
+        let program = &self.symbols;
         let profile = match self.data {
             Data::Exact(run) => exact::profile(self.meta, &run, program, self.latency_cycles),
             Data::Sample(o, agg, unwinder) => {

@@ -9,6 +9,7 @@ use fwprof_sim::StopReason;
 use fwprof_symbols::Program;
 
 use crate::session::{Control, Prepared, RunEnd};
+use crate::symbol_files::Symbols;
 use crate::RecordOptions;
 
 /// The metadata every recording method fills alike: program identity,
@@ -106,28 +107,41 @@ fn hex(b: &[u8]) -> String {
 /// where bare-metal runs start (`docs/simulator.md`).
 pub const BOOT_CODE_NAME: &str = "[reset ROM]";
 
-/// One record per function of `program`'s symbol table, in its order, then
-/// the records of the ids `map` added during the run, in id order: one
-/// `[unknown 0x…]` record per range added for code outside every symbol
-/// (`FunctionMap::added`; [`BOOT_CODE_NAME`] for the boot code's) and one synthetic trap root per trap cause
+/// One record per function of the program's symbol table, in its order,
+/// then those of each `--symbols` file (at the addresses it was placed
+/// at), then the records of the ids `map` added during the run, in id
+/// order: one `[unknown 0x…]` record per range added for code outside
+/// every symbol (`FunctionMap::added`; `[unknown 0x… in space N]` in a
+/// translated address space, N its index in the `address_spaces`
+/// section; [`BOOT_CODE_NAME`] for the boot code's) and one synthetic trap root per trap cause
 /// (`FunctionMap::trap_roots`, named by `fwprof_isa::trap_context_name`,
 /// with the empty range 0..0: it has no code), with no costs yet.
-pub(crate) fn function_records(program: &Program, map: &FunctionMap) -> Vec<FunctionRecord> {
-    let table = program.functions();
+pub(crate) fn function_records(symbols: &Symbols, map: &FunctionMap) -> Vec<FunctionRecord> {
+    let table = symbols.main.functions();
     let mut functions: Vec<FunctionRecord> = table
         .iter()
         .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
         .collect();
+    for e in &symbols.extra {
+        debug_assert_eq!(e.first as usize, functions.len());
+        let b = e.bias;
+        functions.extend(e.program.functions().iter().map(|(_, f)| {
+            FunctionRecord::new(f.name.clone(), f.start.wrapping_add(b), f.end.wrapping_add(b))
+        }));
+    }
+    let space_index = |satp: u64| map.spaces().iter().position(|&s| s == satp).unwrap_or(0);
     let mut added: Vec<(u32, FunctionRecord)> = map
         .added()
         .iter()
-        .map(|&(start, end, id)| {
-            let name = if map.boot_code() == Some(id) {
+        .map(|r| {
+            let name = if map.boot_code() == Some(r.id) {
                 BOOT_CODE_NAME.to_string()
+            } else if r.space != 0 {
+                format!("[unknown {:#x} in space {}]", r.start, space_index(r.space))
             } else {
-                format!("[unknown {start:#x}]")
+                format!("[unknown {:#x}]", r.start)
             };
-            (id, FunctionRecord::new(name, start, end))
+            (r.id, FunctionRecord::new(name, r.start, r.end))
         })
         .chain(map.trap_roots().iter().map(|&(code, interrupt, id)| {
             (
@@ -145,16 +159,21 @@ pub(crate) fn function_records(program: &Program, map: &FunctionMap) -> Vec<Func
 }
 
 /// Set each function's source file and line (of its first address) where
-/// `wanted` says, from the program's line table.
+/// `wanted` says, from the line table of the file that defines it (the
+/// program, or a `--symbols` file at its own addresses).
 pub(crate) fn locate(
     functions: &mut [FunctionRecord],
-    program: &Program,
+    symbols: &Symbols,
     wanted: impl Fn(usize, &FunctionRecord) -> bool,
 ) {
     for (i, f) in functions.iter_mut().enumerate() {
         // Trap roots (an empty range) have no source.
         if f.start < f.end && wanted(i, f) {
-            if let Ok(Some(loc)) = program.lines(f.start) {
+            let (program, addr) = match symbols.extra_of(i) {
+                Some((e, _)) => (&e.program, f.start.wrapping_sub(e.bias)),
+                None => (&symbols.main, f.start),
+            };
+            if let Ok(Some(loc)) = program.lines(addr) {
                 f.file = loc.file;
                 f.line = loc.line;
             }

@@ -120,6 +120,9 @@ pub struct RecordOptions {
     /// Store the environment's values in the profile (else names and a
     /// SHA-256 only).
     pub save_env: bool,
+    /// `--symbols FILE[@ADDR]`: ELF files whose symbols describe code the
+    /// program runs, applied to the address spaces that run their code.
+    pub symbols: Vec<crate::SymbolFile>,
 }
 
 /// Build the guest environment like `qemu-riscv64`: the `host`

@@ -8,10 +8,10 @@ use fwprof_profile::{
     SamplingInfo,
 };
 use fwprof_sim::{Simulator, StopReason};
-use fwprof_symbols::Program;
 use fwprof_timing::{CoreConfig, TimingModel};
 use fwprof_unwind::Unwinder;
 
+use crate::symbol_files::Symbols;
 use crate::meta::{function_records, locate};
 use crate::options::{SampleOptions, Unit};
 use crate::session::{Control, Pacer, Prepared, RunEnd};
@@ -118,7 +118,7 @@ pub(crate) fn profile(
     latency_cycles: bool,
     agg: SampleData,
     unwinder: &Unwinder,
-    program: &Program,
+    program: &Symbols,
 ) -> Profile {
     meta.warnings.extend(unwinder.warnings().iter().cloned());
     meta.method = Method::Sample;

@@ -181,9 +181,17 @@ pub fn function_instructions<'a>(
     f: &FunctionRecord,
     limit: usize,
 ) -> Vec<InstRow<'a>> {
+    // Another function may have code at the same addresses in another
+    // address space: keep `f`'s own.
+    let id = profile
+        .functions
+        .iter()
+        .position(|g| std::ptr::eq(g, f))
+        .or_else(|| profile.functions.iter().position(|g| g == f));
     let mut rows: BTreeMap<u64, InstRow<'a>> = profile
         .costs
         .range(f.start, f.end)
+        .filter(|c| id.is_none_or(|i| c.function.index() == i))
         .map(|c| {
             let row = InstRow {
                 addr: c.addr,
@@ -194,7 +202,18 @@ pub fn function_instructions<'a>(
             (c.addr, row)
         })
         .collect();
-    if let Some(program) = program {
+    // The ELF's bytes are `f`'s only if the ELF defines `f` there, or `f`
+    // is code outside its symbols in the physical address space (not a
+    // function of a `--symbols` file or of a translated address space).
+    let defines = |p: &Program| {
+        let t = p.functions();
+        let own = t
+            .lookup(f.start)
+            .and_then(|i| t.try_get(i))
+            .is_some_and(|g| g.start == f.start && g.name == f.name);
+        own || (f.name.starts_with("[unknown ") && !f.name.contains(" in space "))
+    };
+    if let Some(program) = program.filter(|p| defines(p)) {
         let mut addr = f.start;
         while addr < f.end && rows.len() < limit {
             if let Some(r) = rows.get(&addr) {

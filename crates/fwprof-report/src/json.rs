@@ -119,6 +119,9 @@ pub fn report_value(profile: &Profile) -> Value {
     if let Some(v) = crate::traps::privilege_totals_json(profile) {
         doc["privilege_totals"] = v;
     }
+    if let Some(v) = crate::spaces::address_spaces_json(profile) {
+        doc["address_spaces"] = v;
+    }
     if let Some(v) = crate::instrumented::json_value(profile) {
         doc["instrumentation"] = v;
     }
@@ -141,6 +144,7 @@ pub fn report_value(profile: &Profile) -> Value {
 /// newline (see `docs/report-json.md`): `schema`, `meta`, `events`,
 /// `totals`, `functions[]`, `call_graph[]`, `traps[]`, with trap contexts
 /// `trap_contexts[]`, with costs per privilege level `privilege_totals`,
+/// with address translation `address_spaces[]`,
 /// and for an instrumented profile `instrumentation`. Costs are objects
 /// keyed by event name with every event of the profile
 /// (`{"instructions": 123, "cycles": 456}`); addresses are integers. A

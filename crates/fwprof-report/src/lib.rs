@@ -50,6 +50,7 @@ mod options;
 mod privilege;
 mod report;
 mod style;
+mod spaces;
 mod traps;
 
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};
@@ -68,6 +69,7 @@ pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, ReportOptions, SortKey};
 pub use privilege::{restrict_to_privilege, PrivilegeError};
 pub use report::write_report;
+pub use spaces::write_space_table;
 pub use traps::write_trap_table;
 
 /// The line that says a profile is sampled, as the text reports print it:

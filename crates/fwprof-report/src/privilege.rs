@@ -16,7 +16,8 @@
 //!   to 0, so the flat profile does not list them);
 //! * per-address costs are kept only for functions whose whole cost
 //!   was at the level (annotate cannot split an address by level);
-//! * the trap table (whose costs span every level) is left out.
+//! * the trap table and the address-space table (whose costs span every
+//!   level) are left out.
 
 use std::collections::HashMap;
 
@@ -199,8 +200,11 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
         }
     }
     out.costs = costs;
-    // The trap table's costs are of every level: not shown restricted.
+    // The trap table's and the address spaces' costs are of every level:
+    // not shown restricted.
     out.sections
         .remove(<fwprof_profile::TrapSection as fwprof_profile::SectionKind>::NAME);
+    out.sections
+        .remove(<fwprof_profile::AddressSpaceSection as fwprof_profile::SectionKind>::NAME);
     Ok(out)
 }

@@ -57,7 +57,8 @@ pub trait Forward {
     }
     /// [`Hooks::split_block`].
     #[inline]
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
+    fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
+        let _ = insts;
         pcs.len()
     }
     /// [`Hooks::on_cache_flush`].
@@ -156,9 +157,9 @@ impl<W: Forward> Hooks for W {
         Forward::on_block_translated(self, id, pcs, insts);
     }
     #[inline]
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
-        let a = self.inner().split_block(pcs);
-        Forward::split_block(self, pcs).min(a)
+    fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
+        let a = self.inner().split_block(pcs, insts);
+        Forward::split_block(self, pcs, insts).min(a)
     }
     #[inline]
     fn on_cache_flush(&mut self) {

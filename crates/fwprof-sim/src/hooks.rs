@@ -126,6 +126,9 @@ pub struct TrapReturn {
     pub instret: u64,
     /// The value of `sp` (x2) after it.
     pub sp: u64,
+    /// The address space of the code it returned to, as
+    /// [`CodeContext::space`].
+    pub space: u64,
 }
 
 /// Collectors implement this. All methods default to no-ops; the simulator is
@@ -172,12 +175,13 @@ pub trait Hooks {
         let _ = (id, pcs, insts);
     }
 
-    /// Translation found a straight-line block of instructions at `pcs`
-    /// (before [`Hooks::on_block_translated`]): return how many of them
+    /// Translation found a straight-line block of instructions `insts` at
+    /// `pcs` (before [`Hooks::on_block_translated`]): return how many of them
     /// the block keeps (clamped to `1..=pcs.len()`); the rest start a block
     /// of their own. E.g. a collector ends blocks where execution falls
     /// through into another function. Called once per translation.
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
+    fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
+        let _ = insts;
         pcs.len()
     }
 
@@ -385,10 +389,10 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         self.0.on_block_translated(id, pcs, insts);
         self.1.on_block_translated(id, pcs, insts);
     }
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
+    fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
         // Both are asked: either may keep state about translation.
-        let a = self.0.split_block(pcs);
-        self.1.split_block(pcs).min(a)
+        let a = self.0.split_block(pcs, insts);
+        self.1.split_block(pcs, insts).min(a)
     }
 
     #[inline]

@@ -82,7 +82,7 @@ enum Request {
     /// Replay these calls.
     Replay(Batch),
     /// Replay, then answer `split_block(pcs)`.
-    Split(Batch, Vec<u64>),
+    Split(Batch, Vec<u64>, Vec<Inst>),
     /// Replay, then answer `cycles_before(id, index)`.
     Cycles(Batch, BlockId, u32),
 }
@@ -145,9 +145,9 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
                             replay(&mut hooks, &b);
                             b
                         }
-                        Request::Split(b, pcs) => {
+                        Request::Split(b, pcs, insts) => {
                             replay(&mut hooks, &b);
-                            let _ = answer.send(hooks.split_block(&pcs) as u64);
+                            let _ = answer.send(hooks.split_block(&pcs, &insts) as u64);
                             b
                         }
                         Request::Cycles(b, id, index) => {
@@ -343,8 +343,9 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                     to: Privilege::from_bits(arg >> 2),
                     instret: w[i + 3],
                     sp: w[i + 4],
+                    space: w[i + 5],
                 });
-                i += 5;
+                i += 6;
             }
             T_BRANCH_FRONT => {
                 hooks.on_branch_front(BlockId(arg as u32), w[i + 1]);
@@ -385,9 +386,9 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
         self.put([T_CALL_ARGS, target, a0, a1]);
     }
 
-    fn split_block(&mut self, pcs: &[u64]) -> usize {
-        let pcs = pcs.to_vec();
-        self.send(|b| Request::Split(b, pcs));
+    fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
+        let (pcs, insts) = (pcs.to_vec(), insts.to_vec());
+        self.send(|b| Request::Split(b, pcs, insts));
         self.answer() as usize
     }
 
@@ -490,6 +491,7 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
             ret.target,
             ret.instret,
             ret.sp,
+            ret.space,
         ]);
     }
 
@@ -522,7 +524,7 @@ mod tests {
         fn on_call_args(&mut self, target: u64, a0: u64, a1: u64) {
             self.0.push(format!("args {target:x} {a0} {a1}"));
         }
-        fn split_block(&mut self, pcs: &[u64]) -> usize {
+        fn split_block(&mut self, pcs: &[u64], _: &[Inst]) -> usize {
             self.0.push(format!("split {pcs:x?}"));
             2
         }

@@ -19,7 +19,7 @@ impl<M: CostModel> InstrumentCollector<M> {
             .starts
             .get(f as usize)
             .copied()
-            .or_else(|| self.map.added().iter().find(|r| r.2 == f).map(|r| r.0))
+            .or_else(|| self.map.added().iter().find(|r| r.id == f).map(|r| r.start))
     }
 
     pub(super) fn ensure_fn(&mut self, f: u32) {

@@ -171,6 +171,8 @@ impl Sampler {
                 handler: inner.handler,
                 pc: inner.pc,
             });
+            // Frames are looked up in the space the hart fetches from.
+            self.agg.map.set_space(sim.memory().address_space());
             self.agg
                 .add(&stack, now, &interval, inst, trap.as_ref(), privilege);
             // Periods that ended inside one block (a block longer than

@@ -540,6 +540,7 @@ impl<H: Hooks> Simulator<H> {
                     to: self.hart.privilege,
                     instret: self.hart.executed,
                     sp: self.hart.x[2],
+                    space: self.mem.address_space(),
                 });
             }
             fwprof_isa::Op::FenceI => self.flush_cache(),

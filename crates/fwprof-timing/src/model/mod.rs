@@ -50,6 +50,8 @@ use fwprof_sim::{BlockId, CostModel, Hooks};
 #[derive(Clone, Copy, Debug)]
 struct Site {
     pc: u64,
+    /// Address space it was translated in (`CodeContext::space`).
+    space: u64,
     class: InstClass,
     op: Op,
     /// Integer destination written (0 = none), and whether it is a load's.
@@ -153,9 +155,11 @@ pub struct TimingModel {
     icache_epoch: u64,
     /// `(block, instructions run) → times` for blocks left early.
     cuts: std::collections::HashMap<(u32, u32), u64>,
-    /// Costs per address of the blocks of earlier cache generations
-    /// (folded at each [`Hooks::on_cache_flush`]).
-    folded: std::collections::HashMap<u64, Costs>,
+    /// Costs per `(space, address)` of the blocks of earlier cache
+    /// generations (folded at each [`Hooks::on_cache_flush`]).
+    folded: std::collections::HashMap<(u64, u64), Costs>,
+    /// Address space of the blocks being translated.
+    translating: u64,
     totals: Costs,
     /// The executing block, the index of its first site, how many of its
     /// instructions are charged, and how many executed (its length unless
@@ -196,6 +200,7 @@ impl TimingModel {
             icache_epoch: 0,
             cuts: std::collections::HashMap::new(),
             folded: std::collections::HashMap::new(),
+            translating: 0,
             totals: [0; NUM_EVENTS],
             cur: NO_BLOCK,
             cur_first: 0,
@@ -220,29 +225,32 @@ impl TimingModel {
 
     /// End of run: charge what is pending and return the costs per
     /// instruction address (sorted by address; addresses translated several
-    /// times are merged) and the totals.
-    pub fn finish(mut self) -> (Vec<(u64, Costs)>, Costs) {
+    /// times, or in several address spaces, are merged) and the totals.
+    pub fn finish(self) -> (Vec<(u64, Costs)>, Costs) {
+        let (per, totals) = self.finish_by_space();
+        (merge_sorted(per.into_iter().map(|(pc, _, c)| (pc, c))), totals)
+    }
+
+    /// [`TimingModel::finish`], keeping address spaces apart: costs per
+    /// `(address, space)` (the `satp` value that selected the space, 0 for
+    /// physical addresses, as `fwprof_sim::CodeContext::space`), sorted by
+    /// address, then space, as `(address, space, costs)`.
+    pub fn finish_by_space(mut self) -> (Vec<(u64, u64, Costs)>, Costs) {
         self.finish_block();
         let mut per = self.site_costs();
         per.extend(self.folded.drain());
-        per.sort_by_key(|&(pc, _)| pc);
-        let mut merged: Vec<(u64, Costs)> = Vec::with_capacity(per.len());
-        for (pc, c) in per {
-            match merged.last_mut() {
-                Some((p, acc)) if *p == pc => {
-                    for (a, b) in acc.iter_mut().zip(c) {
-                        *a += b;
-                    }
-                }
-                _ => merged.push((pc, c)),
-            }
-        }
-        (merged, self.totals)
+        per.sort_by_key(|&((space, pc), _)| (pc, space));
+        let merged = merge_sorted(per.into_iter());
+        let out = merged
+            .into_iter()
+            .map(|((space, pc), c)| (pc, space, c))
+            .collect();
+        (out, self.totals)
     }
 
     /// The costs of every site of the current cache generation that ran or
-    /// was charged anything, as `(pc, costs)` in site order.
-    fn site_costs(&self) -> Vec<(u64, Costs)> {
+    /// was charged anything, as `((space, pc), costs)` in site order.
+    fn site_costs(&self) -> Vec<((u64, u64), Costs)> {
         // Executions per site: whole runs of its block, plus cut runs that
         // got past it.
         let mut runs: Vec<u64> = vec![0; self.sites.len()];
@@ -259,7 +267,7 @@ impl TimingModel {
                 }
             }
         }
-        let mut per: Vec<(u64, Costs)> = Vec::new();
+        let mut per: Vec<((u64, u64), Costs)> = Vec::new();
         for (i, s) in self.sites.iter().enumerate() {
             if runs[i] == 0 && self.dynamic[i] == [0; NUM_EVENTS] {
                 continue;
@@ -268,7 +276,7 @@ impl TimingModel {
             for (a, st) in c.iter_mut().zip(self.stat[i]) {
                 *a += st * runs[i];
             }
-            per.push((s.pc, c));
+            per.push(((s.space, s.pc), c));
         }
         per
     }
@@ -279,8 +287,8 @@ impl TimingModel {
     /// generation.
     fn fold_blocks(&mut self) {
         self.finish_block();
-        for (pc, c) in self.site_costs() {
-            let acc = self.folded.entry(pc).or_insert([0; NUM_EVENTS]);
+        for (key, c) in self.site_costs() {
+            let acc = self.folded.entry(key).or_insert([0; NUM_EVENTS]);
             for (a, b) in acc.iter_mut().zip(c) {
                 *a += b;
             }
@@ -320,6 +328,10 @@ impl Hooks for TimingModel {
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         self.translate(id, pcs, insts);
+    }
+
+    fn on_code_context(&mut self, ctx: fwprof_sim::CodeContext) {
+        self.translating = ctx.space;
     }
 
     #[inline]
@@ -427,4 +439,20 @@ impl fwprof_sim::Front for BranchFront {
             _ => 0,
         }
     }
+}
+
+/// Add up the costs of equal keys in a sequence sorted by key.
+fn merge_sorted<K: PartialEq>(sorted: impl Iterator<Item = (K, Costs)>) -> Vec<(K, Costs)> {
+    let mut merged: Vec<(K, Costs)> = Vec::new();
+    for (k, c) in sorted {
+        match merged.last_mut() {
+            Some((p, acc)) if *p == k => {
+                for (a, b) in acc.iter_mut().zip(c) {
+                    *a += b;
+                }
+            }
+            _ => merged.push((k, c)),
+        }
+    }
+    merged
 }

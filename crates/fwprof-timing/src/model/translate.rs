@@ -142,6 +142,7 @@ impl TimingModel {
             let new_line = k == 0 || (pc >> line_shift) != (pcs[k - 1] >> line_shift);
             self.sites.push(Site {
                 pc,
+                space: self.translating,
                 class: i.op.class(),
                 op: i.op,
                 rd,
