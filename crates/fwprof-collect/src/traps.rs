@@ -105,7 +105,7 @@ pub struct OpenTrap {
 /// start-up code changing privilege), the current privilege, and the
 /// counts per cause. Trap roots are allocated in its own [`FunctionMap`]
 /// id space through [`TrapTracker::roots`]; the owner moves them into its
-/// map with [`TrapTracker::take_roots_into`].
+/// map with [`TrapTracker::counts_in`].
 #[derive(Clone, Debug, Default)]
 pub struct TrapTracker {
     open: Vec<OpenTrap>,

@@ -58,8 +58,8 @@ use fwprof_timing::CoreConfig;
 use fwprof_unwind::Unwinder;
 
 pub use error::Error;
-pub use meta::BOOT_CODE_NAME;
 pub use instrument::wildcard_match;
+pub use meta::BOOT_CODE_NAME;
 pub use options::{
     default_max_memory, guest_env, ExecOptions, InstrumentOptions, Method, RecordOptions,
     SampleOptions, Unit,
@@ -279,7 +279,15 @@ impl Ran {
                         None => Error::HooksNeverCalled { path: self.path },
                     });
                 }
-                instrument::profile(self.meta, &o, &matched, &d, cycles, self.latency_cycles, program)
+                instrument::profile(
+                    self.meta,
+                    &o,
+                    &matched,
+                    &d,
+                    cycles,
+                    self.latency_cycles,
+                    program,
+                )
             }
         };
         Ok(Recording {

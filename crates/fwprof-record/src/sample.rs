@@ -218,6 +218,11 @@ pub(crate) fn profile(
         instrumented: Vec::new(),
         sections: Default::default(),
     };
-    crate::trap_sections::add_trap_sections(&mut profile, &trap_causes, per_context, latency_cycles);
+    crate::trap_sections::add_trap_sections(
+        &mut profile,
+        &trap_causes,
+        per_context,
+        latency_cycles,
+    );
     profile
 }

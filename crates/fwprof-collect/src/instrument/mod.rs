@@ -491,7 +491,7 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
     const WANTS_JUMPS: bool = true;
     const WANTS_CALL_ARGS: bool = true;
 
-    /// A trap opens a trap context (see [`traps`]).
+    /// A trap opens a trap context (see the trap rules of `docs/traps.md`).
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, _sp: u64) {
         self.enter_trap(&trap, instret);
     }
