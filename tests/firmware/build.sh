@@ -28,16 +28,26 @@ LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
 
 # name: what it checks is at the top of src/<name>.c
 PROGRAMS="timer_spin timer_wfi soft_irq nested vectored deleg ecalls paging pmp"
+# paging's two U-mode programs on their own, linked where they run
+# (0x400000), for `record --symbols` (their code is the code paging runs).
+USER_PROGRAMS="user_a user_b"
 CONFIGS="rv32 rv64"
 
 list_jobs() {
-  for p in $PROGRAMS; do for c in $CONFIGS; do echo "$p $c"; done; done
+  for p in $PROGRAMS $USER_PROGRAMS; do for c in $CONFIGS; do echo "$p $c"; done; done
 }
 
 build_one() {
   local name="$1" cfg="$2"
   local elf="$OUT/$name.$cfg.elf"
   local srcs=("$SRC/$name.c" "$SRC/fw_common.c" "$SRC/fw_trap.S")
+  local link=("${LINK[@]}")
+  case "$name" in
+    user_a | user_b)
+      srcs=("$SRC/paging.S")
+      link=(-nostdlib -nostartfiles -Wl,--gc-sections "-Wl,-e,$name"
+        -Wl,-Ttext=0x400000 -Wl,--build-id=none) ;;
+  esac
   [ -f "$SRC/$name.S" ] && srcs+=("$SRC/$name.S")
   if [ -f "$elf" ]; then
     local stale=0 f
@@ -54,7 +64,7 @@ build_one() {
     *) echo "unknown config $cfg" >&2; return 1 ;;
   esac
   (cd "$REPO" && "$CC" "${arch[@]}" -misa-spec=2.2 -O2 -g "-fdebug-prefix-map=$REPO=." \
-    -Wall -Wextra -Wno-unused-parameter -I "$SRC" "${srcs[@]}" "${LINK[@]}" -o "$elf.tmp") ||
+    -Wall -Wextra -Wno-unused-parameter -I "$SRC" "${srcs[@]}" "${link[@]}" -o "$elf.tmp") ||
     { echo "FAILED: $name.$cfg" >&2; rm -f "$elf.tmp"; return 1; }
   mv "$elf.tmp" "$elf"
 }

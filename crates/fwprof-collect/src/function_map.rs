@@ -267,11 +267,7 @@ impl FunctionMap {
                 s.matches(insts)
             };
             if let Some(yes) = verdict {
-                self.decided[self.space][k] = if yes {
-                    Describes::Yes
-                } else {
-                    Describes::No
-                };
+                self.decided[self.space][k] = if yes { Describes::Yes } else { Describes::No };
                 changed = true;
             }
         }
@@ -486,7 +482,10 @@ mod tests {
         m.set_space(0x8000_0000_0008_0001);
         assert_eq!(m.lookup_or_add(0x40_0004), a);
         assert_eq!(m.added()[1].space, 0x8000_0000_0008_0002);
-        assert_eq!(m.spaces(), &[0, 0x8000_0000_0008_0001, 0x8000_0000_0008_0002]);
+        assert_eq!(
+            m.spaces(),
+            &[0, 0x8000_0000_0008_0001, 0x8000_0000_0008_0002]
+        );
         // The program's table has no bytes: it describes every space.
         assert_eq!(m.lookup_or_add(0x104), 0);
     }
@@ -499,8 +498,16 @@ mod tests {
         m.set_program_code(vec![(0x8000_0000, vec![0x13, 0, 0, 0])]);
         let code_a = vec![0x93, 0x00, 0x10, 0x00, 0x13, 0x01, 0x20, 0x00]; // li ra,1; li sp,2
         let code_b = vec![0x93, 0x00, 0x30, 0x00, 0x13, 0x01, 0x40, 0x00]; // li ra,3; li sp,4
-        let a = m.add_source(&[(0x40_0000, 0x40_0008)], &[0x40_0000], vec![(0x40_0000, code_a)]);
-        let b = m.add_source(&[(0x40_0000, 0x40_0008)], &[0x40_0000], vec![(0x40_0000, code_b)]);
+        let a = m.add_source(
+            &[(0x40_0000, 0x40_0008)],
+            &[0x40_0000],
+            vec![(0x40_0000, code_a)],
+        );
+        let b = m.add_source(
+            &[(0x40_0000, 0x40_0008)],
+            &[0x40_0000],
+            vec![(0x40_0000, code_b)],
+        );
         assert_eq!((a, b), (1, 2));
         m.set_space(0x8000_0000_0000_0002);
         m.observe(&[(0x40_0000, 0x0030_0093, 4), (0x40_0004, 0x0040_0113, 4)]);

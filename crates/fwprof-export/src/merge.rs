@@ -27,7 +27,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use fwprof_profile::{
-    match_functions, AddressCost, Arc, ContextRecord, FunctionId, FunctionRecord, Meta, TrapRecord,
+    match_functions, AddressCost, AddressSpaceSection, Arc, ContextRecord, FunctionId,
+    FunctionRecord, Meta, TrapRecord,
 };
 
 use crate::{Error, Profile};
@@ -195,7 +196,11 @@ struct Merger {
     functions: Vec<FunctionRecord>,
     /// Next free address for a function placed above all others.
     free: u64,
-    entries: BTreeMap<u64, Entry>,
+    /// Per-address costs by (address, merged function): one address has
+    /// several functions only in profiles with address spaces.
+    entries: BTreeMap<(u64, u32), Entry>,
+    /// A run merged so far had address spaces.
+    spaces: bool,
     arcs: Vec<Arc>,
     arc_index: HashMap<(Option<u32>, u32, u64, bool), usize>,
     traps: BTreeMap<(u64, u64), u64>,
@@ -218,6 +223,7 @@ impl Merger {
             functions: Vec::new(),
             free,
             entries: BTreeMap::new(),
+            spaces: false,
             arcs: Vec::new(),
             arc_index: HashMap::new(),
             traps: BTreeMap::new(),
@@ -297,22 +303,32 @@ impl Merger {
             add_count(&mut m.calls, f.calls)?;
             map.push(mapping);
         }
+        // Different functions at one address are the code of different
+        // address spaces, which a profile says with its `address_spaces`
+        // section; otherwise they are different programs.
+        self.spaces |= p.section::<AddressSpaceSection>().ok().flatten().is_some();
+        let spaces = self.spaces;
         for c in p.costs.iter() {
             let mapping = map[c.function.index()];
             let (addr, moved) = mapping.place(c.addr);
             self.moved += u64::from(moved);
-            match self.entries.get_mut(&addr) {
-                Some(e) if e.function == mapping.id => add_into(&mut e.cost, c.cost)?,
-                Some(e) => {
-                    return Err(Error::Mismatch(format!(
-                        "cannot merge: address {addr:#x} belongs to {} in one profile and to {} in another",
-                        self.functions[e.function as usize].name,
-                        self.functions[mapping.id as usize].name
-                    )))
-                }
+            let other = self
+                .entries
+                .range((addr, 0)..=(addr, u32::MAX))
+                .map(|(&(_, f), _)| f)
+                .find(|&f| f != mapping.id);
+            if let (Some(f), false) = (other, spaces) {
+                return Err(Error::Mismatch(format!(
+                    "cannot merge: address {addr:#x} belongs to {} in one profile and to {} in another",
+                    self.functions[f as usize].name,
+                    self.functions[mapping.id as usize].name
+                )));
+            }
+            match self.entries.get_mut(&(addr, mapping.id)) {
+                Some(e) => add_into(&mut e.cost, c.cost)?,
                 None => {
                     self.entries.insert(
-                        addr,
+                        (addr, mapping.id),
                         Entry {
                             function: mapping.id,
                             len: c.len,
@@ -470,7 +486,7 @@ impl Merger {
 
         let mut out = Profile::new(meta, first.events.clone());
         out.functions = self.functions;
-        for (addr, e) in self.entries {
+        for ((addr, _), e) in self.entries {
             // Keys are unique and ascending, lengths come from valid
             // profiles: push cannot fail.
             let _ = out.costs.push(AddressCost {

@@ -3,14 +3,17 @@
 //! (interrupt, code), counts and costs added, latencies' minimum, maximum
 //! and sum combined, roots mapped to the merged functions — when every run
 //! that took a trap has the section; `privilege` — costs per level added
-//! per merged function and context — when every run has it. Anything else
-//! is dropped and named in a warning.
+//! per merged function and context — when every run has it;
+//! `address_spaces` — spaces matched by `satp`, costs added per space and
+//! merged function (a run without the section ran in the physical space
+//! only) — when any run has it. Anything else is dropped and named in a
+//! warning.
 
 use std::collections::BTreeMap;
 
 use fwprof_profile::{
-    ContextLevelCost, FunctionId, FunctionLevelCost, Level, LevelCost, PrivilegeSection, Profile,
-    SectionKind, TrapCause, TrapSection,
+    AddressSpace, AddressSpaceSection, ContextLevelCost, FunctionId, FunctionLevelCost, Level,
+    LevelCost, PrivilegeSection, Profile, SectionKind, SpaceFunctionCost, TrapCause, TrapSection,
 };
 
 /// The sections being combined, run by run.
@@ -22,6 +25,10 @@ pub(crate) struct SectionMerger {
     functions: BTreeMap<(u32, Level), Vec<u64>>,
     contexts: BTreeMap<(u32, Level), Vec<u64>>,
     privilege_complete: bool,
+    /// Address spaces by `satp`, in order of first appearance, with costs
+    /// per merged function.
+    spaces: Vec<(AddressSpace, BTreeMap<u32, Vec<u64>>)>,
+    any_spaces: bool,
     runs: usize,
 }
 
@@ -89,6 +96,50 @@ impl SectionMerger {
             None if p.totals.iter().any(|&t| t > 0) => self.privilege_complete = false,
             None => {}
         }
+        // A run without address spaces ran all its code in the physical one.
+        let spaces = match p.section::<AddressSpaceSection>().ok().flatten() {
+            Some(s) => {
+                self.any_spaces = true;
+                s.spaces
+            }
+            None => {
+                let mut s = AddressSpace::from_satp(0, p.meta.xlen);
+                s.cost = p.totals.clone();
+                s.functions = p
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.self_cost.iter().any(|&c| c > 0))
+                    .map(|(i, f)| SpaceFunctionCost {
+                        function: FunctionId(i as u32),
+                        self_cost: f.self_cost.clone(),
+                    })
+                    .collect();
+                vec![s]
+            }
+        };
+        for s in spaces {
+            let i = match self.spaces.iter().position(|(m, _)| m.satp == s.satp) {
+                Some(i) => i,
+                None => {
+                    let empty = AddressSpace {
+                        cost: Vec::new(),
+                        functions: Vec::new(),
+                        ..s.clone()
+                    };
+                    self.spaces.push((empty, BTreeMap::new()));
+                    self.spaces.len() - 1
+                }
+            };
+            let (m, funcs) = &mut self.spaces[i];
+            add(&mut m.cost, &s.cost);
+            for f in s.functions {
+                add(
+                    funcs.entry(fmap[f.function.index()]).or_default(),
+                    &f.self_cost,
+                );
+            }
+        }
     }
 
     /// Store the combined sections in `out` (contexts only if `out` kept
@@ -133,6 +184,27 @@ impl SectionMerger {
             };
             if out.set_section(&s).is_ok() {
                 kept.push(PrivilegeSection::NAME);
+            }
+        }
+        if self.any_spaces {
+            // The physical space first, as recorded.
+            let mut spaces = self.spaces;
+            spaces.sort_by_key(|(s, _)| s.satp != 0);
+            let spaces = spaces
+                .into_iter()
+                .map(|(mut s, funcs)| {
+                    s.functions = funcs
+                        .into_iter()
+                        .map(|(f, self_cost)| SpaceFunctionCost {
+                            function: FunctionId(f),
+                            self_cost,
+                        })
+                        .collect();
+                    s
+                })
+                .collect();
+            if out.set_section(&AddressSpaceSection { spaces }).is_ok() {
+                kept.push(AddressSpaceSection::NAME);
             }
         }
         let mut dropped: Vec<String> = profiles

@@ -135,7 +135,11 @@ impl Profile {
                         *s += u128::from(v);
                     }
                 }
-                if own.iter().zip(&space.cost).any(|(&o, &c)| o != u128::from(c)) {
+                if own
+                    .iter()
+                    .zip(&space.cost)
+                    .any(|(&o, &c)| o != u128::from(c))
+                {
                     problems.push(format!(
                         "address space {}: its functions' costs do not add up to its cost",
                         space.describe()

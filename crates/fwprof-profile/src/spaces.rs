@@ -101,9 +101,10 @@ impl AddressSpaceSection {
     /// A problem with the section's shape in `profile`, in words.
     pub(crate) fn problem(&self, profile: &Profile) -> Option<String> {
         let n = profile.events.len();
-        let bad_len = self.spaces.iter().any(|s| {
-            s.cost.len() != n || s.functions.iter().any(|f| f.self_cost.len() != n)
-        });
+        let bad_len = self
+            .spaces
+            .iter()
+            .any(|s| s.cost.len() != n || s.functions.iter().any(|f| f.self_cost.len() != n));
         if bad_len {
             return Some("the address_spaces section has a cost vector of the wrong length".into());
         }

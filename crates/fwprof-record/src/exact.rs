@@ -12,9 +12,9 @@ use fwprof_profile::{
 use fwprof_sim::Pipelined;
 use fwprof_timing::{CoreConfig, TimingModel};
 
-use crate::symbol_files::Symbols;
 use crate::meta::{function_records, locate};
 use crate::session::{Control, Prepared, RunEnd, Steady};
+use crate::symbol_files::Symbols;
 use crate::Error;
 
 /// Per-(address, space) costs and totals of the timing model's events (all
@@ -281,7 +281,11 @@ impl SpaceCosts {
             .map(|&satp| {
                 let mut s = AddressSpace::from_satp(satp, xlen);
                 let (cost, funcs) = self.per.remove(&satp).unwrap_or_default();
-                s.cost = if cost.is_empty() { vec![0; self.n] } else { cost };
+                s.cost = if cost.is_empty() {
+                    vec![0; self.n]
+                } else {
+                    cost
+                };
                 s.functions = funcs
                     .into_iter()
                     .filter(|(_, c)| c.iter().any(|&x| x > 0))

@@ -13,10 +13,10 @@ use fwprof_profile::{
 use fwprof_symbols::Program;
 use fwprof_timing::{CoreConfig, TimingModel};
 
-use crate::symbol_files::Symbols;
 use crate::meta::{function_records, locate};
 use crate::options::{InstrumentOptions, Unit};
 use crate::session::{Control, Prepared, RunEnd, Steady};
+use crate::symbol_files::Symbols;
 use crate::Error;
 
 /// Symbol names of the `-finstrument-functions` entry and exit hooks and

@@ -126,7 +126,11 @@ pub(crate) fn function_records(symbols: &Symbols, map: &FunctionMap) -> Vec<Func
         debug_assert_eq!(e.first as usize, functions.len());
         let b = e.bias;
         functions.extend(e.program.functions().iter().map(|(_, f)| {
-            FunctionRecord::new(f.name.clone(), f.start.wrapping_add(b), f.end.wrapping_add(b))
+            FunctionRecord::new(
+                f.name.clone(),
+                f.start.wrapping_add(b),
+                f.end.wrapping_add(b),
+            )
         }));
     }
     let space_index = |satp: u64| map.spaces().iter().position(|&s| s == satp).unwrap_or(0);

@@ -11,10 +11,10 @@ use fwprof_sim::{Simulator, StopReason};
 use fwprof_timing::{CoreConfig, TimingModel};
 use fwprof_unwind::Unwinder;
 
-use crate::symbol_files::Symbols;
 use crate::meta::{function_records, locate};
 use crate::options::{SampleOptions, Unit};
 use crate::session::{Control, Pacer, Prepared, RunEnd};
+use crate::symbol_files::Symbols;
 use crate::Error;
 
 impl<H: SampleHooks> Pacer<H> for Sampler {

@@ -178,7 +178,10 @@ mod tests {
             SymbolFile::parse("a@b.elf").unwrap().path,
             PathBuf::from("a@b.elf")
         );
-        assert_eq!(SymbolFile::parse("k.elf@4096").unwrap().text_address, Some(4096));
+        assert_eq!(
+            SymbolFile::parse("k.elf@4096").unwrap().text_address,
+            Some(4096)
+        );
         assert_eq!(SymbolFile::parse("k.elf").unwrap().text_address, None);
         assert!(SymbolFile::parse("@0x10").is_err());
         assert!(SymbolFile::parse("").is_err());

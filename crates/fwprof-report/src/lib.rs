@@ -49,8 +49,8 @@ mod json;
 mod options;
 mod privilege;
 mod report;
-mod style;
 mod spaces;
+mod style;
 mod traps;
 
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};

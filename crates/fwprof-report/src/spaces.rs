@@ -52,13 +52,7 @@ pub fn write_space_table(
     writeln!(w)?;
     let head = format!(
         "{:>5}  {:>18}  {:>5} {:>6} {:>12} {:>12} {:>7}  top function",
-        "space",
-        "satp",
-        "mode",
-        "asid",
-        "root",
-        unit,
-        "%"
+        "space", "satp", "mode", "asid", "root", unit, "%"
     );
     style::line(&mut w, color, Some(Role::Title), &head)?;
     for (i, sp) in s.spaces.iter().enumerate() {

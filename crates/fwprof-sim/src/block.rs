@@ -332,7 +332,9 @@ impl BlockCache {
                 break;
             }
         }
-        let keep = hooks.split_block(&pcs, &self.insts[first..]).clamp(1, pcs.len());
+        let keep = hooks
+            .split_block(&pcs, &self.insts[first..])
+            .clamp(1, pcs.len());
         pcs.truncate(keep);
         self.insts.truncate(first + keep);
         let count = pcs.len();

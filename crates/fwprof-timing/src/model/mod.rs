@@ -228,7 +228,10 @@ impl TimingModel {
     /// times, or in several address spaces, are merged) and the totals.
     pub fn finish(self) -> (Vec<(u64, Costs)>, Costs) {
         let (per, totals) = self.finish_by_space();
-        (merge_sorted(per.into_iter().map(|(pc, _, c)| (pc, c))), totals)
+        (
+            merge_sorted(per.into_iter().map(|(pc, _, c)| (pc, c))),
+            totals,
+        )
     }
 
     /// [`TimingModel::finish`], keeping address spaces apart: costs per
