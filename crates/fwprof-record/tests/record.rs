@@ -20,6 +20,7 @@ fn record(method: Method) -> fwprof_record::Recording {
         method,
         core: None,
         save_env: false,
+        symbols: Vec::new(),
     };
     let ran = Session::new(opts)
         .unwrap()
@@ -81,6 +82,7 @@ fn a_stop_request_ends_the_run_with_a_partial_profile() {
         method: Method::Exact,
         core: None,
         save_env: false,
+        symbols: Vec::new(),
     };
     let r = Session::new(opts)
         .unwrap()
@@ -104,6 +106,7 @@ fn cycles_without_a_core_is_refused_before_anything_runs() {
         }),
         core: None,
         save_env: false,
+        symbols: Vec::new(),
     };
     let e = Session::new(opts).err().unwrap();
     assert_eq!(
