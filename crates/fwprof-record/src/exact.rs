@@ -238,13 +238,16 @@ fn add(dst: &mut [u64], v: &[u64]) {
     }
 }
 
+/// One space's cost per event, and per function id.
+type SpaceCost = (Vec<u64>, BTreeMap<u32, Vec<u64>>);
+
 /// Costs per address space and function, for the `address_spaces`
 /// section.
 struct SpaceCosts {
     /// `satp` values in the map's order (the physical space first).
     order: Vec<u64>,
     n: usize,
-    per: BTreeMap<u64, (Vec<u64>, BTreeMap<u32, Vec<u64>>)>,
+    per: BTreeMap<u64, SpaceCost>,
 }
 
 impl SpaceCosts {
