@@ -7,7 +7,6 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use fwprof_profile::{AddressSpaceSection, Profile};
 
@@ -16,23 +15,13 @@ const CONFIGS: [&str; 2] = ["rv32", "rv64"];
 /// Records `elf` with `args` into `dir/name`; the profile, whose
 /// invariants hold.
 fn record(dir: &Path, name: &str, elf: &Path, args: &[&str]) -> Profile {
-    let out_path = dir.join(name);
-    let out = Command::new(common::fwprof())
-        .current_dir(dir)
-        .args(["record", "-q", "-o"])
-        .arg(&out_path)
-        .args(args)
-        .arg("--")
-        .arg(elf)
-        .output()
-        .expect("fwprof");
+    let (out, p) = common::record_into(dir, name, elf, args);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let p = Profile::read(&out_path).expect("profile");
     p.check_invariants().unwrap();
     p
 }

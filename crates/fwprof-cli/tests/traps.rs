@@ -14,18 +14,7 @@ use fwprof_profile::{Profile, TrapSection};
 /// Records `elf` with `args` into a profile in `dir`; the guest's stdout
 /// and the profile (whose invariants hold).
 fn record(dir: &Path, elf: &Path, args: &[&str]) -> (String, Profile) {
-    let out_path = dir.join("p.fwprof");
-    let out = Command::new(common::fwprof())
-        .current_dir(dir)
-        .args(["record", "-q", "-o"])
-        .arg(&out_path)
-        .args(args)
-        .arg("--")
-        .arg(elf)
-        .output()
-        .expect("fwprof");
-    let p = Profile::read(&out_path)
-        .unwrap_or_else(|e| panic!("no profile ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    let (out, p) = common::record_into(dir, "p.fwprof", elf, args);
     (String::from_utf8_lossy(&out.stdout).into_owned(), p)
 }
 

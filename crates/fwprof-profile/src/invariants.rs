@@ -112,48 +112,21 @@ impl Profile {
             }
         }
         if let Ok(Some(p)) = self.section::<crate::PrivilegeSection>() {
-            let mut sum = vec![0u128; n];
-            for t in &p.totals {
-                for (s, &v) in sum.iter_mut().zip(&t.cost) {
-                    *s += u128::from(v);
-                }
-            }
-            if sum
-                .iter()
-                .zip(&self.totals)
-                .any(|(&s, &t)| s != u128::from(t))
-            {
+            if !adds_up(n, p.totals.iter().map(|t| &t.cost[..]), &self.totals) {
                 problems.push("the privilege levels' totals do not add up to the totals".into());
             }
         }
         if let Ok(Some(a)) = self.section::<crate::AddressSpaceSection>() {
-            let mut sum = vec![0u128; n];
             for space in &a.spaces {
-                let mut own = vec![0u128; n];
-                for f in &space.functions {
-                    for (s, &v) in own.iter_mut().zip(&f.self_cost) {
-                        *s += u128::from(v);
-                    }
-                }
-                if own
-                    .iter()
-                    .zip(&space.cost)
-                    .any(|(&o, &c)| o != u128::from(c))
-                {
+                let own = space.functions.iter().map(|f| &f.self_cost[..]);
+                if !adds_up(n, own, &space.cost) {
                     problems.push(format!(
                         "address space {}: its functions' costs do not add up to its cost",
                         space.describe()
                     ));
                 }
-                for (s, &v) in sum.iter_mut().zip(&space.cost) {
-                    *s += u128::from(v);
-                }
             }
-            if sum
-                .iter()
-                .zip(&self.totals)
-                .any(|(&s, &t)| s != u128::from(t))
-            {
+            if !adds_up(n, a.spaces.iter().map(|s| &s.cost[..]), &self.totals) {
                 problems.push("the address spaces' costs do not add up to the totals".into());
             }
         }
@@ -176,4 +149,16 @@ impl Profile {
         }
         Err(msg)
     }
+}
+
+/// True if the cost vectors `parts` (`n` events each) add up to `whole`,
+/// event by event (summed without overflow).
+fn adds_up<'a>(n: usize, parts: impl Iterator<Item = &'a [u64]>, whole: &[u64]) -> bool {
+    let mut sum = vec![0u128; n];
+    for v in parts {
+        for (s, &x) in sum.iter_mut().zip(v) {
+            *s += u128::from(x);
+        }
+    }
+    sum.iter().zip(whole).all(|(&s, &w)| s == u128::from(w))
 }

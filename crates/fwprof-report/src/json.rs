@@ -15,7 +15,7 @@ pub const JSON_SCHEMA: &str = "fwprof-report/1";
 pub use fwprof_isa::trap_cause_name;
 
 /// `{event name: value}` for one cost vector.
-fn by_event(profile: &Profile, v: &[u64]) -> Value {
+pub(crate) fn by_event(profile: &Profile, v: &[u64]) -> Value {
     let mut m = Map::new();
     for (i, name) in profile.events.iter().enumerate() {
         m.insert(name.clone(), json!(v.get(i).copied().unwrap_or(0)));

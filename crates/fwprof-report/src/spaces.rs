@@ -82,13 +82,7 @@ pub fn write_space_table(
 /// (see `docs/report-json.md`).
 pub(crate) fn address_spaces_json(profile: &Profile) -> Option<Value> {
     let s = section(profile)?;
-    let by_event = |v: &[u64]| {
-        let mut m = serde_json::Map::new();
-        for (i, name) in profile.events.iter().enumerate() {
-            m.insert(name.clone(), json!(v.get(i).copied().unwrap_or(0)));
-        }
-        Value::Object(m)
-    };
+    let by_event = |v: &[u64]| crate::json::by_event(profile, v);
     let rows = s
         .spaces
         .iter()

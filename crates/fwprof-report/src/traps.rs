@@ -8,6 +8,7 @@ use std::io::{self, Write};
 use fwprof_profile::{Level, PrivilegeSection, Profile, Spread, TrapSection};
 use serde_json::{json, Map, Value};
 
+use crate::json::by_event;
 use crate::style::{self, Role};
 
 /// The profile's `traps` section, if it has one that this build reads
@@ -106,15 +107,6 @@ pub fn write_trap_table(
         writeln!(w, "{row}")?;
     }
     writeln!(w)
-}
-
-/// `{event name: value}` for one cost vector.
-fn by_event(profile: &Profile, v: &[u64]) -> Value {
-    let mut m = Map::new();
-    for (i, name) in profile.events.iter().enumerate() {
-        m.insert(name.clone(), json!(v.get(i).copied().unwrap_or(0)));
-    }
-    Value::Object(m)
 }
 
 /// The JSON report's `trap_contexts` array, `None` without trap contexts

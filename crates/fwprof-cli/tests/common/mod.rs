@@ -203,3 +203,27 @@ pub fn name_at(syms: &std::collections::BTreeMap<u64, String>, addr: u64) -> Str
         .next_back()
         .map_or("?".into(), |(a, n)| format!("{n}+{:#x}", addr - a))
 }
+
+/// Runs `fwprof record -q -o DIR/NAME ARGS -- ELF` in `dir`; its output
+/// and the profile it wrote (panics, with fwprof's stderr, if none).
+#[allow(dead_code)]
+pub fn record_into(
+    dir: &Path,
+    name: &str,
+    elf: &Path,
+    args: &[&str],
+) -> (Output, fwprof_profile::Profile) {
+    let out_path = dir.join(name);
+    let out = Command::new(fwprof())
+        .current_dir(dir)
+        .args(["record", "-q", "-o"])
+        .arg(&out_path)
+        .args(args)
+        .arg("--")
+        .arg(elf)
+        .output()
+        .expect("fwprof");
+    let p = fwprof_profile::Profile::read(&out_path)
+        .unwrap_or_else(|e| panic!("no profile ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    (out, p)
+}
