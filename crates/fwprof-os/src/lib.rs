@@ -44,6 +44,7 @@
 
 mod api;
 mod console;
+mod fdt;
 mod guest;
 pub mod linux;
 mod linux_stack;
@@ -57,6 +58,7 @@ mod tests;
 
 pub use api::*;
 pub use console::OutputHook;
+pub use fdt::{virt_device_tree, FdtError, VirtDeviceTree};
 pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP, STACK_GUARD_GAP};
 pub use sandbox::{Access, SandboxError};
 
