@@ -45,6 +45,10 @@ mod sim;
 mod trap;
 mod uop;
 
+/// Device models of QEMU 7.2's RISC-V `virt` board (16550A UART, SiFive PLIC,
+/// `sifive_test` finisher) as pure state machines for the simulator's bus.
+pub mod devices;
+
 pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use forward::Forward;
