@@ -107,6 +107,15 @@ pub enum TargetArg {
     Linux,
 }
 
+/// Machines accepted by `--machine`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MachineArg {
+    /// fwprof's bare-metal machine: RAM, reset ROM, CLINT, semihosting.
+    Bare,
+    /// QEMU 7.2's RISC-V `virt` board (UART, PLIC, CLINT, test device, device tree).
+    Virt,
+}
+
 /// Options shared by `run` and `record`.
 #[derive(Args, Debug)]
 pub struct ExecArgs {
@@ -122,6 +131,21 @@ pub struct ExecArgs {
     /// per modelled cycle with `--core`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10))]
     pub icount_shift: Option<u32>,
+    /// Bare metal: the machine. `bare`: RAM, the reset ROM and the CLINT,
+    /// the program talks to the host through semihosting; `virt`: QEMU's
+    /// `virt` board with a 16550 UART on stdin/stdout, the PLIC, the SiFive
+    /// test device and a device tree in a1 (see docs/machine.md).
+    #[arg(long, value_enum, value_name = "MACHINE", default_value = "bare")]
+    pub machine: MachineArg,
+    /// Bare metal: M-mode firmware (e.g. OpenSBI's fw_jump.elf) loaded at
+    /// its ELF addresses and started first; PROGRAM is then the kernel it
+    /// hands over to, as QEMU's -bios FILE -kernel PROGRAM.
+    #[arg(long, value_name = "FILE")]
+    pub bios: Option<PathBuf>,
+    /// Bare metal: the kernel command line, the device tree's
+    /// /chosen/bootargs (as QEMU's -append).
+    #[arg(long, value_name = "STRING")]
+    pub append: Option<String>,
     /// Bare-metal RAM as BASE:SIZE (hex or decimal; size may end in K, M or G).
     #[arg(long, value_name = "BASE:SIZE", default_value = "0x80000000:128M")]
     pub ram: String,
@@ -579,6 +603,12 @@ pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> 
         allow_write: a.allow_write.clone(),
         max_instructions: a.max_instructions,
         icount_shift: a.icount_shift,
+        board: match a.machine {
+            MachineArg::Bare => fwprof_os::Board::bare(),
+            MachineArg::Virt => fwprof_os::Board::virt(),
+        },
+        bios: a.bios.clone(),
+        append: a.append.clone(),
     })
 }
 

@@ -60,6 +60,8 @@ use fwprof_isa::signal_for_cause;
 pub fn status_for(stop: &StopReason) -> u8 {
     match stop {
         StopReason::Exit(code) => (*code & 0xff) as u8,
+        // A reset ends the run as its last act, not as a failure.
+        StopReason::Reset => 0,
         StopReason::InstructionLimit => INSTRUCTION_LIMIT,
         StopReason::Interrupted => (128 + crate::signals::stopping_signal()) as u8,
         StopReason::Fault { cause, .. } => (128 + signal_for_cause(*cause)) as u8,

@@ -67,6 +67,7 @@ fn lockstep_elf(name: &str, src: &Path, shift: Option<u32>, limit: u64) {
             read: vec![tmp.path().canonicalize().unwrap()],
             write: vec![],
         },
+        machine: Default::default(),
     };
     let mut mem = Memory::new();
     let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).expect("load");

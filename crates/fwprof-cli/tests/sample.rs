@@ -107,6 +107,7 @@ fn agreement(elf_name: &str, fp_only: bool) -> Tally {
             read: vec![dir.path().canonicalize().unwrap()],
             write: vec![],
         },
+        machine: Default::default(),
     };
     let mut mem = Memory::new();
     let (prog, env) = fwprof_os::load(&data, &cfg, &mut mem).unwrap();

@@ -132,6 +132,33 @@ pub struct RunConfig {
     pub ram: (u64, u64),
     /// File-access confinement.
     pub sandbox: Sandbox,
+    /// The machine (bare metal only): its devices, firmware and boot
+    /// arguments. `Default` is fwprof's bare-metal machine.
+    pub machine: MachineConfig,
+}
+
+/// The bare-metal machine a program runs on and how it boots (QEMU's
+/// `-M`, `-bios`, `-kernel`, `-append`).
+#[derive(Clone, Debug, Default)]
+pub struct MachineConfig {
+    /// Devices and the rule for unmodelled addresses ([`crate::Board::bare`]
+    /// unless `--machine` chose another).
+    pub board: crate::Board,
+    /// M-mode firmware loaded at its ELF addresses and started by the reset
+    /// ROM (`--bios`); the program is then the kernel it hands over to.
+    pub firmware: Option<Firmware>,
+    /// `/chosen/bootargs` of the device tree (`--append`). Semihosting's
+    /// `SYS_GET_CMDLINE` keeps answering with the program's arguments.
+    pub bootargs: Option<String>,
+}
+
+/// A firmware image given with `--bios`.
+#[derive(Clone, Debug)]
+pub struct Firmware {
+    /// The path as the user gave it (for messages).
+    pub path: std::path::PathBuf,
+    /// The ELF file's contents.
+    pub elf: Vec<u8>,
 }
 
 /// Directories the guest may read and write. Paths are canonicalised when

@@ -16,6 +16,9 @@ pub(crate) enum Console {
     Host {
         /// Run before every write to the host's streams.
         before_output: Option<OutputHook>,
+        /// The terminal settings of stdin before [`Console::raw_input`]
+        /// changed them; restored when dropped.
+        tty: Option<TtyGuard>,
     },
     /// In-memory streams.
     Captured {
@@ -34,6 +37,19 @@ impl Default for Console {
     fn default() -> Console {
         Console::Host {
             before_output: None,
+            tty: None,
+        }
+    }
+}
+
+/// Stdin's terminal settings as they were; dropping it restores them.
+pub(crate) struct TtyGuard(libc::termios);
+
+impl Drop for TtyGuard {
+    fn drop(&mut self) {
+        // SAFETY: tcsetattr reads a valid termios for fd 0.
+        unsafe {
+            libc::tcsetattr(0, libc::TCSANOW, &self.0);
         }
     }
 }
@@ -41,7 +57,7 @@ impl Default for Console {
 impl std::fmt::Debug for Console {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Console::Host { before_output } => f
+            Console::Host { before_output, .. } => f
                 .debug_struct("Host")
                 .field("before_output", &before_output.is_some())
                 .finish(),
@@ -78,7 +94,7 @@ impl Console {
     /// Write to stream 1 (stdout) or 2 (stderr); returns bytes written.
     pub fn write(&mut self, stream: i32, data: &[u8]) -> io::Result<usize> {
         match self {
-            Console::Host { before_output } => {
+            Console::Host { before_output, .. } => {
                 if let Some(hook) = before_output {
                     hook();
                 }
@@ -119,6 +135,35 @@ impl Console {
         }
     }
 
+    /// For a serial port on a terminal: turn off stdin's line editing
+    /// (`ICANON`) and echo, once, so that each key reaches the guest as it
+    /// is typed and only the guest echoes it; signals (`ISIG`: Ctrl-C)
+    /// stay on. The settings come back when the console is dropped.
+    pub fn raw_input(&mut self) {
+        let Console::Host { tty, .. } = self else {
+            return;
+        };
+        // SAFETY: isatty only inspects the fd.
+        if tty.is_some() || unsafe { libc::isatty(0) } != 1 {
+            return;
+        }
+        // SAFETY: tcgetattr fills a zeroed termios for fd 0; tcsetattr
+        // reads the modified copy.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(0, &mut t) != 0 {
+                return;
+            }
+            let saved = t;
+            t.c_lflag &= !(libc::ICANON | libc::ECHO);
+            t.c_cc[libc::VMIN] = 1;
+            t.c_cc[libc::VTIME] = 0;
+            if libc::tcsetattr(0, libc::TCSANOW, &t) == 0 {
+                *tty = Some(TtyGuard(saved));
+            }
+        }
+    }
+
     /// True if `stream` (0, 1, 2) is a terminal (never when captured).
     pub fn isatty(&self, stream: i32) -> bool {
         match self {
@@ -133,6 +178,7 @@ impl Console {
     pub fn diagnostic(&self, message: &str) {
         if let Console::Host {
             before_output: Some(hook),
+            ..
         } = self
         {
             hook();

@@ -32,6 +32,7 @@
 //!     target: None,
 //!     ram: (0x8000_0000, 128 << 20),
 //!     sandbox: Sandbox { read: vec![".".into()], write: vec![] },
+//!     machine: Default::default(),
 //! };
 //! let elf = std::fs::read("hello")?;
 //! let (program, mut env) = load(&elf, &cfg, mem)?;
@@ -43,6 +44,7 @@
 #![deny(missing_docs)]
 
 mod api;
+mod board;
 mod console;
 mod fdt;
 mod guest;
@@ -57,6 +59,7 @@ mod test_mem;
 mod tests;
 
 pub use api::*;
+pub use board::*;
 pub use console::OutputHook;
 pub use fdt::{virt_device_tree, FdtError, VirtDeviceTree};
 pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP, STACK_GUARD_GAP};
@@ -176,7 +179,7 @@ pub fn load(
     let mut env = Environment::new(cfg, target, info.rv64);
     let mut regs = [0u64; 32];
     let sp;
-    let mut start = info.entry;
+    let start;
     match target {
         Target::Linux => {
             let ranges = loader::map_linux(elf, &info, mem)?;
@@ -204,16 +207,38 @@ pub fn load(
             sp = layout.sp;
             regs[2] = sp;
             env.stack = Some(layout);
+            start = info.entry;
         }
         Target::BareMetal => {
-            loader::map_bare_metal(elf, &info, cfg.ram, mem)?;
+            let machine = &cfg.machine;
+            // With --bios the firmware starts first and the program is the
+            // kernel it hands over to (QEMU `-bios F -kernel P`).
+            let mut loads = info.loads.clone();
+            let first = match &machine.firmware {
+                None => {
+                    loader::map_bare_metal(elf, &info, cfg.ram, mem)?;
+                    info.entry
+                }
+                Some(fw) => {
+                    let fw_info = firmware_checked(fw, info.rv64)?;
+                    loader::map_bare_metal(&fw.elf, &fw_info, cfg.ram, mem)?;
+                    check_disjoint(&fw_info.loads, &info.loads, &fw.path)?;
+                    loader::place_segments(elf, &info, cfg.ram, mem)?;
+                    loads.extend(fw_info.loads.iter().copied());
+                    fw_info.entry
+                }
+            };
             let fdt = virt_fdt_addr(cfg.ram);
-            env.semi.heapinfo = bare_metal_heapinfo(&info, cfg.ram, fdt);
+            if machine.board.device_tree {
+                write_device_tree(machine, info.rv64, cfg.ram, fdt, mem)?;
+            }
+            env.semi.heapinfo = bare_metal_heapinfo(&loads, cfg.ram, fdt);
             sp = 0;
-            if install_reset_rom(mem, info.rv64, info.entry, fdt) {
+            if install_reset_rom(mem, info.rv64, first, info.entry, fdt) {
                 start = VIRT_MROM_BASE;
             } else {
-                regs[5] = info.entry;
+                start = first;
+                regs[5] = first;
                 regs[11] = fdt;
                 regs[12] = VIRT_FW_DYNAMIC_INFO;
             }
@@ -243,12 +268,19 @@ const VIRT_MROM_SIZE: u64 = 0x1000;
 /// Map QEMU 7.2 `virt`'s reset ROM (`riscv_setup_rom_reset_vec`,
 /// `riscv_rom_copy_firmware_info`) read-only and executable at 0x1000:
 /// `auipc t0,0; addi a2,t0,40; csrr a0,mhartid; ld/lw a1,32(t0);
-/// ld/lw t0,24(t0); jr t0`, then the entry (0x1018) and device-tree
-/// (0x1020) addresses as 64-bit words, then `fw_dynamic_info` at 0x1028
-/// (magic, version 2, next address = entry, next mode S, options 0, boot
-/// hart 0; XLEN-sized fields). Returns false, mapping nothing, if the
+/// ld/lw t0,24(t0); jr t0`, then the start address (0x1018: the
+/// firmware's entry with `--bios`, else the program's) and the device-tree
+/// address (0x1020) as 64-bit words, then `fw_dynamic_info` at 0x1028
+/// (magic, version 2, next address = the program's entry, next mode S,
+/// options 0, boot hart 0; XLEN-sized fields). Returns false, mapping nothing, if the
 /// program already occupies that page.
-fn install_reset_rom(mem: &mut dyn GuestMemory, rv64: bool, entry: u64, fdt: u64) -> bool {
+fn install_reset_rom(
+    mem: &mut dyn GuestMemory,
+    rv64: bool,
+    start: u64,
+    entry: u64,
+    fdt: u64,
+) -> bool {
     let (base, size) = (VIRT_MROM_BASE, VIRT_MROM_SIZE);
     if (0..size).step_by(4096).any(|o| mem.is_mapped(base + o, 1)) {
         return false;
@@ -267,7 +299,7 @@ fn install_reset_rom(mem: &mut dyn GuestMemory, rv64: bool, entry: u64, fdt: u64
         0x0002_8067,    // jr    t0
     ];
     let mut rom: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
-    rom.extend_from_slice(&entry.to_le_bytes());
+    rom.extend_from_slice(&start.to_le_bytes());
     rom.extend_from_slice(&fdt.to_le_bytes());
     // fw_dynamic_info: magic "OSBI", version 2, next_addr, next_mode (S),
     // options, boot_hart.
@@ -292,6 +324,79 @@ fn install_reset_rom(mem: &mut dyn GuestMemory, rv64: bool, entry: u64, fdt: u64
         && mem.write(base, &rom).is_ok()
         && mem.protect(base, size, rx).is_ok()
 }
+/// The `--bios` image, checked as the program is, and of the program's XLEN.
+fn firmware_checked(fw: &Firmware, rv64: bool) -> Result<loader::ElfInfo, LoadError> {
+    let path = fw.path.display();
+    let info = checked(&fw.elf).map_err(|e| match e {
+        LoadError::Malformed(m) => LoadError::Malformed(format!("--bios {path}: {m}")),
+        LoadError::Unsupported(m) => LoadError::Unsupported(format!("--bios {path}: {m}")),
+        LoadError::Memory(m) => LoadError::Memory(format!("--bios {path}: {m}")),
+    })?;
+    if info.rv64 != rv64 {
+        let xlen = |r: bool| if r { "RV64" } else { "RV32" };
+        return Err(LoadError::Unsupported(format!(
+            "--bios {path} is an {} firmware and the program an {} kernel",
+            xlen(info.rv64),
+            xlen(rv64)
+        )));
+    }
+    Ok(info)
+}
+
+/// Refuse a kernel whose segments overlap the firmware's (QEMU: "rom:
+/// requested regions overlap").
+fn check_disjoint(
+    fw: &[loader::Segment],
+    kernel: &[loader::Segment],
+    fw_path: &std::path::Path,
+) -> Result<(), LoadError> {
+    for f in fw.iter().filter(|s| s.memsz > 0) {
+        for k in kernel.iter().filter(|s| s.memsz > 0) {
+            let (a, b) = (
+                f.paddr.max(k.paddr),
+                (f.paddr + f.memsz).min(k.paddr + k.memsz),
+            );
+            if a < b {
+                return Err(LoadError::Memory(format!(
+                    "the program overlaps the firmware --bios {} at {a:#x}..{b:#x} (link the kernel where the firmware jumps: 0x80200000 on RV64, 0x80400000 on RV32 for OpenSBI fw_jump)",
+                    fw_path.display()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Generate the machine's device tree and write it at `fdt` (QEMU 7.2
+/// `riscv_load_fdt`).
+fn write_device_tree(
+    machine: &MachineConfig,
+    rv64: bool,
+    ram: (u64, u64),
+    fdt: u64,
+    mem: &mut dyn GuestMemory,
+) -> Result<(), LoadError> {
+    let tree = VirtDeviceTree {
+        rv64,
+        harts: 1,
+        ram,
+        bootargs: machine.bootargs.clone(),
+        isa: VirtDeviceTree::isa_for(rv64),
+        mmu_type: VirtDeviceTree::mmu_type_for(rv64),
+    };
+    let blob =
+        virt_device_tree(&tree).map_err(|e| LoadError::Unsupported(format!("device tree: {e}")))?;
+    let ram_end = ram.0.saturating_add(ram.1);
+    if fdt < ram.0 || fdt.saturating_add(blob.len() as u64) > ram_end {
+        return Err(LoadError::Memory(format!(
+            "RAM {:#x}..{ram_end:#x} has no room for the device tree (QEMU virt puts it 2 MiB-aligned below the end of RAM)",
+            ram.0
+        )));
+    }
+    mem.write(fdt, &blob)
+        .map_err(|e| LoadError::Memory(format!("device tree at {fdt:#x}: {e:?}")))
+}
+
 /// `FDT_MAX_SIZE` (QEMU `create_device_tree`): the device tree blob size.
 const VIRT_FDT_SIZE: u64 = 0x10_0000;
 
@@ -313,11 +418,10 @@ fn virt_fdt_addr(ram: (u64, u64)) -> u64 {
 /// a loaded segment or the device tree; the heap is the gap, the stack
 /// grows down from its top: `[heap base, heap limit, stack base, stack limit]`
 /// is `[gap start, gap end, gap end, gap start]`.
-fn bare_metal_heapinfo(info: &loader::ElfInfo, ram: (u64, u64), fdt: u64) -> [u64; 4] {
+fn bare_metal_heapinfo(loads: &[loader::Segment], ram: (u64, u64), fdt: u64) -> [u64; 4] {
     let (base, size) = ram;
     let end = base.saturating_add(size);
-    let mut blobs: Vec<(u64, u64)> = info
-        .loads
+    let mut blobs: Vec<(u64, u64)> = loads
         .iter()
         .filter(|s| s.memsz > 0)
         .map(|s| (s.paddr, s.paddr.saturating_add(s.memsz)))
@@ -353,6 +457,7 @@ pub struct Environment {
     pub(crate) semi: SemihostState,
     pub(crate) linux: LinuxState,
     pub(crate) stack: Option<StackLayout>,
+    pub(crate) board: Board,
 }
 
 impl Environment {
@@ -371,6 +476,7 @@ impl Environment {
             semi: SemihostState::default(),
             linux: LinuxState::new(rv64, 0, exe),
             stack: None,
+            board: cfg.machine.board.clone(),
         }
     }
 
@@ -413,6 +519,43 @@ impl Environment {
         self.target
     }
 
+    /// The bare-metal machine's devices ([`Board::bare`] unless the run
+    /// configuration chose another).
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// A serial port's transmit: write `bytes` to the guest's stdout now
+    /// (after the output hook, as any guest output).
+    ///
+    /// # Errors
+    /// The host's write error.
+    pub fn serial_write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let n = self.console.write(1, rest)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            rest = &rest[n..];
+        }
+        Ok(())
+    }
+
+    /// A serial port's receive: one byte of the guest's stdin, blocking in
+    /// host time; `None` at end of input or on a read error. On a terminal,
+    /// the first call turns off line editing and echo (the guest echoes, as
+    /// QEMU's `-nographic` console; `Ctrl-C` still stops fwprof) until the
+    /// environment is dropped.
+    pub fn serial_read_byte(&mut self) -> Option<u8> {
+        self.console.raw_input();
+        let mut b = [0u8; 1];
+        match self.console.read(&mut b) {
+            Ok(1) => Some(b[0]),
+            _ => None,
+        }
+    }
+
     /// The initial Linux stack built by [`load`] (None for bare metal).
     pub fn stack_layout(&self) -> Option<&StackLayout> {
         self.stack.as_ref()
@@ -432,7 +575,7 @@ impl Environment {
     /// the run (guest output and fwprof's diagnostics), e.g. to clear a
     /// progress line; no effect on a captured console.
     pub fn set_before_output(&mut self, hook: OutputHook) {
-        if let Console::Host { before_output } = &mut self.console {
+        if let Console::Host { before_output, .. } = &mut self.console {
             *before_output = Some(hook);
         }
     }

@@ -529,6 +529,22 @@ pub(crate) fn map_bare_metal(
         )
         .map_err(|e| mem_err("RAM", e))?;
     }
+    place_segments(data, info, ram, mem)
+}
+
+/// Place an image's `PT_LOAD` segments at their `p_paddr` (QEMU
+/// `rom_add_elf_program`) on a machine whose RAM `ram` is already mapped:
+/// the parts outside RAM are mapped with the segment's permissions.
+///
+/// # Errors
+/// A segment that does not fit the memory map.
+pub(crate) fn place_segments(
+    data: &[u8],
+    info: &ElfInfo,
+    ram: (u64, u64),
+    mem: &mut dyn GuestMemory,
+) -> Result<(), LoadError> {
+    let (base, ram_end) = (ram.0, ram.0.saturating_add(ram.1));
     let mut outside: Vec<(Range, Perm)> = Vec::new();
     for s in info.loads.iter().filter(|s| s.memsz > 0) {
         let r = (s.paddr, s.paddr + s.memsz);

@@ -11,12 +11,15 @@ impl RunEnd {
     /// exit: `instruction limit reached`; `stopped by SIGINT`
     /// (`stopped_by` names the signal); `guest fault: CAUSE (mcause N) at
     /// pc 0x…, mtval 0x…, instruction WORD `DISASSEMBLY` (mtvec is 0, no
-    /// trap handler)` for a bare-metal trap with no handler; `guest killed
+    /// trap handler)` for a bare-metal trap with no handler (with the
+    /// [`RunEnd::unmapped`] text after `guest fault: ` when there is one);
+    /// a machine reset; `guest killed
     /// by signal N: CAUSE (mcause N) at pc 0x…, address 0x…` (or the
     /// [`RunEnd::stack_overflow`] text) for a Linux guest.
     pub fn describe(&self, stopped_by: &str) -> Option<String> {
         Some(match &self.stop {
             StopReason::Exit(_) => return None,
+            StopReason::Reset => "the guest reset the machine (test device FINISHER_RESET); the run ends here, where QEMU would boot again".to_string(),
             StopReason::InstructionLimit => match &self.waiting {
                 Some(w) => format!("instruction limit reached; {w}"),
                 None => "instruction limit reached".to_string(),
@@ -39,8 +42,12 @@ impl RunEnd {
                 } else {
                     format!("{raw:08x}")
                 };
+                let why = match &self.unmapped {
+                    Some(w) => format!("{w}: "),
+                    None => String::new(),
+                };
                 format!(
-                    "guest fault: {} (mcause {cause}) at pc {pc:#x}, mtval {tval:#x}, instruction {word} `{text}` (mtvec is 0, no trap handler)",
+                    "guest fault: {why}{} (mcause {cause}) at pc {pc:#x}, mtval {tval:#x}, instruction {word} `{text}` (mtvec is 0, no trap handler)",
                     cause_name(*cause)
                 )
             }

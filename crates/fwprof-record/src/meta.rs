@@ -59,6 +59,7 @@ pub(crate) fn base_meta(
     match &end.stop {
         StopReason::Exit(code) => meta.exit_status = Some(*code),
         StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),
+        StopReason::Reset => meta.partial = Some("machine reset".into()),
         StopReason::Interrupted => meta.partial = Some((ctl.stopped_by)()),
         StopReason::Fault { cause, pc, .. } => {
             meta.partial = Some(format!(

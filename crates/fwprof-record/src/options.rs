@@ -33,6 +33,14 @@ pub struct ExecOptions {
     /// arrive at under QEMU (`None`: one retired instruction, or modelled
     /// cycle, per 100 ns).
     pub icount_shift: Option<u32>,
+    /// Bare metal: the machine (`--machine virt`: QEMU's `virt` board with
+    /// its devices and device tree; default [`fwprof_os::Board::bare`]).
+    pub board: fwprof_os::Board,
+    /// Bare metal: M-mode firmware started first, the program being the
+    /// kernel it hands over to (`--bios FILE`, as QEMU's `-bios`).
+    pub bios: Option<PathBuf>,
+    /// Bare metal: the device tree's `/chosen/bootargs` (`--append`).
+    pub append: Option<String>,
 }
 
 impl ExecOptions {
@@ -51,6 +59,9 @@ impl ExecOptions {
             allow_write: Vec::new(),
             max_instructions: None,
             icount_shift: None,
+            board: fwprof_os::Board::bare(),
+            bios: None,
+            append: None,
         }
     }
 }

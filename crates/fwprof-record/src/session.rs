@@ -67,6 +67,15 @@ pub struct RunEnd {
     /// For a Linux guest killed by a load or store just below its stack:
     /// `stack overflow: store at 0x… below the stack (limit N bytes)`.
     pub stack_overflow: Option<String>,
+    /// For a bare-metal run stopped by a load or store access fault with no
+    /// handler: why nothing answered at the address, from the machine's
+    /// description (`fwprof_os::Board::explain_unmapped`), e.g. `no device
+    /// at 0x10000005; this program may need --machine virt`.
+    pub unmapped: Option<String>,
+    /// On a board whose unmodelled addresses are `ignore`: each such
+    /// physical address the program touched, in address order, with its
+    /// load and store counts.
+    pub unmodelled: Vec<(u64, fwprof_sim::UnmodelledCount)>,
     /// For a bare-metal run stopped by the instruction limit or the user:
     /// an interrupt the hart seemed to wait for in vain
     /// (`Simulator::interrupt_diagnosis`).
@@ -124,6 +133,23 @@ impl Prepared {
             read.push(cwd.canonicalize().unwrap_or(cwd));
         }
         let write = canon(&a.allow_write, "--allow-write")?;
+        let firmware = match &a.bios {
+            None => None,
+            Some(path) => Some(fwprof_os::Firmware {
+                path: path.clone(),
+                elf: std::fs::read(path).map_err(|source| Error::ReadProgram {
+                    path: path.clone(),
+                    source,
+                })?,
+            }),
+        };
+        let bare = a.target.unwrap_or(summary.target) == Target::BareMetal;
+        if !bare && (a.board.name != "bare" || firmware.is_some() || a.append.is_some()) {
+            return Err(Error::Options(format!(
+                "{} is a Linux program: --machine, --bios and --append apply to bare-metal programs",
+                a.program.display()
+            )));
+        }
         let cfg = RunConfig {
             program: a.program.clone(),
             args: a.args.clone(),
@@ -131,6 +157,11 @@ impl Prepared {
             target: a.target,
             ram: a.ram,
             sandbox: Sandbox { read, write },
+            machine: fwprof_os::MachineConfig {
+                board: a.board.clone(),
+                firmware,
+                bootargs: a.append.clone(),
+            },
         };
         Ok(Prepared {
             cfg,
@@ -251,7 +282,15 @@ impl<H: Hooks> Launched<H> {
             }
             _ => None,
         };
+        let unmapped = match stop {
+            StopReason::Fault {
+                cause: 5 | 7, tval, ..
+            } => self.sim.board().and_then(|b| b.explain_unmapped(tval)),
+            _ => None,
+        };
         let end = RunEnd {
+            unmapped,
+            unmodelled: self.sim.unmodelled_accesses(),
             executed: self.sim.executed(),
             sleep_ns: self.sim.hart().idle_ns(),
             stop,

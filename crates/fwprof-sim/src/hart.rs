@@ -131,6 +131,8 @@ pub struct Hart {
     pub(crate) clock: crate::irq::Clock,
     /// The CLINT's `msip` bit for this hart (mirrored in `mip.MSIP`).
     pub(crate) msip: bool,
+    /// `mip.MEIP`/`SEIP` as the PLIC drives them (`sim/bus.rs`).
+    pub(crate) ext_irq: u64,
 
     /// LR/SC reservation: address (`u64::MAX` = none) and the value loaded
     /// (QEMU 7.2 `load_res`/`load_val`).
@@ -186,6 +188,7 @@ impl Hart {
             instret_offset: 0,
             clock: crate::irq::Clock::new(),
             msip: false,
+            ext_irq: 0,
             res_addr: u64::MAX,
             res_val: 0,
             xret_from: Privilege::Machine,

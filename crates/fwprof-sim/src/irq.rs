@@ -193,12 +193,12 @@ impl Hart {
         }
     }
 
-    /// `mip` at clock base `base`: the software-written bits, MTIP from
-    /// `mtimecmp`, MSIP from the CLINT, STIP from `stimecmp` when
-    /// `menvcfg.STCE` is set.
+    /// `mip` at clock base `base`: the software-written bits, MEIP and SEIP
+    /// from the PLIC, MTIP from `mtimecmp`, MSIP from the CLINT, STIP from
+    /// `stimecmp` when `menvcfg.STCE` is set.
     pub(crate) fn mip_at(&self, base: u64) -> u64 {
         let ns = self.clock.ns(base);
-        let mut v = self.mip;
+        let mut v = self.mip | self.ext_irq;
         if self.clock.mtimer.line(ns) {
             v |= MTIP;
         }

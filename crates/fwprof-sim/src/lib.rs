@@ -58,7 +58,7 @@ pub use hooks::{
 };
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
-pub use sim::Simulator;
+pub use sim::{Simulator, UnmodelledCount};
 pub use trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U,
     CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION, CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH,

@@ -17,6 +17,7 @@ fn linux_sim(words: &[u32]) -> crate::Simulator<Rec> {
         target: Some(Target::Linux),
         ram: (0, 0),
         sandbox: Sandbox::default(),
+        machine: Default::default(),
     };
     let mut env = Environment::new(&cfg, Target::Linux, true);
     env.capture_console(Vec::new());

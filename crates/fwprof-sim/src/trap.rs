@@ -51,6 +51,10 @@ pub enum StopReason {
     /// The program asked to exit with this status (semihosting
     /// `SYS_EXIT`/`SYS_EXIT_EXTENDED` or Linux `exit`/`exit_group`).
     Exit(i32),
+    /// The program reset the machine (the SiFive test device's
+    /// `FINISHER_RESET`, e.g. OpenSBI's system reset): QEMU would start it
+    /// again; the run ends here.
+    Reset,
     /// The executed-instruction count reached the `limit` given to `run`.
     InstructionLimit,
     /// The `interrupt` flag given to `run` was set (polled about every 64k

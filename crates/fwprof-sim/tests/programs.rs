@@ -74,6 +74,7 @@ fn run(
         target,
         ram: (0x8000_0000, 128 << 20),
         sandbox: Sandbox::default(),
+        machine: Default::default(),
     };
     let mut mem = Memory::new();
     let (prog, mut env) = fwprof_os::load(&elf, &cfg, &mut mem).unwrap();

@@ -405,6 +405,7 @@ fn same_as_reference(elf: &str, args: &[&str], core: &CoreConfig) {
         target: None,
         ram: (0x8000_0000, 128 << 20),
         sandbox: fwprof_os::Sandbox::default(),
+        machine: Default::default(),
     };
     fn go<H: fwprof_sim::Hooks>(
         bytes: &[u8],
@@ -574,6 +575,7 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
         target: None,
         ram: (0x8000_0000, 128 << 20),
         sandbox: fwprof_os::Sandbox::default(),
+        machine: Default::default(),
     };
     for preset in crate::PRESETS {
         let core = CoreConfig::load(preset).unwrap();

@@ -84,6 +84,7 @@ fuzz_target!(|data: &[u8]| {
             target,
             ram: (0x8000_0000, 1 << 20),
             sandbox: Sandbox::default(),
+            machine: Default::default(),
         };
         let mut mem = Pages::default();
         let _ = load(data, &cfg, &mut mem);

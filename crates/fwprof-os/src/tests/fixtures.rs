@@ -107,5 +107,6 @@ pub fn config(program: &str, args: &[&str], env: &[&str]) -> crate::RunConfig {
             read: vec![std::env::current_dir().unwrap()],
             write: vec![],
         },
+        machine: Default::default(),
     }
 }

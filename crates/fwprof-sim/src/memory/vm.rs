@@ -437,6 +437,22 @@ impl Memory {
         }
     }
 
+    /// The physical address a load (`store` false) or store of `size` bytes
+    /// at `vaddr` reaches, if translation and PMP allow the access (the
+    /// access failed because no memory answered there: the bus then asks
+    /// the devices). `None` when the translation or PMP refuses it: the
+    /// fault stands. Without translation or PMP checks, `vaddr` itself.
+    pub(crate) fn device_address(&mut self, vaddr: u64, size: u64, store: bool) -> Option<u64> {
+        if !self.vm.data_checked {
+            return Some(vaddr);
+        }
+        let kind = if store { Access::Write } else { Access::Read };
+        let pa = self.vm_translate(vaddr, kind).ok()?;
+        let tr = &self.vm.tr;
+        tr.pmp_allows(pa, size, pmp_access(kind), tr.data_prv)
+            .then_some(pa)
+    }
+
     /// Check that a store of `size` bytes at `vaddr` would succeed, without
     /// writing (AMOs: QEMU 7.2 looks the page up for writing before the
     /// read, so a read-only page faults without its A bit being set).

@@ -165,6 +165,9 @@ impl<H: Hooks> Simulator<H> {
         if self.hart.mip_at(base) & self.hart.mie != 0 {
             return Ok(None);
         }
+        if self.feed_waiting_uart() && self.hart.mip_at(base) & self.hart.mie != 0 {
+            return Ok(None);
+        }
         let Some(deadline) = self.hart.next_deadline(base, u64::MAX) else {
             self.hart.pc = pc;
             return Err(SimError::Wfi {
@@ -210,6 +213,9 @@ impl<H: Hooks> Simulator<H> {
                     h.clock.mtime(base)
                 ),
                 MSIP => format!("{name} enabled and msip clear (no other hart can set it)"),
+                MEIP | SEIP if self.bus_has_plic() => format!(
+                    "{name} enabled and no PLIC source pending and enabled for it (input ended or no device interrupt enabled)"
+                ),
                 MEIP | SEIP => format!("{name} enabled and no interrupt controller to raise it"),
                 _ => format!("{name} enabled and nothing but the hart itself to raise it"),
             });
@@ -285,8 +291,9 @@ impl<H: Hooks> Simulator<H> {
         })
     }
 
-    /// A load or store by `inst` at `addr` that no memory answered: if it
-    /// is an aligned 4- or 8-byte access to the CLINT (QEMU 7.2 `virt`:
+    /// A load or store by `inst` at physical `addr`, in the CLINT's window
+    /// (the bus found it there): if it is an aligned 4- or 8-byte access
+    /// (QEMU 7.2 `virt`:
     /// `msip` at 0x0200_0000, `mtimecmp` at 0x0200_4000, `mtime` at
     /// 0x0200_BFF8, hart 0), perform it and return true. Reads elsewhere in
     /// the CLINT's 64 KiB are 0 and writes are ignored, as on QEMU. A write

@@ -2,7 +2,10 @@
 //! the run loop. Traps, interrupts, the clock, `wfi` and the CLINT are in
 //! `sim/interrupts.rs`.
 
+mod bus;
 mod interrupts;
+
+pub use bus::UnmodelledCount;
 
 use crate::block::{BlockCache, CacheStats, AFTER_IRQ, AFTER_NO_CHAIN, AFTER_VM, NO_BLOCK};
 use crate::hart::Hart;
@@ -45,6 +48,8 @@ pub struct Simulator<H: Hooks> {
     last: (u32, u32),
     /// The code context last announced to the hooks (`None` after a flush).
     announced: Option<crate::CodeContext>,
+    /// The machine's devices (`sim/bus.rs`).
+    bus: bus::Bus,
 }
 
 impl<H: Hooks> Simulator<H> {
@@ -82,6 +87,10 @@ impl<H: Hooks> Simulator<H> {
         if target == Target::Linux {
             hart.enter_user_mode();
         }
+        let bus = bus::Bus::new(
+            env.as_ref()
+                .map_or(&fwprof_os::Board::bare(), Environment::board),
+        );
         Simulator {
             hart,
             mem,
@@ -92,6 +101,7 @@ impl<H: Hooks> Simulator<H> {
             since: [None; 16],
             last: (NO_BLOCK, 0),
             announced: None,
+            bus,
         }
     }
 
@@ -573,11 +583,18 @@ impl<H: Hooks> Simulator<H> {
                 return self.env_call(pc, next, true, at);
             }
             CAUSE_WFI => return self.wfi(pc, next, at),
-            CAUSE_LOAD_ACCESS | CAUSE_STORE_ACCESS
-                if self.target == Target::BareMetal && self.clint_access(&inst, exc.tval, at) =>
-            {
-                self.hart.pc = next;
-                return Ok(None);
+            CAUSE_LOAD_ACCESS | CAUSE_STORE_ACCESS if self.target == Target::BareMetal => {
+                match self.device_access(&inst, exc.tval, at) {
+                    bus::DeviceOutcome::NotHandled => {}
+                    bus::DeviceOutcome::Done => {
+                        self.hart.pc = next;
+                        return Ok(None);
+                    }
+                    bus::DeviceOutcome::Stop(stop) => {
+                        self.hart.pc = next;
+                        return Ok(Some(stop));
+                    }
+                }
             }
             _ => {}
         }
