@@ -395,13 +395,18 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     /// is always seen at a block's start.
     fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
         self.map.set_space(self.translating);
-        if self.map.undecided() {
+        if self.map.undecided() || self.map.identifying() {
             let raws: Vec<(u64, u32, u8)> = pcs
                 .iter()
                 .zip(insts)
                 .map(|(&pc, i)| (pc, i.raw, i.len))
                 .collect();
             self.map.observe(&raws);
+            // The block's function exists before it is compared.
+            if let Some(&pc) = pcs.first() {
+                self.map.lookup_or_add(pc);
+            }
+            self.map.identify(&raws);
         }
         let func = pcs.first().map(|&pc| self.map.lookup_or_add(pc));
         pcs.iter()

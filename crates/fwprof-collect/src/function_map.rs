@@ -27,6 +27,14 @@
 /// same virtual address never share a function.
 /// Trap contexts get ids of their own from [`FunctionMap::trap_root`]:
 /// synthetic functions with no addresses, which no lookup returns.
+///
+/// *Images* ([`FunctionMap::add_image`]) are the code a machine loaded
+/// (the program, a `--bios` firmware). Firmware often copies itself
+/// elsewhere and runs there (U-Boot relocates to the top of RAM): an
+/// unknown range whose executed code is an image's code, at the same
+/// offset within a 4 KiB page, is marked as a copy of that image
+/// ([`AddedRange::copy_of`], decided by [`FunctionMap::identify`]), so
+/// that a profile can tell which image the time went to.
 #[derive(Clone, Debug)]
 pub struct FunctionMap {
     /// Symbol sources: index 0 the program's table, then the added ones.
@@ -45,6 +53,10 @@ pub struct FunctionMap {
     trap_roots: Vec<(u64, bool, u32)>,
     /// Id of the boot code's range ([`FunctionMap::set_boot_code`]).
     boot: Option<u32>,
+    /// Loaded images' code, `(address, bytes)` per section.
+    images: Vec<Vec<(u64, Vec<u8>)>>,
+    /// Added ranges whose copy is not decided yet, with the blocks tried.
+    pending: Vec<(usize, u8)>,
     /// Direct-mapped cache of the current space: `(address, id)`.
     cache: Box<[(u64, u32); 1024]>,
     /// Direct-mapped cache of [`FunctionMap::is_entry`] in the current
@@ -85,7 +97,25 @@ pub struct AddedRange {
     pub end: u64,
     /// Its function id.
     pub id: u32,
+    /// The image its code is a copy of, once [`FunctionMap::identify`]
+    /// found it.
+    pub copy_of: Option<ImageCopy>,
 }
+
+/// Code run from a copy of a loaded image (see [`FunctionMap::add_image`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageCopy {
+    /// The image's index, in the order of [`FunctionMap::add_image`].
+    pub image: u32,
+    /// Run address minus the image's own address of the same byte.
+    pub delta: u64,
+}
+
+/// Blocks of an unknown range compared with the images before giving up.
+const IDENTIFY_TRIES: u8 = 16;
+/// Fewest bytes of code a comparison needs to count (shorter blocks, a
+/// lone `ret`, match too many places).
+const IDENTIFY_MIN_BYTES: usize = 12;
 
 impl Source {
     fn new(ranges: &[(u64, u64)], entries: &[u64], first_id: u32) -> Source {
@@ -161,6 +191,8 @@ impl FunctionMap {
             added: Vec::new(),
             trap_roots: Vec::new(),
             boot: None,
+            images: Vec::new(),
+            pending: Vec::new(),
             cache: Box::new([(u64::MAX, 0); 1024]),
             entry_cache: Box::new([(u64::MAX, false); 1024]),
         }
@@ -363,13 +395,88 @@ impl FunctionMap {
         }
         let id = self.next_id;
         self.next_id += 1;
+        if !self.images.is_empty() {
+            self.pending.push((self.added.len(), 0));
+        }
         self.added.push(AddedRange {
             space,
             start,
             end,
             id,
+            copy_of: None,
         });
         id
+    }
+
+    /// Add a loaded image's code, `(address, bytes)` per executable
+    /// section, to compare unknown code with; returns its index.
+    pub fn add_image(&mut self, code: Vec<(u64, Vec<u8>)>) -> u32 {
+        self.images.push(code);
+        (self.images.len() - 1) as u32
+    }
+
+    /// True while an unknown range waits to be compared with the images
+    /// (then translated blocks should be shown to [`FunctionMap::identify`]).
+    #[inline]
+    pub fn identifying(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// A block `(pc, raw, len)` was translated in the current space: if it
+    /// starts in an unknown range not yet identified, compare its bytes
+    /// with every image at every position with the same offset in a
+    /// 4 KiB page (relocations keep page offsets). One match decides the
+    /// range's [`AddedRange::copy_of`]; after [`IDENTIFY_TRIES`] blocks
+    /// with no single match the range stays unidentified. Costs a few
+    /// comparisons per page of each image, once per block of such ranges.
+    pub fn identify(&mut self, insts: &[(u64, u32, u8)]) {
+        let Some(&(pc, _, _)) = insts.first() else {
+            return;
+        };
+        let space = self.space();
+        let Some(k) = self.pending.iter().position(|&(i, _)| {
+            let r = &self.added[i];
+            r.space == space && pc >= r.start && pc < r.end
+        }) else {
+            return;
+        };
+        let bytes: Vec<(u64, [u8; 4], usize)> = insts
+            .iter()
+            .map(|&(a, raw, len)| (a - pc, raw.to_le_bytes(), usize::from(len)))
+            .collect();
+        let total: usize = bytes.iter().map(|b| b.2).sum();
+        let mut found = None;
+        let mut matches = 0;
+        if total >= IDENTIFY_MIN_BYTES {
+            for (n, image) in self.images.iter().enumerate() {
+                for (base, code) in image {
+                    let mut p = (pc.wrapping_sub(*base) & 0xfff) as usize;
+                    while p + total <= code.len() && matches < 2 {
+                        let same = bytes.iter().all(|&(off, raw, len)| {
+                            let o = p + off as usize;
+                            code.get(o..o + len) == Some(&raw[..len])
+                        });
+                        if same {
+                            matches += 1;
+                            found = Some(ImageCopy {
+                                image: n as u32,
+                                delta: pc.wrapping_sub(base.wrapping_add(p as u64)),
+                            });
+                        }
+                        p += 0x1000;
+                    }
+                }
+            }
+        }
+        let (i, tries) = self.pending[k];
+        if matches == 1 {
+            self.added[i].copy_of = found;
+            self.pending.swap_remove(k);
+        } else if tries + 1 >= IDENTIFY_TRIES {
+            self.pending.swap_remove(k);
+        } else {
+            self.pending[k].1 = tries + 1;
+        }
     }
 
     /// Ranges added on demand, in order of creation (ids are consecutive
@@ -526,5 +633,46 @@ mod tests {
         let u = m.lookup_or_add(0x40_0000);
         assert!(u > b);
         assert_eq!(m.added()[0].space, 0x8000_0000_0000_0003);
+    }
+
+    /// Code copied elsewhere (a relocating boot loader) is identified as
+    /// its image's, with the distance it moved; a short block alone does
+    /// not decide, and code found in no image stays unidentified.
+    #[test]
+    fn relocated_copies_are_identified() {
+        let code: Vec<u8> = (0..0x3000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+        let mut m = FunctionMap::new(&[(0x8020_0000, 0x8020_3000)], &[0x8020_0000]);
+        assert_eq!(m.add_image(vec![(0x8020_0000, code.clone())]), 0);
+        let block = |at: u64, off: usize, n: usize| -> Vec<(u64, u32, u8)> {
+            (0..n)
+                .map(|k| {
+                    let o = off + 4 * k;
+                    let raw = u32::from_le_bytes(code[o..o + 4].try_into().unwrap());
+                    (at + 4 * k as u64, raw, 4)
+                })
+                .collect()
+        };
+        // The copy at 0x87f00000: the image's page 1 runs at 0x87f01000.
+        let id = m.lookup_or_add(0x87f0_1010);
+        assert!(m.identifying());
+        m.identify(&block(0x87f0_1010, 0x1010, 2)); // 8 bytes: too short
+        assert_eq!(m.added()[0].copy_of, None);
+        m.identify(&block(0x87f0_1010, 0x1010, 4));
+        let r = m.added()[0];
+        assert_eq!(
+            (r.id, r.copy_of.map(|c| (c.image, c.delta))),
+            (id, Some((0, 0x7d0_0000)))
+        );
+        assert!(!m.identifying());
+        // Code that is no image's: given up after IDENTIFY_TRIES blocks.
+        m.lookup_or_add(0x9000_0000);
+        let junk: Vec<(u64, u32, u8)> = (0..4)
+            .map(|k| (0x9000_0000 + 4 * k, 0xdead_beef, 4))
+            .collect();
+        for _ in 0..IDENTIFY_TRIES {
+            m.identify(&junk);
+        }
+        assert!(!m.identifying());
+        assert_eq!(m.added()[1].copy_of, None);
     }
 }

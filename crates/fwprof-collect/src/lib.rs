@@ -26,7 +26,7 @@ pub use call_stack::{
 };
 pub use context_tree::MAX_CONTEXTS;
 pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
-pub use function_map::FunctionMap;
+pub use function_map::{AddedRange, FunctionMap, ImageCopy};
 pub use instrument::{
     Clock, HookAddresses, HookKind, InstrumentCollector, InstrumentConfig, InstrumentData,
     InstrumentedArc, InstrumentedContext, InstrumentedFunction, INSTRUMENT_EVENTS,

@@ -42,6 +42,7 @@ mod environment;
 mod error;
 pub mod events;
 mod file;
+mod images;
 mod invariants;
 mod matching;
 mod model;
@@ -56,6 +57,7 @@ pub use costs::{AddressCost, AddressCostRef, AddressCosts};
 pub use environment::environment_sha256;
 pub use error::Error;
 pub use file::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION};
+pub use images::{Image, ImageSection};
 pub use matching::match_functions;
 pub use model::{
     Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,

@@ -40,8 +40,9 @@ use crate::error::Error;
 use crate::model::Profile;
 
 /// The sections this build of fwprof reads, each with the newest version
-/// of its layout it understands: `traps` ([`crate::TrapSection`]) and
-/// `privilege` ([`crate::PrivilegeSection`]). A new section type adds its
+/// of its layout it understands: `traps` ([`crate::TrapSection`]),
+/// `privilege` ([`crate::PrivilegeSection`]), `address_spaces`
+/// ([`crate::AddressSpaceSection`]) and `images` ([`crate::ImageSection`]). A new section type adds its
 /// [`SectionKind`] implementation and its entry here.
 pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
     (crate::TrapSection::NAME, crate::TrapSection::VERSION),
@@ -53,6 +54,7 @@ pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
         crate::AddressSpaceSection::NAME,
         crate::AddressSpaceSection::VERSION,
     ),
+    (crate::ImageSection::NAME, crate::ImageSection::VERSION),
 ];
 
 /// Longest section name accepted, in bytes.
@@ -213,6 +215,10 @@ impl Profile {
             (problem, _) => problem,
         };
         let problem = match (problem, self.section::<crate::AddressSpaceSection>()?) {
+            (None, Some(s)) => s.problem(self),
+            (problem, _) => problem,
+        };
+        let problem = match (problem, self.section::<crate::ImageSection>()?) {
             (None, Some(s)) => s.problem(self),
             (problem, _) => problem,
         };

@@ -227,6 +227,7 @@ pub(crate) fn profile(
         per_context,
         latency_cycles,
     );
+    crate::meta::add_image_section(&mut profile, program, &data.map);
     spaces.store(&mut profile);
     profile
 }

@@ -335,6 +335,7 @@ pub(crate) fn profile(
         std::iter::empty(),
         with_cycles && latency_cycles,
     );
+    crate::meta::add_image_section(&mut profile, program, &d.map);
     profile
 }
 

@@ -146,7 +146,10 @@ impl Session {
             )),
             Method::Instrument(i) => Plan::Instrument(instrument::Plan::new(i, &program, path)?),
         };
-        let symbols = Symbols::new(program, &opts.symbols)?;
+        let mut symbols = Symbols::new(program, &opts.symbols)?;
+        if prepared.bare_metal() {
+            symbols = symbols.with_images(opts.exec.bios.as_deref())?;
+        }
         Ok(Session {
             opts,
             core,

@@ -4,7 +4,7 @@
 
 use fwprof_collect::FunctionMap;
 use fwprof_os::Target;
-use fwprof_profile::{FunctionRecord, Meta};
+use fwprof_profile::{FunctionId, FunctionRecord, Image, ImageSection, Meta, Profile};
 use fwprof_sim::StopReason;
 use fwprof_symbols::Program;
 
@@ -118,20 +118,30 @@ pub const BOOT_CODE_NAME: &str = "[reset ROM]";
 /// (`FunctionMap::trap_roots`, named by `fwprof_isa::trap_context_name`,
 /// with the empty range 0..0: it has no code), with no costs yet.
 pub(crate) fn function_records(symbols: &Symbols, map: &FunctionMap) -> Vec<FunctionRecord> {
+    let images = symbols.images();
+    // A stripped image's code is named by its file: `[uboot.elf 0x…]`.
+    let stripped_name = |k: usize, f: &fwprof_symbols::Function, start: u64| match images.get(k) {
+        Some((name, _, p)) if f.unknown && p.functions().entries().is_empty() => {
+            format!("[{name} {start:#x}]")
+        }
+        _ => f.name.clone(),
+    };
     let table = symbols.main.functions();
     let mut functions: Vec<FunctionRecord> = table
         .iter()
-        .map(|(_, f)| FunctionRecord::new(f.name.clone(), f.start, f.end))
+        .map(|(_, f)| FunctionRecord::new(stripped_name(0, f, f.start), f.start, f.end))
         .collect();
-    for e in &symbols.extra {
+    for (k, e) in symbols.extra.iter().enumerate() {
         debug_assert_eq!(e.first as usize, functions.len());
         let b = e.bias;
+        let image = if symbols.bios == Some(k) {
+            1
+        } else {
+            usize::MAX
+        };
         functions.extend(e.program.functions().iter().map(|(_, f)| {
-            FunctionRecord::new(
-                f.name.clone(),
-                f.start.wrapping_add(b),
-                f.end.wrapping_add(b),
-            )
+            let start = f.start.wrapping_add(b);
+            FunctionRecord::new(stripped_name(image, f, start), start, f.end.wrapping_add(b))
         }));
     }
     let space_index = |satp: u64| map.spaces().iter().position(|&s| s == satp).unwrap_or(0);
@@ -139,8 +149,11 @@ pub(crate) fn function_records(symbols: &Symbols, map: &FunctionMap) -> Vec<Func
         .added()
         .iter()
         .map(|r| {
+            let copy = r.copy_of.and_then(|c| images.get(c.image as usize));
             let name = if map.boot_code() == Some(r.id) {
                 BOOT_CODE_NAME.to_string()
+            } else if let Some((image, _, _)) = copy {
+                format!("[{image} {:#x}]", r.start)
             } else if r.space != 0 {
                 format!("[unknown {:#x} in space {}]", r.start, space_index(r.space))
             } else {
@@ -161,6 +174,62 @@ pub(crate) fn function_records(symbols: &Symbols, map: &FunctionMap) -> Vec<Func
         functions.push(f);
     }
     functions
+}
+
+/// Bare metal: the `images` section — the program (or kernel), the
+/// `--bios` firmware and the reset ROM, each with the functions whose code
+/// is its own or a copy of it (see `fwprof_profile::ImageSection`).
+pub(crate) fn add_image_section(profile: &mut Profile, symbols: &Symbols, map: &FunctionMap) {
+    let images = symbols.images();
+    if images.is_empty() {
+        return;
+    }
+    let mut out: Vec<Image> = images
+        .iter()
+        .map(|(name, role, p)| Image {
+            name: name.clone(),
+            role: role.to_string(),
+            loaded: crate::symbol_files::code_of(p, 0)
+                .iter()
+                .map(|(a, b)| (*a, a + b.len() as u64))
+                .collect(),
+            copies: Vec::new(),
+            functions: Vec::new(),
+        })
+        .collect();
+    let sources = symbols.main.functions().len()
+        + symbols
+            .extra
+            .iter()
+            .map(|e| e.program.functions().len())
+            .sum::<usize>();
+    for id in 0..sources {
+        if let Some(k) = symbols.image_of_source(id) {
+            out[k].functions.push(FunctionId(id as u32));
+        }
+    }
+    for r in map.added() {
+        if let Some(c) = r.copy_of {
+            let image = &mut out[c.image as usize];
+            image.functions.push(FunctionId(r.id));
+            if !image.copies.contains(&c.delta) {
+                image.copies.push(c.delta);
+            }
+        }
+    }
+    if let Some(boot) = map.boot_code() {
+        if let Some(r) = map.added().iter().find(|r| r.id == boot) {
+            out.push(Image {
+                name: BOOT_CODE_NAME.to_string(),
+                role: "boot ROM".to_string(),
+                loaded: vec![(r.start, r.end)],
+                copies: Vec::new(),
+                functions: vec![FunctionId(boot)],
+            });
+        }
+    }
+    // Serialising plain integers and strings cannot fail.
+    let _ = profile.set_section(&ImageSection { images: out });
 }
 
 /// Set each function's source file and line (of its first address) where

@@ -224,5 +224,6 @@ pub(crate) fn profile(
         per_context,
         latency_cycles,
     );
+    crate::meta::add_image_section(&mut profile, program, &agg.map);
     profile
 }

@@ -173,6 +173,11 @@ impl Prepared {
         })
     }
 
+    /// True if the program runs on bare metal (forced or detected).
+    pub(crate) fn bare_metal(&self) -> bool {
+        self.cfg.target.unwrap_or(self.summary.target) == Target::BareMetal
+    }
+
     /// Refuse a core model that cannot run this program: an RV32 core
     /// (`xlen = 32`, the `picorv32` and `ibex` presets) and an RV64
     /// program, or the reverse.

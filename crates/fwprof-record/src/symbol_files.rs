@@ -70,6 +70,13 @@ pub(crate) struct Extra {
 pub(crate) struct Symbols {
     pub(crate) main: Program,
     pub(crate) extra: Vec<Extra>,
+    /// Bare metal: the profile describes the loaded images (`images`
+    /// section) and names a stripped image's code by its file.
+    pub(crate) images: bool,
+    /// The `--bios` firmware's index in `extra`.
+    pub(crate) bios: Option<usize>,
+    /// The program's file name, for its image.
+    pub(crate) main_name: String,
 }
 
 impl Symbols {
@@ -81,6 +88,7 @@ impl Symbols {
     pub(crate) fn new(main: Program, files: &[SymbolFile]) -> Result<Symbols, Error> {
         let xlen = main.class().xlen();
         let mut extra = Vec::new();
+        let main_name = main.path().map_or_else(|| "program".to_string(), file_name);
         for f in files {
             let program = Program::open(&f.path).map_err(|source| Error::Symbols {
                 path: f.path.clone(),
@@ -112,7 +120,73 @@ impl Symbols {
                 first: 0,
             });
         }
-        Ok(Symbols { main, extra })
+        Ok(Symbols {
+            main,
+            extra,
+            images: false,
+            bios: None,
+            main_name,
+        })
+    }
+
+    /// Bare metal: describe the loaded images, and add the `--bios`
+    /// firmware's symbols (at its own addresses) when there is one.
+    ///
+    /// # Errors
+    /// [`Error::Symbols`] for a firmware file that cannot be parsed.
+    pub(crate) fn with_images(mut self, bios: Option<&std::path::Path>) -> Result<Symbols, Error> {
+        self.images = true;
+        if let Some(path) = bios {
+            let program = Program::open(path).map_err(|source| Error::Symbols {
+                path: path.to_path_buf(),
+                source,
+            })?;
+            self.bios = Some(self.extra.len());
+            self.extra.push(Extra {
+                program,
+                bias: 0,
+                first: 0,
+            });
+        }
+        Ok(self)
+    }
+
+    /// The loaded images, in the order given to the function map: the
+    /// program, then the firmware. Each: (file name, role, program).
+    pub(crate) fn images(&self) -> Vec<(String, &'static str, &Program)> {
+        if !self.images {
+            return Vec::new();
+        }
+        let mut v = vec![(
+            self.main_name.clone(),
+            if self.bios.is_some() {
+                "kernel"
+            } else {
+                "program"
+            },
+            &self.main,
+        )];
+        if let Some(b) = self.bios {
+            let p = &self.extra[b].program;
+            let name = p.path().map_or_else(|| "firmware".to_string(), file_name);
+            v.push((name, "firmware", p));
+        }
+        v
+    }
+
+    /// The image whose own symbol table holds function `id`, by index in
+    /// [`Symbols::images`].
+    pub(crate) fn image_of_source(&self, id: usize) -> Option<usize> {
+        if !self.images {
+            return None;
+        }
+        if id < self.main.functions().len() {
+            return Some(0);
+        }
+        let b = self.bios?;
+        let e = &self.extra[b];
+        let first = e.first as usize;
+        (id >= first && id < first + e.program.functions().len()).then_some(1)
     }
 
     /// The function map: the program's functions (ids from 0, with its
@@ -133,6 +207,9 @@ impl Symbols {
             let entries: Vec<u64> = table.entries().iter().map(|a| a.wrapping_add(b)).collect();
             e.first = map.add_source(&ranges, &entries, code_of(&e.program, b));
         }
+        for (_, _, program) in self.images() {
+            map.add_image(code_of(program, 0));
+        }
         map
     }
 
@@ -147,9 +224,17 @@ impl Symbols {
     }
 }
 
+/// The last component of `path`, for messages and image names.
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
 /// The file-backed executable sections of `program`, `(address + bias,
 /// bytes)`.
-fn code_of(program: &Program, bias: u64) -> Vec<(u64, Vec<u8>)> {
+pub(crate) fn code_of(program: &Program, bias: u64) -> Vec<(u64, Vec<u8>)> {
     program
         .sections()
         .iter()

@@ -119,6 +119,9 @@ pub fn report_value(profile: &Profile) -> Value {
     if let Some(v) = crate::traps::privilege_totals_json(profile) {
         doc["privilege_totals"] = v;
     }
+    if let Some(v) = crate::images::images_json(profile) {
+        doc["images"] = v;
+    }
     if let Some(v) = crate::spaces::address_spaces_json(profile) {
         doc["address_spaces"] = v;
     }

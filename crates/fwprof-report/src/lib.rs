@@ -44,6 +44,7 @@ pub mod compare;
 mod cycles;
 mod events;
 mod flat;
+mod images;
 mod instrumented;
 mod json;
 mod options;
@@ -64,6 +65,7 @@ pub use events::{
     event_by_name, parse_columns, primary_event, Column, Derived, EventError, STALL_EVENTS,
 };
 pub use flat::write_flat;
+pub use images::write_image_table;
 pub use instrumented::write_instrumented;
 pub use json::{report_value, trap_cause_name, write_json, JSON_SCHEMA};
 pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, ReportOptions, SortKey};

@@ -14,7 +14,9 @@ use crate::{write_call_graph, write_flat, write_instrumented};
 /// `Partial profile: REASON` and a blank line; for an instrumented one
 /// the table of [`write_instrumented`] and a blank line; for a profile
 /// with trap contexts the trap table of [`crate::write_trap_table`]; with
-/// address translation the table of [`crate::write_space_table`]; the flat profile
+/// a firmware or a relocated image the table of
+/// [`crate::write_image_table`]; with address translation the table of
+/// [`crate::write_space_table`]; the flat profile
 /// ([`write_flat`]); unless `opts.no_call_graph`, a blank line and the
 /// call graph ([`write_call_graph`]). gprof's explanations belong to the
 /// full report: they follow the flat profile and the call graph, not a
@@ -34,6 +36,7 @@ pub fn write_report(profile: &Profile, opts: &ReportOptions, mut w: impl Write) 
         writeln!(w)?;
     }
     crate::write_trap_table(profile, opts.event, opts.color, &mut w)?;
+    crate::write_image_table(profile, opts.event, opts.color, &mut w)?;
     crate::write_space_table(profile, opts.event, opts.color, &mut w)?;
     let flat = FlatOptions {
         top: opts.top,
