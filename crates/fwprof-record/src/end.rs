@@ -20,14 +20,10 @@ impl RunEnd {
         Some(match &self.stop {
             StopReason::Exit(_) => return None,
             StopReason::Reset => "the guest reset the machine (test device FINISHER_RESET); the run ends here, where QEMU would boot again".to_string(),
-            StopReason::InstructionLimit => match &self.waiting {
-                Some(w) => format!("instruction limit reached; {w}"),
-                None => "instruction limit reached".to_string(),
-            },
-            StopReason::Interrupted => match &self.waiting {
-                Some(w) => format!("stopped by {stopped_by}; {w}"),
-                None => format!("stopped by {stopped_by}"),
-            },
+            StopReason::InstructionLimit => {
+                self.with_reasons("instruction limit reached".to_string())
+            }
+            StopReason::Interrupted => self.with_reasons(format!("stopped by {stopped_by}")),
             StopReason::Fault {
                 cause,
                 pc,
@@ -65,5 +61,16 @@ impl RunEnd {
                 cause_name(*cause)
             ),
         })
+    }
+
+    /// `what`, then the interrupt the hart waited for in vain and the
+    /// access faults where no device answered, when known.
+    fn with_reasons(&self, what: String) -> String {
+        let mut s = what;
+        for r in [&self.waiting, &self.unmapped].into_iter().flatten() {
+            s.push_str("; ");
+            s.push_str(r);
+        }
+        s
     }
 }

@@ -70,7 +70,9 @@ pub struct RunEnd {
     /// For a bare-metal run stopped by a load or store access fault with no
     /// handler: why nothing answered at the address, from the machine's
     /// description (`fwprof_os::Board::explain_unmapped`), e.g. `no device
-    /// at 0x10000005; this program may need --machine virt`.
+    /// at 0x10000005; this program may need --machine virt`; for one
+    /// stopped by the instruction limit or the user after such faults went
+    /// to its handler: how many and the first.
     pub unmapped: Option<String>,
     /// On a board whose unmodelled addresses are `ignore`: each such
     /// physical address the program touched, in address order, with its
@@ -287,10 +289,20 @@ impl<H: Hooks> Launched<H> {
             }
             _ => None,
         };
+        let board = self.sim.board();
         let unmapped = match stop {
             StopReason::Fault {
                 cause: 5 | 7, tval, ..
-            } => self.sim.board().and_then(|b| b.explain_unmapped(tval)),
+            } => board.and_then(|b| b.explain_unmapped(tval)),
+            // A handler that faults again and again (it prints through
+            // the missing device) never stops by itself.
+            StopReason::InstructionLimit | StopReason::Interrupted => self
+                .sim
+                .unmapped_faults()
+                .and_then(|(addr, n)| Some((board?.explain_unmapped(addr)?, n)))
+                .map(|(why, n)| {
+                    format!("the program took {n} access faults where no device answers, the first: {why}")
+                }),
             _ => None,
         };
         let end = RunEnd {

@@ -61,6 +61,9 @@ pub(crate) struct Bus {
     slots: Vec<Slot>,
     unmodelled: Unmodelled,
     seen: BTreeMap<u64, UnmodelledCount>,
+    /// The first physical address an access fault found neither memory
+    /// nor a device at, and how many such faults there were.
+    faults: Option<(u64, u64)>,
 }
 
 impl Bus {
@@ -87,6 +90,7 @@ impl Bus {
             slots,
             unmodelled: board.unmodelled,
             seen: BTreeMap::new(),
+            faults: None,
         }
     }
 
@@ -217,6 +221,8 @@ impl<H: Hooks> Simulator<H> {
         };
         let Some(i) = self.bus.slot_at(pa) else {
             if self.bus.unmodelled != Unmodelled::Ignore {
+                let f = self.bus.faults.get_or_insert((pa, 0));
+                f.1 += 1;
                 return DeviceOutcome::NotHandled;
             }
             let c = self.bus.seen.entry(pa).or_default();
@@ -328,6 +334,13 @@ impl<H: Hooks> Simulator<H> {
     /// `ignore`, in address order, with their counts.
     pub fn unmodelled_accesses(&self) -> Vec<(u64, UnmodelledCount)> {
         self.bus.seen.iter().map(|(&a, &c)| (a, c)).collect()
+    }
+
+    /// The first physical address where a load or store found neither
+    /// memory nor a device (an access fault, delivered to the program's
+    /// handler or not), and how many such faults there were.
+    pub fn unmapped_faults(&self) -> Option<(u64, u64)> {
+        self.bus.faults
     }
 
     /// The board's description of why nothing answered at the address of
