@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs on Debian 12, skipping what is present:
-#   * the Debian packages: RISC-V cross toolchains and binutils, QEMU, and the
+#   * the Debian packages: RISC-V cross toolchains and binutils, QEMU, the
 #     real consumers the exporter tests run (valgrind's callgrind_annotate,
-#     Graphviz, Go's pprof, chromium, Node.js with npm);
+#     Graphviz, Go's pprof, chromium, Node.js with npm), and the firmware the
+#     uboot test boots (OpenSBI's fw_jump.elf, U-Boot for QEMU virt; dtc to
+#     read device trees);
 #   * the npm tools of scripts/setup-node.sh (into tools/node);
 #   * the clippy component, when the toolchain comes from rustup.
 # A machine that already has everything needs neither root nor network: each
@@ -17,6 +19,7 @@ packages=(
     gcc-riscv64-linux-gnu libc6-dev-riscv64-cross binutils-riscv64-linux-gnu
     qemu-user qemu-system-misc python3 ca-certificates
     valgrind graphviz golang-go chromium
+    opensbi u-boot-qemu device-tree-compiler
 )
 # Node.js and npm: Debian's unless the machine already has an npm (a
 # Node.js from elsewhere bundles its own npm, which conflicts with Debian's).
@@ -53,8 +56,13 @@ else
         callgrind_annotate dot go chromium npm; do
         command -v "$t" >/dev/null 2>&1 || missing+=("$t")
     done
+    # crates/fwprof-cli/tests/uboot.rs reads them at Debian's paths.
+    for f in /usr/lib/riscv64-linux-gnu/opensbi/generic/fw_jump.elf \
+        /usr/lib/u-boot/qemu-riscv64_smode/uboot.elf; do
+        [ -f "$f" ] || missing+=("$f")
+    done
     if [ ${#missing[@]} -gt 0 ]; then
-        echo "install-test-deps: no dpkg here and these tools are missing: ${missing[*]}" >&2
+        echo "install-test-deps: no dpkg here and these tools or files are missing: ${missing[*]}" >&2
         exit 1
     fi
 fi

@@ -227,3 +227,70 @@ pub fn record_into(
         .unwrap_or_else(|e| panic!("no profile ({e}): {}", String::from_utf8_lossy(&out.stderr)));
     (out, p)
 }
+
+/// What [`run_with_timeout`] saw.
+#[derive(Debug)]
+pub struct TimedRun {
+    /// Exit status and everything the child printed (up to the kill, if
+    /// it timed out).
+    pub out: Output,
+    /// Host time from spawn to exit (or to the kill).
+    pub elapsed: std::time::Duration,
+    /// True if the child was still running at the deadline and was killed.
+    pub timed_out: bool,
+}
+
+/// Runs `cmd` with stdin from the file `input` (none: `/dev/null`), stdout
+/// and stderr captured, and kills it (by its pid) if it has not ended after
+/// `timeout`, so that a guest that never ends cannot hang the suite.
+pub fn run_with_timeout(
+    mut cmd: Command,
+    input: Option<&Path>,
+    timeout: std::time::Duration,
+) -> TimedRun {
+    use std::io::Read;
+    let stdin = match input {
+        Some(p) => {
+            Stdio::from(std::fs::File::open(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        }
+        None => Stdio::null(),
+    };
+    let start = std::time::Instant::now();
+    let mut child = cmd
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if start.elapsed() >= timeout {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().expect("wait after kill");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    TimedRun {
+        out: Output {
+            status,
+            stdout: stdout.join().unwrap(),
+            stderr: stderr.join().unwrap(),
+        },
+        elapsed,
+        timed_out,
+    }
+}
