@@ -3,7 +3,7 @@
 
 Usage
 -----
-  qemu-ref.py run   ELF [ARGS...] [--cwd DIR] [--stdin FILE] [--no-trace] [--timeout S]
+  qemu-ref.py run   ELF [ARGS...] [--cwd DIR] [--stdin FILE] [--no-trace] [--timeout S] [--serial]
                     [--icount-shift N] [--with-rom] [--traps]
   qemu-ref.py regs  ELF [ARGS...] [--cwd DIR] [--stdin FILE] [-o OUT.jsonl] [--limit N]
                     [--icount-shift N]
@@ -215,7 +215,7 @@ def elf_info(path):
     return bits, (lowest or 0)
 
 
-def qemu_command(elf, args, mode, log_items, log_path, icount_shift=None):
+def qemu_command(elf, args, mode, log_items, log_path, icount_shift=None, serial=False):
     bits, lowest = elf_info(elf)
     if mode == "auto":
         mode = "system" if bits == 32 or lowest >= 0x80000000 else "user"
@@ -236,10 +236,13 @@ def qemu_command(elf, args, mode, log_items, log_path, icount_shift=None):
         ",arg=" + a.replace(",", ",,") for a in sh_args)
     # -cpu rvNN,h=false: fwprof's hart has no hypervisor extension, and misa,
     # mie and mideleg read back what the hart implements (docs/simulator.md).
+    # --serial: the virt board's UART shares the stdio chardev (a mux) with
+    # semihosting, for programs that print through the UART.
+    chardev, ser = ("stdio,id=c0,mux=on", "chardev:c0") if serial else ("stdio,id=c0", "none")
     return mode, [f"qemu-system-riscv{bits}", "-M", "virt", "-cpu", f"rv{bits},h=false",
                   "-m", "128M", "-bios", "none",
-                  "-display", "none", "-nodefaults", "-chardev", "stdio,id=c0",
-                  "-semihosting-config", cfg, "-serial", "none", "-monitor", "none",
+                  "-display", "none", "-nodefaults", "-chardev", chardev,
+                  "-semihosting-config", cfg, "-serial", ser, "-monitor", "none",
                   "-kernel", elf] + debug
 
 
@@ -257,7 +260,7 @@ def _drain(stream, sink):
 
 
 def run_qemu(elf, args, mode="auto", stdin=None, cwd=None, timeout=None, log_items=None,
-             consume=None, icount_shift=None):
+             consume=None, icount_shift=None, serial=False):
     """Run QEMU; `consume(readable_binary_file)` parses the log pipe while QEMU runs.
 
     Returns (mode, argv, exit_code, stdout bytes, stderr bytes, seconds)."""
@@ -272,7 +275,7 @@ def run_qemu(elf, args, mode="auto", stdin=None, cwd=None, timeout=None, log_ite
         except OSError:
             pass
         log_path = f"/dev/fd/{wfd}"
-    mode, argv = qemu_command(elf, args, mode, log_items, log_path, icount_shift)
+    mode, argv = qemu_command(elf, args, mode, log_items, log_path, icount_shift, serial)
     stdin_f = open(stdin or os.devnull, "rb")
     t0 = time.monotonic()
     try:
@@ -393,7 +396,8 @@ def cmd_run(ns, trace=True):
     counter = Counter(with_rom)
     items = ("nochain,exec,int" if traps else "nochain,exec") if trace else None
     mode, argv, code, out, err, secs = run_qemu(
-        ns.elf, ns.args, ns.mode, ns.stdin, ns.cwd, ns.timeout, items, counter, icount)
+        ns.elf, ns.args, ns.mode, ns.stdin, ns.cwd, ns.timeout, items, counter, icount,
+        getattr(ns, "serial", False))
     res = {"elf": ns.elf, "mode": mode, "qemu": argv, "exit_code": code,
            "stdout": text(out), "stdout_b64": base64.b64encode(out).decode(),
            "stderr": text(err), "stderr_b64": base64.b64encode(err).decode(),
@@ -583,6 +587,9 @@ def main():
                    help="run/regs: -icount shift=N,sleep=off (2^N ns per instruction)")
     p.add_argument("--with-rom", action="store_true",
                    help="run: count the reset ROM's instructions at 0x1000 too")
+    p.add_argument("--serial", action="store_true",
+                   help="system mode: connect the virt board's UART to stdin/stdout "
+                        "(with semihosting, through a mux)")
     p.add_argument("--traps", action="store_true",
                    help="run: also log interrupts/exceptions (implied by --icount-shift)")
     p.add_argument("elf")

@@ -94,7 +94,8 @@ mod tests {
                 pc: 0,
                 tval: 0,
                 raw: 0,
-                len: 4
+                len: 4,
+                looping: false,
             }),
             132
         );

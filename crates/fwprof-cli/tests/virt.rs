@@ -377,17 +377,13 @@ fn unmapped_device_without_a_trap_handler_hints_at_machine_virt() {
 }
 
 /// The same for `uart_hello.rv64.elf`, whose start-up code installs a trap
-/// handler (crt.S's `trap_entry`, which reports through the UART).
-///
-/// Ignored: fwprof's hint is given only for a fault with no handler
-/// (`mtvec` = 0). Here the handler's own UART access faults again, the
-/// nested traps push frames until the stack runs into `.text`, and the hart
-/// then takes an illegal-instruction exception at `trap_entry` forever:
-/// `fwprof run tests/virt/build/uart_hello.rv64.elf` never ends and prints
-/// nothing (with `--max-instructions N`: only `instruction limit reached`,
-/// status 124). Remove the `ignore` when fwprof gives the hint here too.
+/// handler (crt.S's `trap_entry`, which reports through the UART): the
+/// handler's own UART access faults again, the nested traps push frames
+/// until the stack runs into `.text`, and the hart then traps in the
+/// handler forever. fwprof stops that loop (100,000 exceptions at one pc
+/// with no trap return between) and names the first access that found no
+/// device.
 #[test]
-#[ignore = "fwprof bug: no --machine virt hint (and no end) when the program has a trap handler"]
 fn unmapped_device_with_a_trap_handler_hints_at_machine_virt() {
     if !have_build_tools() {
         return;

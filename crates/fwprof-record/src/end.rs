@@ -30,6 +30,7 @@ impl RunEnd {
                 tval,
                 raw,
                 len,
+                looping,
             } => {
                 let xlen = if self.rv64 { Xlen::Rv64 } else { Xlen::Rv32 };
                 let text = disasm(&decode(*raw, xlen), *pc, xlen, Style::Pseudo);
@@ -42,8 +43,13 @@ impl RunEnd {
                     Some(w) => format!("{w}: "),
                     None => String::new(),
                 };
+                let handler = if *looping {
+                    "the trap handler raises it again and again, never returning: it would trap there forever"
+                } else {
+                    "mtvec is 0, no trap handler"
+                };
                 format!(
-                    "guest fault: {why}{} (mcause {cause}) at pc {pc:#x}, mtval {tval:#x}, instruction {word} `{text}` (mtvec is 0, no trap handler)",
+                    "guest fault: {why}{} (mcause {cause}) at pc {pc:#x}, mtval {tval:#x}, instruction {word} `{text}` ({handler})",
                     cause_name(*cause)
                 )
             }

@@ -292,11 +292,14 @@ impl<H: Hooks> Launched<H> {
         let board = self.sim.board();
         let unmapped = match stop {
             StopReason::Fault {
-                cause: 5 | 7, tval, ..
+                cause: 5 | 7,
+                tval,
+                looping: false,
+                ..
             } => board.and_then(|b| b.explain_unmapped(tval)),
             // A handler that faults again and again (it prints through
-            // the missing device) never stops by itself.
-            StopReason::InstructionLimit | StopReason::Interrupted => self
+            // the missing device) ends in a loop or never stops by itself.
+            StopReason::InstructionLimit | StopReason::Interrupted | StopReason::Fault { .. } => self
                 .sim
                 .unmapped_faults()
                 .and_then(|(addr, n)| Some((board?.explain_unmapped(addr)?, n)))

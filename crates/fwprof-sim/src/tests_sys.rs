@@ -53,7 +53,8 @@ fn csr_instruction_semantics() {
             pc: BASE,
             tval: w as u64,
             raw: w,
-            len: 4
+            len: 4,
+            looping: false,
         }
     );
     // csrrs with rs1 != x0 on a read-only CSR too, even if the value is 0.
@@ -138,7 +139,8 @@ fn mtvec_zero_stops_with_fault_and_instruction() {
             pc: BASE + 4,
             tval: 0,
             raw: 0,
-            len: 2
+            len: 2,
+            looping: false,
         }
     );
     // Fetch from unmapped memory: not executed, raw/len 0.
@@ -152,7 +154,8 @@ fn mtvec_zero_stops_with_fault_and_instruction() {
             pc: BASE - 8,
             tval: BASE - 8,
             raw: 0,
-            len: 0
+            len: 0,
+            looping: false,
         }
     );
     assert_eq!(sm.executed(), 1);
@@ -169,7 +172,8 @@ fn fs_off_makes_float_illegal_until_enabled() {
             pc: BASE,
             tval: fadd as u64,
             raw: fadd,
-            len: 4
+            len: 4,
+            looping: false,
         }
     );
     // Set FS = Initial (bit 13) and it works, and FS becomes Dirty.
@@ -346,7 +350,8 @@ fn misaligned_atomics_trap() {
             pc: BASE,
             tval: DATA + 2,
             raw: w,
-            len: 4
+            len: 4,
+            looping: false,
         }
     );
     let w = amo(0x02, 3, 10, 5, 0); // lr.d at DATA+4
@@ -359,7 +364,8 @@ fn misaligned_atomics_trap() {
             pc: BASE,
             tval: DATA + 4,
             raw: w,
-            len: 4
+            len: 4,
+            looping: false,
         }
     );
     // AMO to unmapped memory: store/AMO access fault.

@@ -61,7 +61,8 @@ pub enum StopReason {
     /// instructions); the hart state is consistent and `run` may be called again.
     Interrupted,
     /// Bare metal: an exception occurred while `mtvec` was 0, so there was
-    /// no handler to deliver it to. `cause`/`tval` are what `mcause`/`mtval`
+    /// no handler to deliver it to, or in the handler's first instruction
+    /// (`looping`). `cause`/`tval` are what `mcause`/`mtval`
     /// would have been; `pc` is the faulting instruction; `raw`/`len` its
     /// encoding (`raw` low 16 bits for RVC; both 0 for a fetch fault, where
     /// there is no instruction).
@@ -76,6 +77,11 @@ pub enum StopReason {
         raw: u32,
         /// Instruction length in bytes (0 if not fetched).
         len: u8,
+        /// True when there is a handler but it can never finish: the
+        /// exception was raised by (or fetching) the handler's own first
+        /// instruction, or 100,000 times in a row at this pc with no
+        /// `mret`/`sret` between (the handler traps in itself).
+        looping: bool,
     },
     /// Linux user mode: the kernel would have killed the process with this
     /// signal (SIGILL=4 for illegal instructions, SIGSEGV=11 for access

@@ -50,7 +50,16 @@ pub struct Simulator<H: Hooks> {
     announced: Option<crate::CodeContext>,
     /// The machine's devices (`sim/bus.rs`).
     bus: bus::Bus,
+    /// (pc, cause, count) of synchronous exceptions raised again and again
+    /// at one pc with no `mret`/`sret` between them (a handler that traps
+    /// in itself): see [`TRAP_STORM`].
+    storm: (u64, u64, u32),
 }
+
+/// Exceptions at one pc, of one cause, with no trap return between them,
+/// after which the run stops (the handler can never finish: e.g. its own
+/// code was overwritten and it traps in itself, nesting forever).
+const TRAP_STORM: u32 = 100_000;
 
 impl<H: Hooks> Simulator<H> {
     /// A simulator for a loaded program: `pc` = `prog.start`, integer
@@ -102,6 +111,7 @@ impl<H: Hooks> Simulator<H> {
             last: (NO_BLOCK, 0),
             announced: None,
             bus,
+            storm: (0, 0, 0),
         }
     }
 
@@ -542,6 +552,7 @@ impl<H: Hooks> Simulator<H> {
         }
         match b.last_op {
             fwprof_isa::Op::Mret | fwprof_isa::Op::Sret => {
+                self.storm = (0, 0, 0);
                 self.sync_translation();
                 self.hooks.on_trap_return(&crate::TrapReturn {
                     pc: b.last_pc,
@@ -612,7 +623,16 @@ impl<H: Hooks> Simulator<H> {
                 tval: exc.tval,
             }));
         }
-        if self.hart.trap_vector(exc, false) == 0 {
+        let vector = self.hart.trap_vector(exc, false);
+        let storm = &mut self.storm;
+        if storm.0 == pc && storm.1 == exc.cause {
+            storm.2 += 1;
+        } else {
+            *storm = (pc, exc.cause, 1);
+        }
+        // No handler, or the handler itself raises it again and again
+        // (e.g. its code was overwritten): it would trap there forever.
+        if vector == 0 || vector == pc || storm.2 >= TRAP_STORM {
             self.hart.pc = pc;
             return Ok(Some(StopReason::Fault {
                 cause: exc.cause,
@@ -620,6 +640,7 @@ impl<H: Hooks> Simulator<H> {
                 tval: exc.tval,
                 raw: inst.raw,
                 len: inst.len,
+                looping: vector != 0,
             }));
         }
         self.deliver(exc, pc);
@@ -646,6 +667,7 @@ impl<H: Hooks> Simulator<H> {
                 tval: exc.tval,
                 raw: 0,
                 len: 0,
+                looping: vector != 0,
             });
         }
         self.deliver(exc, pc);
