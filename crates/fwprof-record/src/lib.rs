@@ -45,7 +45,6 @@ mod meta;
 mod options;
 mod sample;
 mod session;
-mod sizes;
 mod symbol_files;
 mod trap_sections;
 
@@ -65,7 +64,7 @@ pub use options::{
     SampleOptions, Unit,
 };
 pub use session::{run, Control, RunEnd, SLICE};
-pub use sizes::{parse_ram, parse_size};
+pub use fwprof_os::{parse_ram, parse_size};
 pub use symbol_files::SymbolFile;
 
 use session::Prepared;
