@@ -94,7 +94,8 @@ impl Session {
     /// # Errors
     /// [`Error::Options`] for options that cannot work together (`Cycles`
     /// without a core model, a sampling period of 0, an empty exclusion
-    /// pattern); [`Error::Core`] for a bad core description;
+    /// pattern, a machine option for a Linux program) and for a `--load`
+    /// file that cannot be read or is not Intel HEX; [`Error::Core`] for a bad core description;
     /// [`Error::ReadProgram`], [`Error::Load`], [`Error::NoSuchDirectory`]
     /// for the program and sandbox; [`Error::CoreXlen`] for a core of the
     /// other XLEN; [`Error::Symbols`], [`Error::CallFrames`],
@@ -125,8 +126,11 @@ impl Session {
             }
         }
         // A bad core description stops here: nothing runs.
-        let core = opts.core.as_deref().map(CoreConfig::load).transpose()?;
+        let mut core = opts.core.as_deref().map(CoreConfig::load).transpose()?;
         let prepared = Prepared::new(&opts.exec)?;
+        if let Some(core) = &mut core {
+            core.add_machine_regions(&session::board_wait_states(&opts.exec.board));
+        }
         if let Some(core) = &core {
             prepared.check_core(core)?;
         }
@@ -195,7 +199,7 @@ impl Session {
         };
         // Latency is in cycles only when the core model drove guest time.
         let latency_cycles = self.core.is_some() && p.icount_shift.is_none();
-        let meta = meta::base_meta(
+        let mut meta = meta::base_meta(
             &self.opts,
             p,
             &self.symbols.main,
@@ -204,6 +208,7 @@ impl Session {
             start_time,
             self.core.map(|c| c.name),
         );
+        meta.warnings.extend(end.unmodelled_report.clone());
         Ok(Ran {
             end,
             meta,
