@@ -77,7 +77,9 @@ impl<'de> Deserialize<'de> for Number {
         impl Visitor<'_> for V {
             type Value = Number;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a number of bytes: an integer, or a string such as \"4M\" or \"0x1000\"")
+                f.write_str(
+                    "a number of bytes: an integer, or a string such as \"4M\" or \"0x1000\"",
+                )
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Number, E> {
                 u64::try_from(v)
@@ -414,7 +416,10 @@ impl Checker<'_> {
 
     /// Refuse `w` if it overlaps a window already read; else keep it.
     fn add_window(&self, windows: &mut Vec<Window>, w: Window) -> Result<(), BoardError> {
-        if let Some(o) = windows.iter().find(|o| w.base <= o.last && o.base <= w.last) {
+        if let Some(o) = windows
+            .iter()
+            .find(|o| w.base <= o.last && o.base <= w.last)
+        {
             return Err(BoardError::Invalid {
                 file: self.file.to_owned(),
                 line: w.line,
@@ -433,18 +438,19 @@ impl Checker<'_> {
         if m.name.get_ref().trim().is_empty() {
             return Err(self.invalid(format!("{key}.name"), m.name.span(), "must not be empty"));
         }
-        let kind = match m.kind.get_ref().as_str() {
-            "rom" => MemoryKind::Rom,
-            "flash" => MemoryKind::Flash,
-            "ram" => MemoryKind::Ram,
-            other => {
-                return Err(self.invalid(
+        let kind =
+            match m.kind.get_ref().as_str() {
+                "rom" => MemoryKind::Rom,
+                "flash" => MemoryKind::Flash,
+                "ram" => MemoryKind::Ram,
+                other => return Err(self.invalid(
                     format!("{key}.kind"),
                     m.kind.span(),
-                    format!("unknown memory kind \"{other}\"; expected \"rom\", \"flash\" or \"ram\""),
-                ))
-            }
-        };
+                    format!(
+                        "unknown memory kind \"{other}\"; expected \"rom\", \"flash\" or \"ram\""
+                    ),
+                )),
+            };
         let perm = match &m.access {
             None => kind.default_perm(),
             Some(a) => parse_access(a.get_ref())

@@ -52,7 +52,10 @@ fn defaults() {
     let b = parse(MINIMAL).unwrap();
     assert_eq!(b.name, "test");
     assert_eq!(b.unmodelled, Unmodelled::Fault);
-    assert_eq!((b.start, b.xlen, b.description.as_deref()), (None, None, None));
+    assert_eq!(
+        (b.start, b.xlen, b.description.as_deref()),
+        (None, None, None)
+    );
     let r = &b.memory[0];
     assert_eq!((r.base, r.size, r.wait_states), (0x8000_0000, 16 << 10, 0));
     assert_eq!(r.perm, MemoryKind::Ram.default_perm());
@@ -99,9 +102,17 @@ fn unknown_keys_are_refused_with_their_line() {
         "{m}"
     );
     let m = refused(&format!("colour = 1\n{MINIMAL}"));
-    assert!(m.starts_with("boards/test.toml:1: key `colour`: unknown field"), "{m}");
-    let m = refused(&format!("{MINIMAL}[[peripheral]]\nname = \"X\"\nbase = 0\nsize = 4\nirq = 3\n"));
-    assert!(m.contains(":11: key `peripheral[0].irq`: unknown field `irq`"), "{m}");
+    assert!(
+        m.starts_with("boards/test.toml:1: key `colour`: unknown field"),
+        "{m}"
+    );
+    let m = refused(&format!(
+        "{MINIMAL}[[peripheral]]\nname = \"X\"\nbase = 0\nsize = 4\nirq = 3\n"
+    ));
+    assert!(
+        m.contains(":11: key `peripheral[0].irq`: unknown field `irq`"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -109,9 +120,15 @@ fn syntax_and_type_errors() {
     let m = refused("name = \n");
     assert!(m.starts_with("boards/test.toml:1:"), "{m}");
     let m = refused(&MINIMAL.replace("\"16K\"", "true"));
-    assert!(m.starts_with("boards/test.toml:5: key `memory[0].size`: invalid type"), "{m}");
+    assert!(
+        m.starts_with("boards/test.toml:5: key `memory[0].size`: invalid type"),
+        "{m}"
+    );
     let m = refused(&MINIMAL.replace("\"16K\"", "\"lots\""));
-    assert!(m.contains("key `memory[0].size`: bad number of bytes \"lots\""), "{m}");
+    assert!(
+        m.contains("key `memory[0].size`: bad number of bytes \"lots\""),
+        "{m}"
+    );
     let m = refused(&MINIMAL.replace("0x80000000", "-4"));
     assert!(m.contains("key `memory[0].base`: -4 is negative"), "{m}");
     let m = refused(&MINIMAL.replace("kind = \"ram\"\n", ""));
@@ -121,25 +138,39 @@ fn syntax_and_type_errors() {
 #[test]
 fn a_board_without_memory_is_refused() {
     let m = refused("name = \"x\"\n");
-    assert!(m.starts_with("boards/test.toml:1: key `memory`: no [[memory]] region"), "{m}");
+    assert!(
+        m.starts_with("boards/test.toml:1: key `memory`: no [[memory]] region"),
+        "{m}"
+    );
 }
 
 #[test]
 fn zero_sizes_and_wrapping_ranges_are_refused() {
     let m = refused(&MINIMAL.replace("\"16K\"", "0"));
-    assert_eq!(m, "boards/test.toml:5: key `memory[0].size`: must be greater than 0");
+    assert_eq!(
+        m,
+        "boards/test.toml:5: key `memory[0].size`: must be greater than 0"
+    );
     let m = refused(&MINIMAL.replace("0x80000000", "\"0xffffffffffffff00\""));
     assert!(
         m.contains("key `memory[0].size`: base 0xffffffffffffff00 + size 0x4000 wraps"),
         "{m}"
     );
-    let m = refused(&format!("xlen = 32\n{}", MINIMAL.replace("0x80000000", "0xfffff000")));
+    let m = refused(&format!(
+        "xlen = 32\n{}",
+        MINIMAL.replace("0x80000000", "0xfffff000")
+    ));
     assert!(
         m.contains("key `memory[0].base`: [0xfffff000, 0x100002fff] passes the end of the 32-bit address space"),
         "{m}"
     );
-    let m = refused(&format!("{MINIMAL}[[peripheral]]\nname = \"X\"\nbase = 0\nsize = 0\n"));
-    assert!(m.contains("key `peripheral[0].size`: must be greater than 0"), "{m}");
+    let m = refused(&format!(
+        "{MINIMAL}[[peripheral]]\nname = \"X\"\nbase = 0\nsize = 0\n"
+    ));
+    assert!(
+        m.contains("key `peripheral[0].size`: must be greater than 0"),
+        "{m}"
+    );
 }
 
 #[test]
@@ -151,12 +182,20 @@ fn overlaps_are_refused() {
         m.starts_with("boards/test.toml:9: key `memory[1].base`: memory \"b\" [0x80003000, 0x80004fff] overlaps memory \"ram\" [0x80000000, 0x80003fff] (line 4)"),
         "{m}"
     );
-    let m = refused(&format!("{MINIMAL}[[device]]\nkind = \"clint\"\nbase = 0x80000000\n"));
-    assert!(m.contains("device \"clint\" [0x80000000, 0x8000ffff] overlaps memory \"ram\""), "{m}");
+    let m = refused(&format!(
+        "{MINIMAL}[[device]]\nkind = \"clint\"\nbase = 0x80000000\n"
+    ));
+    assert!(
+        m.contains("device \"clint\" [0x80000000, 0x8000ffff] overlaps memory \"ram\""),
+        "{m}"
+    );
     let m = refused(&format!(
         "{MINIMAL}[[device]]\nkind = \"clint\"\nbase = 0x2000000\n[[peripheral]]\nname = \"P\"\nbase = 0x2004000\nsize = 4\n"
     ));
-    assert!(m.contains("key `peripheral[0].base`: peripheral \"P\""), "{m}");
+    assert!(
+        m.contains("key `peripheral[0].base`: peripheral \"P\""),
+        "{m}"
+    );
 }
 
 #[test]
@@ -166,8 +205,13 @@ fn unknown_kinds_and_rules_are_refused() {
         m.contains("key `memory[0].kind`: unknown memory kind \"sram\"; expected \"rom\", \"flash\" or \"ram\""),
         "{m}"
     );
-    let m = refused(&format!("{MINIMAL}[[device]]\nkind = \"stm32_rcc\"\nbase = 0x40021000\n"));
-    assert!(m.contains("key `device[0].kind`: unknown device \"stm32_rcc\""), "{m}");
+    let m = refused(&format!(
+        "{MINIMAL}[[device]]\nkind = \"stm32_rcc\"\nbase = 0x40021000\n"
+    ));
+    assert!(
+        m.contains("key `device[0].kind`: unknown device \"stm32_rcc\""),
+        "{m}"
+    );
     let m = refused(&format!("unmodelled = \"skip\"\n{MINIMAL}"));
     assert!(m.contains("key `unmodelled`: unknown rule \"skip\""), "{m}");
     let m = refused(&format!("xlen = 16\n{MINIMAL}"));
@@ -177,12 +221,21 @@ fn unknown_kinds_and_rules_are_refused() {
 #[test]
 fn bad_access_letters_are_refused() {
     for (access, want) in [
-        ("rq", "bad access \"rq\": letters r (read), w (write), x (execute)"),
+        (
+            "rq",
+            "bad access \"rq\": letters r (read), w (write), x (execute)",
+        ),
         ("rr", "bad access \"rr\": 'r' given twice"),
         ("", "empty access"),
     ] {
-        let m = refused(&MINIMAL.replace("kind = \"ram\"", &format!("kind = \"ram\"\naccess = \"{access}\"")));
-        assert!(m.contains(&format!("key `memory[0].access`: {want}")), "{m}");
+        let m = refused(&MINIMAL.replace(
+            "kind = \"ram\"",
+            &format!("kind = \"ram\"\naccess = \"{access}\""),
+        ));
+        assert!(
+            m.contains(&format!("key `memory[0].access`: {want}")),
+            "{m}"
+        );
     }
 }
 
@@ -195,12 +248,20 @@ fn device_wiring_is_checked() {
         m.contains("key `device[0].irq`: the uart16550's interrupt goes to PLIC source irq, and the board has no [[device]] kind = \"plic\""),
         "{m}"
     );
-    let m = refused(&format!("{MINIMAL}[[device]]\nkind = \"clint\"\nbase = 0x2000000\nirq = 3\n"));
-    assert!(m.contains("key `device[0].irq`: a clint has no interrupt line"), "{m}");
+    let m = refused(&format!(
+        "{MINIMAL}[[device]]\nkind = \"clint\"\nbase = 0x2000000\nirq = 3\n"
+    ));
+    assert!(
+        m.contains("key `device[0].irq`: a clint has no interrupt line"),
+        "{m}"
+    );
     let m = refused(&format!(
         "{MINIMAL}[[device]]\nkind = \"plic\"\nbase = 0xc000000\n[[device]]\nkind = \"uart16550\"\nbase = 0x10000000\nirq = 96\n"
     ));
-    assert!(m.contains("PLIC source 96 does not exist (sources 1 to 95)"), "{m}");
+    assert!(
+        m.contains("PLIC source 96 does not exist (sources 1 to 95)"),
+        "{m}"
+    );
     let m = refused(&format!(
         "{MINIMAL}[[device]]\nkind = \"clint\"\nbase = 0x2000000\n[[device]]\nkind = \"clint\"\nbase = 0x3000000\n"
     ));
@@ -223,5 +284,8 @@ fn start_must_be_executable() {
 #[test]
 fn unreadable_file() {
     let e = Board::load(Path::new("/nonexistent/board.toml")).unwrap_err();
-    assert!(e.to_string().starts_with("/nonexistent/board.toml: "), "{e}");
+    assert!(
+        e.to_string().starts_with("/nonexistent/board.toml: "),
+        "{e}"
+    );
 }

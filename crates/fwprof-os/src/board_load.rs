@@ -87,14 +87,18 @@ pub(crate) fn load_on_board(
     };
     for r in &board.memory {
         loader::check_room(mem, r.size, &format!("memory \"{}\" of {what}", r.name))?;
-        mem.map(r.base, r.size, rw)
-            .map_err(|e| LoadError::Memory(format!("memory \"{}\": cannot map {:#x}", r.name, e.addr)))?;
+        mem.map(r.base, r.size, rw).map_err(|e| {
+            LoadError::Memory(format!("memory \"{}\": cannot map {:#x}", r.name, e.addr))
+        })?;
     }
     loader::copy_segments(elf, info, mem, |s| s.paddr)?;
     write_images(images, &regions, &what, mem)?;
     for r in &board.memory {
         mem.protect(r.base, r.size, r.perm).map_err(|e| {
-            LoadError::Memory(format!("memory \"{}\": cannot protect {:#x}", r.name, e.addr))
+            LoadError::Memory(format!(
+                "memory \"{}\": cannot protect {:#x}",
+                r.name, e.addr
+            ))
         })?;
     }
     Ok(BoardStart {
@@ -203,17 +207,26 @@ kind = "ram"
         let mut mem = TestMem::new();
         let (prog, env) = load(&elf, &cfg(board(), vec![]), &mut mem).unwrap();
         assert_eq!(prog.target, Target::BareMetal);
-        assert_eq!((prog.start, prog.regs[10], prog.regs[11]), (0x2000_0000, 0, 0));
+        assert_eq!(
+            (prog.start, prog.regs[10], prog.regs[11]),
+            (0x2000_0000, 0, 0)
+        );
         let mut b = [0u8; 8];
         mem.read(0x2000_0008, &mut b).unwrap();
         assert_eq!(&b, b"DATA1234", ".data's bytes at its LMA, in flash");
         mem.read(0x8000_0000, &mut b).unwrap();
-        assert_eq!(b, [0; 8], "the run address is for the start-up code to fill");
+        assert_eq!(
+            b, [0; 8],
+            "the run address is for the start-up code to fill"
+        );
         assert!(mem.write(0x2000_0000, &[1]).is_err(), "flash is read-only");
         assert!(mem.write(0x8000_0000, &[1]).is_ok());
         assert!(mem.read(0x1000, &mut b).is_err(), "no reset ROM on a board");
         // The heap: SRAM after the 8 bytes of .data's run address.
-        assert_eq!(env.heapinfo(), [0x8000_0008, 0x8000_4000, 0x8000_4000, 0x8000_0008]);
+        assert_eq!(
+            env.heapinfo(),
+            [0x8000_0008, 0x8000_4000, 0x8000_4000, 0x8000_0008]
+        );
     }
 
     #[test]

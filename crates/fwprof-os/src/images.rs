@@ -79,9 +79,8 @@ impl LoadImage {
     /// (no `:` at the start) when no address is given, Intel HEX given with
     /// an address, a bad record (with its line), no end-of-file record.
     pub fn read(spec: &LoadSpec) -> Result<LoadImage, LoadError> {
-        let bytes = std::fs::read(&spec.path).map_err(|e| {
-            LoadError::Malformed(format!("--load {}: {e}", spec.path.display()))
-        })?;
+        let bytes = std::fs::read(&spec.path)
+            .map_err(|e| LoadError::Malformed(format!("--load {}: {e}", spec.display())))?;
         LoadImage::from_bytes(spec.clone(), &bytes)
     }
 
@@ -136,7 +135,8 @@ impl LoadImage {
 /// The data of an Intel HEX file as merged runs, or a message naming the
 /// line at fault.
 fn parse_hex(bytes: &[u8]) -> Result<Vec<(u64, Vec<u8>)>, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "not an Intel HEX file: not text".to_string())?;
+    let text =
+        std::str::from_utf8(bytes).map_err(|_| "not an Intel HEX file: not text".to_string())?;
     let mut chunks: Vec<(u64, Vec<u8>)> = Vec::new();
     // Extended segment (I16HEX) or linear (I32HEX) base of the data records.
     let mut base = 0u64;

@@ -227,13 +227,8 @@ pub fn load(
         }
         Target::BareMetal if !cfg.machine.board.memory.is_empty() => {
             // A board file's memory: no reset ROM, no device tree.
-            let b = board_load::load_on_board(
-                elf,
-                &info,
-                &cfg.machine.board,
-                &cfg.machine.loads,
-                mem,
-            )?;
+            let b =
+                board_load::load_on_board(elf, &info, &cfg.machine.board, &cfg.machine.loads, mem)?;
             env.semi.heapinfo = b.heapinfo;
             sp = 0;
             start = b.start;

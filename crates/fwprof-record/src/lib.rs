@@ -57,6 +57,7 @@ use fwprof_timing::CoreConfig;
 use fwprof_unwind::Unwinder;
 
 pub use error::Error;
+pub use fwprof_os::{parse_ram, parse_size};
 pub use instrument::wildcard_match;
 pub use meta::BOOT_CODE_NAME;
 pub use options::{
@@ -64,7 +65,6 @@ pub use options::{
     SampleOptions, Unit,
 };
 pub use session::{run, Control, RunEnd, SLICE};
-pub use fwprof_os::{parse_ram, parse_size};
 pub use symbol_files::SymbolFile;
 
 use session::Prepared;

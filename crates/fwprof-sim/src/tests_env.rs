@@ -516,7 +516,14 @@ fn a_board_moves_the_clint_ignores_unmodelled_addresses_and_faults_on_flash_stor
     let mut sm = crate::Simulator::new(mem, &prog, env, Rec::default());
     let stop = go(&mut sm, 100);
     assert!(
-        matches!(stop, StopReason::Fault { cause: 7, tval: 0x9000_0000, .. }),
+        matches!(
+            stop,
+            StopReason::Fault {
+                cause: 7,
+                tval: 0x9000_0000,
+                ..
+            }
+        ),
         "{stop:?}"
     );
     let h = sm.hart();
