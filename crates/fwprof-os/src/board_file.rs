@@ -438,19 +438,20 @@ impl Checker<'_> {
         if m.name.get_ref().trim().is_empty() {
             return Err(self.invalid(format!("{key}.name"), m.name.span(), "must not be empty"));
         }
-        let kind =
-            match m.kind.get_ref().as_str() {
-                "rom" => MemoryKind::Rom,
-                "flash" => MemoryKind::Flash,
-                "ram" => MemoryKind::Ram,
-                other => return Err(self.invalid(
+        let kind = match m.kind.get_ref().as_str() {
+            "rom" => MemoryKind::Rom,
+            "flash" => MemoryKind::Flash,
+            "ram" => MemoryKind::Ram,
+            other => {
+                return Err(self.invalid(
                     format!("{key}.kind"),
                     m.kind.span(),
                     format!(
                         "unknown memory kind \"{other}\"; expected \"rom\", \"flash\" or \"ram\""
                     ),
-                )),
-            };
+                ))
+            }
+        };
         let perm = match &m.access {
             None => kind.default_perm(),
             Some(a) => parse_access(a.get_ref())

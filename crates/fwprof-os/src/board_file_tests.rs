@@ -289,3 +289,18 @@ fn unreadable_file() {
         "{e}"
     );
 }
+
+#[test]
+fn the_documented_example_parses() {
+    let doc = include_str!("../../../docs/boards.md");
+    let start = doc
+        .find("```toml\n")
+        .expect("docs/boards.md has an example")
+        + 8;
+    let len = doc[start..].find("```").expect("closed");
+    let b = Board::from_toml(&doc[start..start + len], "docs/boards.md").unwrap();
+    assert_eq!(b.name, "fe310-g002");
+    assert_eq!(b.memory[0].wait_states, 2);
+    assert_eq!(b.devices.len(), 2);
+    assert_eq!(b.peripherals[0].name, "UART0");
+}
