@@ -3,6 +3,9 @@
 //! * [`load`] reads an ELF executable into a [`GuestMemory`], chooses the
 //!   target (bare metal or Linux user mode) and, for Linux, builds the
 //!   initial stack exactly as QEMU 7.2 `linux-user` does.
+//! * [`Board`] describes the bare-metal machine: built in ([`Board::bare`],
+//!   [`Board::virt`]) or read from a board file ([`Board::from_toml`]),
+//!   with the `--load` images ([`LoadImage`]) written after the program.
 //! * [`Environment::semihost`] serves RISC-V semihosting calls (the
 //!   `slli x0,x0,0x1f; ebreak; srai x0,x0,7` sequence); see [`semihost`].
 //! * [`Environment::ecall`] serves Linux system calls made by `ecall`; see

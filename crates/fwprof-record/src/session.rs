@@ -150,7 +150,7 @@ impl Prepared {
             }),
         };
         let bare = a.target.unwrap_or(summary.target) == Target::BareMetal;
-        let machine_options = a.board.name != "bare"
+        let machine_options = a.board != fwprof_os::Board::bare()
             || firmware.is_some()
             || a.append.is_some()
             || !a.load.is_empty();
