@@ -137,6 +137,23 @@ pub struct ExecArgs {
     /// test device and a device tree in a1 (see docs/machine.md).
     #[arg(long, value_enum, value_name = "MACHINE", default_value = "bare")]
     pub machine: MachineArg,
+    /// Bare metal: the machine described by a board file (docs/boards.md):
+    /// its memory regions (instead of --ram), devices, the peripherals it
+    /// names, and what an access to an unmodelled address does. The program
+    /// is loaded at its ELF load addresses; the hart starts at the board's
+    /// start address or the ELF entry.
+    #[arg(
+        long,
+        value_name = "FILE.toml",
+        conflicts_with_all = ["machine", "ram", "bios", "append"]
+    )]
+    pub board: Option<PathBuf>,
+    /// Bare metal: write FILE into memory after the program (repeatable):
+    /// a raw binary at ADDR, or, without @ADDR, an Intel HEX file whose
+    /// records give the addresses. Every byte must land in the machine's
+    /// memory.
+    #[arg(long, value_name = "FILE[@ADDR]", value_parser = fwprof_os::LoadSpec::parse)]
+    pub load: Vec<fwprof_os::LoadSpec>,
     /// Bare metal: M-mode firmware (e.g. OpenSBI's fw_jump.elf) loaded at
     /// its ELF addresses and started first; PROGRAM is then the kernel it
     /// hands over to, as QEMU's -bios FILE -kernel PROGRAM.
@@ -146,9 +163,10 @@ pub struct ExecArgs {
     /// /chosen/bootargs (as QEMU's -append).
     #[arg(long, value_name = "STRING")]
     pub append: Option<String>,
-    /// Bare-metal RAM as BASE:SIZE (hex or decimal; size may end in K, M or G).
-    #[arg(long, value_name = "BASE:SIZE", default_value = "0x80000000:128M")]
-    pub ram: String,
+    /// Bare-metal RAM as BASE:SIZE (hex or decimal; size may end in K, M or
+    /// G; default 0x80000000:128M). A board file gives its own memory.
+    #[arg(long, value_name = "BASE:SIZE")]
+    pub ram: Option<String>,
     /// Most guest memory mapped at once, as SIZE (hex or decimal; may end
     /// in K, M or G); a guest request beyond it fails with ENOMEM (default:
     /// half of the host's available memory).
@@ -583,11 +601,15 @@ pub fn parse() -> Cli {
     cli
 }
 
+/// Bare-metal RAM when `--ram` is not given (QEMU `virt`'s default).
+const DEFAULT_RAM: &str = "0x80000000:128M";
+
 /// The plain run options of `run` and `record` (the guest environment
 /// built from the host's, `--clear-env`, `-U` and `-E`, like QEMU).
 ///
 /// # Errors
-/// A bad `--ram` (its message names what is wrong).
+/// A bad `--ram` (its message names what is wrong); a `--board` file that
+/// cannot be read or is refused (one line: file, line, key).
 pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> {
     Ok(fwprof_record::ExecOptions {
         program: a.program.clone(),
@@ -597,18 +619,21 @@ pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> 
             TargetArg::Baremetal => fwprof_os::Target::BareMetal,
             TargetArg::Linux => fwprof_os::Target::Linux,
         }),
-        ram: fwprof_record::parse_ram(&a.ram).map_err(anyhow::Error::msg)?,
+        ram: fwprof_record::parse_ram(a.ram.as_deref().unwrap_or(DEFAULT_RAM))
+            .map_err(anyhow::Error::msg)?,
         max_memory: a.max_memory,
         allow_read: a.allow_read.clone(),
         allow_write: a.allow_write.clone(),
         max_instructions: a.max_instructions,
         icount_shift: a.icount_shift,
-        board: match a.machine {
-            MachineArg::Bare => fwprof_os::Board::bare(),
-            MachineArg::Virt => fwprof_os::Board::virt(),
+        board: match (&a.board, a.machine) {
+            (Some(file), _) => fwprof_os::Board::load(file)?,
+            (None, MachineArg::Bare) => fwprof_os::Board::bare(),
+            (None, MachineArg::Virt) => fwprof_os::Board::virt(),
         },
         bios: a.bios.clone(),
         append: a.append.clone(),
+        load: a.load.clone(),
     })
 }
 

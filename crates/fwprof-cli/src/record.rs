@@ -49,6 +49,12 @@ fn refuse_record_over_input(a: &cli::RecordArgs) -> Result<()> {
     if let Some(core) = a.core.as_deref().map(Path::new).filter(|p| p.is_file()) {
         inputs.push((core, "the --core description"));
     }
+    if let Some(board) = &a.exec.board {
+        inputs.push((board.as_path(), "the --board description"));
+    }
+    for image in &a.exec.load {
+        inputs.push((image.path.as_path(), "a --load image"));
+    }
     crate::files::refuse_output_over_input(&a.output, &inputs)
 }
 
@@ -127,10 +133,14 @@ fn record(args: &cli::RecordArgs) -> Result<u8> {
     Ok(exit::status_for(&end.stop))
 }
 
-/// Print the one-line diagnostic for a stop that is not a normal exit.
+/// Print the one-line diagnostic for a stop that is not a normal exit,
+/// then the one line of unmodelled device accesses, if there were any.
 fn report_stop(end: &RunEnd) {
     let signal = crate::signals::name(crate::signals::stopping_signal());
     if let Some(line) = end.describe(&signal) {
+        eprintln!("fwprof: {line}");
+    }
+    if let Some(line) = &end.unmodelled_report {
         eprintln!("fwprof: {line}");
     }
 }

@@ -109,7 +109,9 @@ pub enum EnvError {
 /// Which environment the program runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// Bare metal, machine mode, RISC-V semihosting, QEMU `virt` memory map.
+    /// Bare metal, machine mode, RISC-V semihosting, on the machine of
+    /// [`MachineConfig`] (QEMU `virt`'s memory map unless a board file
+    /// gives another).
     BareMetal,
     /// Linux user mode (static executables), QEMU 7.2 `linux-user` behaviour.
     Linux,
@@ -128,7 +130,8 @@ pub struct RunConfig {
     pub env: Vec<String>,
     /// Force a target instead of detecting it from the ELF.
     pub target: Option<Target>,
-    /// Bare-metal RAM: base and size in bytes (default 0x8000_0000, 128 MiB).
+    /// Bare-metal RAM: base and size in bytes (default 0x8000_0000, 128
+    /// MiB); unused on a board with memory regions (`Board::memory`).
     pub ram: (u64, u64),
     /// File-access confinement.
     pub sandbox: Sandbox,
@@ -150,6 +153,10 @@ pub struct MachineConfig {
     /// `/chosen/bootargs` of the device tree (`--append`). Semihosting's
     /// `SYS_GET_CMDLINE` keeps answering with the program's arguments.
     pub bootargs: Option<String>,
+    /// Images written into memory after the program (`--load`), in order:
+    /// each byte must land in the machine's memory (a board's regions;
+    /// on `bare` and `virt`, RAM or the program's segments).
+    pub loads: Vec<crate::LoadImage>,
 }
 
 /// A firmware image given with `--bios`.

@@ -3,6 +3,9 @@
 //! * [`load`] reads an ELF executable into a [`GuestMemory`], chooses the
 //!   target (bare metal or Linux user mode) and, for Linux, builds the
 //!   initial stack exactly as QEMU 7.2 `linux-user` does.
+//! * [`Board`] describes the bare-metal machine: built in ([`Board::bare`],
+//!   [`Board::virt`]) or read from a board file ([`Board::from_toml`]),
+//!   with the `--load` images ([`LoadImage`]) written after the program.
 //! * [`Environment::semihost`] serves RISC-V semihosting calls (the
 //!   `slli x0,x0,0x1f; ebreak; srai x0,x0,7` sequence); see [`semihost`].
 //! * [`Environment::ecall`] serves Linux system calls made by `ecall`; see
@@ -45,14 +48,18 @@
 
 mod api;
 mod board;
+mod board_file;
+mod board_load;
 mod console;
 mod fdt;
 mod guest;
+mod images;
 pub mod linux;
 mod linux_stack;
 mod loader;
 mod sandbox;
 pub mod semihost;
+mod sizes;
 #[cfg(test)]
 mod test_mem;
 #[cfg(test)]
@@ -60,10 +67,13 @@ mod tests;
 
 pub use api::*;
 pub use board::*;
+pub use board_file::BoardError;
 pub use console::OutputHook;
 pub use fdt::{virt_device_tree, FdtError, VirtDeviceTree};
+pub use images::{LoadImage, LoadSpec};
 pub use linux_stack::{auxv, StackLayout, AT_RANDOM_BYTES, ELF_HWCAP, STACK_GUARD_GAP};
 pub use sandbox::{Access, SandboxError};
+pub use sizes::{parse_ram, parse_size};
 
 use std::path::PathBuf;
 
@@ -156,7 +166,16 @@ fn checked(elf: &[u8]) -> Result<loader::ElfInfo, LoadError> {
 /// entry and device-tree addresses and `fw_dynamic_info` follow them), and
 /// the hart starts there, so its instructions are executed and counted as
 /// on QEMU. If the program itself occupies 0x1000–0x1fff there is no ROM:
-/// the hart starts at the entry with those registers already set.
+/// the hart starts at the entry with those registers already set. The
+/// `--load` images ([`MachineConfig::loads`]) are written after the
+/// program, into RAM or the program's segments.
+/// Bare metal on a board file ([`Board::memory`] not empty): maps the
+/// board's regions instead of `cfg.ram`, places every PT_LOAD segment at its
+/// `p_paddr`, which must lie in them (a `.data` whose load address is in
+/// flash lands there, for the start-up code to copy), writes the `--load`
+/// images, then gives each region its permissions; no reset ROM and no
+/// device tree: the hart starts at [`Board::start`] or the entry, in
+/// M-mode, every register 0 (`a0` = hart id 0, `a1` = 0).
 /// Linux: maps PT_LOAD segments at `p_vaddr` (page-granular, QEMU 7.2
 /// `load_elf_image`), sets `brk` to the page-aligned end of the highest
 /// segment (`target_set_brk`), builds the initial stack (argv, envp, auxv
@@ -209,6 +228,14 @@ pub fn load(
             env.stack = Some(layout);
             start = info.entry;
         }
+        Target::BareMetal if !cfg.machine.board.memory.is_empty() => {
+            // A board file's memory: no reset ROM, no device tree.
+            let b =
+                board_load::load_on_board(elf, &info, &cfg.machine.board, &cfg.machine.loads, mem)?;
+            env.semi.heapinfo = b.heapinfo;
+            sp = 0;
+            start = b.start;
+        }
         Target::BareMetal => {
             let machine = &cfg.machine;
             // With --bios the firmware starts first and the program is the
@@ -228,6 +255,7 @@ pub fn load(
                     fw_info.entry
                 }
             };
+            write_bare_images(machine, cfg.ram, &loads, mem)?;
             let fdt = virt_fdt_addr(cfg.ram);
             if machine.board.device_tree {
                 write_device_tree(machine, info.rv64, cfg.ram, fdt, mem)?;
@@ -253,6 +281,32 @@ pub fn load(
         regs,
     };
     Ok((prog, env))
+}
+
+/// The `--load` images of the `bare` or `virt` machine, written after the
+/// program (and firmware): into RAM or the segments mapped outside it.
+fn write_bare_images(
+    machine: &MachineConfig,
+    ram: (u64, u64),
+    loads: &[loader::Segment],
+    mem: &mut dyn GuestMemory,
+) -> Result<(), LoadError> {
+    if machine.loads.is_empty() {
+        return Ok(());
+    }
+    let end = ram.0.saturating_add(ram.1);
+    let mut memory = vec![(ram.0, end)];
+    memory.extend(
+        loads
+            .iter()
+            .filter(|s| s.memsz > 0)
+            .map(|s| (s.paddr, s.paddr + s.memsz)),
+    );
+    let what = format!(
+        "the {} machine (RAM {:#x}..{end:#x})",
+        machine.board.name, ram.0
+    );
+    images::write_images(&machine.loads, &memory, &what, mem)
 }
 
 /// Address of `fw_dynamic_info` after the QEMU 7.2 `virt` reset vector

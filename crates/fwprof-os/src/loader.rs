@@ -407,7 +407,7 @@ fn mem_err(what: &str, e: crate::MemFault) -> LoadError {
 
 /// Copy `p_filesz` bytes of each segment to `addr_of(segment)`; the
 /// destination must already be mapped writable.
-fn copy_segments(
+pub(crate) fn copy_segments(
     data: &[u8],
     info: &ElfInfo,
     mem: &mut dyn GuestMemory,

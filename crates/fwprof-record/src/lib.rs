@@ -45,7 +45,6 @@ mod meta;
 mod options;
 mod sample;
 mod session;
-mod sizes;
 mod symbol_files;
 mod trap_sections;
 
@@ -58,6 +57,7 @@ use fwprof_timing::CoreConfig;
 use fwprof_unwind::Unwinder;
 
 pub use error::Error;
+pub use fwprof_os::{parse_ram, parse_size};
 pub use instrument::wildcard_match;
 pub use meta::BOOT_CODE_NAME;
 pub use options::{
@@ -65,7 +65,6 @@ pub use options::{
     SampleOptions, Unit,
 };
 pub use session::{run, Control, RunEnd, SLICE};
-pub use sizes::{parse_ram, parse_size};
 pub use symbol_files::SymbolFile;
 
 use session::Prepared;
@@ -95,7 +94,8 @@ impl Session {
     /// # Errors
     /// [`Error::Options`] for options that cannot work together (`Cycles`
     /// without a core model, a sampling period of 0, an empty exclusion
-    /// pattern); [`Error::Core`] for a bad core description;
+    /// pattern, a machine option for a Linux program) and for a `--load`
+    /// file that cannot be read or is not Intel HEX; [`Error::Core`] for a bad core description;
     /// [`Error::ReadProgram`], [`Error::Load`], [`Error::NoSuchDirectory`]
     /// for the program and sandbox; [`Error::CoreXlen`] for a core of the
     /// other XLEN; [`Error::Symbols`], [`Error::CallFrames`],
@@ -126,8 +126,11 @@ impl Session {
             }
         }
         // A bad core description stops here: nothing runs.
-        let core = opts.core.as_deref().map(CoreConfig::load).transpose()?;
+        let mut core = opts.core.as_deref().map(CoreConfig::load).transpose()?;
         let prepared = Prepared::new(&opts.exec)?;
+        if let Some(core) = &mut core {
+            core.add_machine_regions(&session::board_wait_states(&opts.exec.board));
+        }
         if let Some(core) = &core {
             prepared.check_core(core)?;
         }
@@ -199,7 +202,7 @@ impl Session {
         };
         // Latency is in cycles only when the core model drove guest time.
         let latency_cycles = self.core.is_some() && p.icount_shift.is_none();
-        let meta = meta::base_meta(
+        let mut meta = meta::base_meta(
             &self.opts,
             p,
             &self.symbols.main,
@@ -208,6 +211,7 @@ impl Session {
             start_time,
             self.core.map(|c| c.name),
         );
+        meta.warnings.extend(end.unmodelled_report.clone());
         Ok(Ran {
             end,
             meta,

@@ -17,7 +17,8 @@ pub struct ExecOptions {
     pub env: Vec<String>,
     /// Force bare metal or Linux user mode instead of detecting it from the ELF.
     pub target: Option<Target>,
-    /// Bare-metal RAM: base and size in bytes.
+    /// Bare-metal RAM: base and size in bytes (unused on a board whose
+    /// memory regions the board file gives, `fwprof_os::Board::memory`).
     pub ram: (u64, u64),
     /// Most guest memory mapped at once, in bytes (`None`:
     /// [`default_max_memory`]); a request beyond it fails with `ENOMEM`.
@@ -34,13 +35,18 @@ pub struct ExecOptions {
     /// cycle, per 100 ns).
     pub icount_shift: Option<u32>,
     /// Bare metal: the machine (`--machine virt`: QEMU's `virt` board with
-    /// its devices and device tree; default [`fwprof_os::Board::bare`]).
+    /// its devices and device tree; `--board FILE.toml`: a board file's
+    /// memory, devices and peripherals; default [`fwprof_os::Board::bare`]).
     pub board: fwprof_os::Board,
     /// Bare metal: M-mode firmware started first, the program being the
     /// kernel it hands over to (`--bios FILE`, as QEMU's `-bios`).
     pub bios: Option<PathBuf>,
     /// Bare metal: the device tree's `/chosen/bootargs` (`--append`).
     pub append: Option<String>,
+    /// Bare metal: images written into memory after the program
+    /// (`--load FILE@ADDR`, a raw binary; `--load FILE`, Intel HEX), in
+    /// order.
+    pub load: Vec<fwprof_os::LoadSpec>,
 }
 
 impl ExecOptions {
@@ -62,6 +68,7 @@ impl ExecOptions {
             board: fwprof_os::Board::bare(),
             bios: None,
             append: None,
+            load: Vec::new(),
         }
     }
 }

@@ -78,6 +78,10 @@ pub struct RunEnd {
     /// physical address the program touched, in address order, with its
     /// load and store counts.
     pub unmodelled: Vec<(u64, fwprof_sim::UnmodelledCount)>,
+    /// [`RunEnd::unmodelled`] in one line, with the board's peripheral
+    /// names (`fwprof_os::Board::describe_unmodelled`): `unmodelled device
+    /// accesses: 0x10013000 (UART0) write 12x; …`; `None` when empty.
+    pub unmodelled_report: Option<String>,
     /// For a bare-metal run stopped by the instruction limit or the user:
     /// an interrupt the hart seemed to wait for in vain
     /// (`Simulator::interrupt_diagnosis`).
@@ -106,7 +110,9 @@ impl Prepared {
     ///
     /// # Errors
     /// An unreadable program or one the loader refuses, a sandbox
-    /// directory that does not exist.
+    /// directory that does not exist, a machine option (`--machine`,
+    /// `--board`, `--bios`, `--append`, `--load`) for a Linux program, a
+    /// `--load` file that cannot be read or parsed.
     pub(crate) fn new(a: &ExecOptions) -> Result<Prepared, Error> {
         let elf = std::fs::read(&a.program).map_err(|source| Error::ReadProgram {
             path: a.program.clone(),
@@ -146,12 +152,21 @@ impl Prepared {
             }),
         };
         let bare = a.target.unwrap_or(summary.target) == Target::BareMetal;
-        if !bare && (a.board.name != "bare" || firmware.is_some() || a.append.is_some()) {
+        let machine_options = a.board != fwprof_os::Board::bare()
+            || firmware.is_some()
+            || a.append.is_some()
+            || !a.load.is_empty();
+        if !bare && machine_options {
             return Err(Error::Options(format!(
-                "{} is a Linux program: --machine, --bios and --append apply to bare-metal programs",
+                "{} is a Linux program: --machine, --board, --bios, --append and --load apply to bare-metal programs",
                 a.program.display()
             )));
         }
+        let loads = a
+            .load
+            .iter()
+            .map(|spec| fwprof_os::LoadImage::read(spec).map_err(|e| Error::Options(e.to_string())))
+            .collect::<Result<Vec<_>, _>>()?;
         let cfg = RunConfig {
             program: a.program.clone(),
             args: a.args.clone(),
@@ -163,6 +178,7 @@ impl Prepared {
                 board: a.board.clone(),
                 firmware,
                 bootargs: a.append.clone(),
+                loads,
             },
         };
         Ok(Prepared {
@@ -226,6 +242,24 @@ impl Prepared {
             limit: self.limit,
         })
     }
+}
+
+/// The wait states of a board's memory regions for the timing model
+/// (`fwprof_timing::CoreConfig::add_machine_regions`): the regions with
+/// wait states, cached (docs/boards.md, "Wait states").
+pub(crate) fn board_wait_states(board: &fwprof_os::Board) -> Vec<fwprof_timing::MemoryRegion> {
+    board
+        .memory
+        .iter()
+        .filter(|r| r.wait_states > 0)
+        .map(|r| fwprof_timing::MemoryRegion {
+            name: r.name.clone(),
+            base: r.base,
+            size: r.size,
+            wait_states: r.wait_states,
+            uncached: false,
+        })
+        .collect()
 }
 
 /// Where the run loop pauses besides the slice ends, and what happens at
@@ -308,9 +342,18 @@ impl<H: Hooks> Launched<H> {
                 }),
             _ => None,
         };
+        let unmodelled = self.sim.unmodelled_accesses();
+        let unmodelled_report = self.sim.board().and_then(|b| {
+            let counts: Vec<(u64, u64, u64)> = unmodelled
+                .iter()
+                .map(|(a, c)| (*a, c.reads, c.writes))
+                .collect();
+            b.describe_unmodelled(&counts)
+        });
         let end = RunEnd {
             unmapped,
-            unmodelled: self.sim.unmodelled_accesses(),
+            unmodelled,
+            unmodelled_report,
             executed: self.sim.executed(),
             sleep_ns: self.sim.hart().idle_ns(),
             stop,

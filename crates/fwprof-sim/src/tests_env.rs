@@ -455,3 +455,83 @@ fn a_spin_on_a_masked_interrupt_is_diagnosed() {
     assert_eq!(go(&mut sm, 1000), StopReason::InstructionLimit);
     assert_eq!(sm.interrupt_diagnosis(), None);
 }
+
+#[test]
+fn a_board_moves_the_clint_ignores_unmodelled_addresses_and_faults_on_flash_stores() {
+    use fwprof_os::{
+        Board, Device, DeviceKind, Environment, LoadedProgram, Perm, RunConfig, Target, Unmodelled,
+    };
+    let mut board = Board::bare();
+    board.devices = vec![Device {
+        kind: DeviceKind::Clint,
+        name: "clint".into(),
+        base: 0x4000_0000,
+        size: 0x1_0000,
+        irq: None,
+    }];
+    board.unmodelled = Unmodelled::Ignore;
+    let cfg = RunConfig {
+        program: "prog".into(),
+        args: vec![],
+        env: vec![],
+        target: Some(Target::BareMetal),
+        ram: (0, 0),
+        sandbox: Default::default(),
+        machine: fwprof_os::MachineConfig {
+            board,
+            ..Default::default()
+        },
+    };
+    // RV32: `lui` of 0x90000 is not sign-extended past bit 31.
+    let env = Environment::new(&cfg, Target::BareMetal, false);
+    let mut mem = memory_with(&[
+        lui(5, 0x40004),  // t0 = the moved CLINT's mtimecmp
+        addi(6, 0, 500),  //
+        sw(5, 6, 0),      // mtimecmp low = 500
+        lw(10, 5, 0),     // a0 = 500
+        lui(7, 0x50000),  // t2 = an unmodelled address
+        addi(11, 0, 7),   //
+        lw(11, 7, 0),     // a1 = 0 (read ignored)
+        sw(7, 6, 4),      // dropped
+        sw(7, 6, 4),      // dropped
+        lui(28, 0x90000), // t3 = read-only memory ("flash")
+        lw(12, 28, 0),    // a2 = 0: it reads
+        sw(28, 6, 0),     // store access fault: memory, not a device
+        NOP,
+    ]);
+    let ro = Perm {
+        read: true,
+        write: false,
+        exec: true,
+    };
+    fwprof_os::GuestMemory::map(&mut mem, 0x9000_0000, 0x1000, ro).unwrap();
+    let prog = LoadedProgram {
+        target: Target::BareMetal,
+        rv64: false,
+        entry: BASE,
+        start: BASE,
+        sp: 0,
+        regs: [0; 32],
+    };
+    let mut sm = crate::Simulator::new(mem, &prog, env, Rec::default());
+    let stop = go(&mut sm, 100);
+    assert!(
+        matches!(
+            stop,
+            StopReason::Fault {
+                cause: 7,
+                tval: 0x9000_0000,
+                ..
+            }
+        ),
+        "{stop:?}"
+    );
+    let h = sm.hart();
+    assert_eq!((h.x(10), h.x(11), h.x(12)), (500, 0, 0));
+    let seen: Vec<(u64, u64, u64)> = sm
+        .unmodelled_accesses()
+        .into_iter()
+        .map(|(a, c)| (a, c.reads, c.writes))
+        .collect();
+    assert_eq!(seen, vec![(0x5000_0000, 1, 0), (0x5000_0004, 0, 2)]);
+}

@@ -205,6 +205,44 @@ impl CoreConfig {
     }
 }
 
+impl CoreConfig {
+    /// Add the wait states of the machine's memory (a board file's
+    /// `[[memory]]` regions, `docs/boards.md`) to the core's own
+    /// `[[region]]`s. The core's regions take precedence: a machine region
+    /// is added only where no core region lies (split around them), so
+    /// regions still never overlap and a core file can still make a range
+    /// `uncached`. Each machine region keeps its own `uncached`.
+    pub fn add_machine_regions(&mut self, machine: &[MemoryRegion]) {
+        for m in machine.iter().filter(|m| m.size > 0) {
+            let mut parts = vec![(m.base, m.base.saturating_add(m.size))];
+            for r in &self.regions {
+                let (cs, ce) = (r.base, r.base.saturating_add(r.size));
+                parts = parts
+                    .into_iter()
+                    .flat_map(|(s, e)| {
+                        if ce <= s || cs >= e {
+                            vec![(s, e)]
+                        } else {
+                            [(s, cs.max(s)), (ce.min(e), e)]
+                                .into_iter()
+                                .filter(|(a, b)| a < b)
+                                .collect()
+                        }
+                    })
+                    .collect();
+            }
+            self.regions
+                .extend(parts.into_iter().map(|(s, e)| MemoryRegion {
+                    name: m.name.clone(),
+                    base: s,
+                    size: e - s,
+                    wait_states: m.wait_states,
+                    uncached: m.uncached,
+                }));
+        }
+    }
+}
+
 // The two operand-dependent formulas of the format live next to the reader
 // that documents them.
 impl ClassLatencies {

@@ -18,6 +18,8 @@
 //! An access to an address with neither memory nor a device faults, or,
 //! on a board whose unmodelled addresses are `ignore`, reads 0 and drops
 //! the write; each such address is counted ([`Simulator::unmodelled_accesses`]).
+//! An access that memory refused (a store to a board's flash or ROM) is
+//! not unmodelled: it faults on every board.
 
 use std::collections::BTreeMap;
 
@@ -220,6 +222,11 @@ impl<H: Hooks> Simulator<H> {
             0
         };
         let Some(i) = self.bus.slot_at(pa) else {
+            // Memory that refused the access (a store to flash or ROM) is
+            // an access fault, not an unmodelled device.
+            if fwprof_os::GuestMemory::is_mapped(&self.mem, pa, size) {
+                return DeviceOutcome::NotHandled;
+            }
             if self.bus.unmodelled != Unmodelled::Ignore {
                 let f = self.bus.faults.get_or_insert((pa, 0));
                 f.1 += 1;
@@ -239,7 +246,7 @@ impl<H: Hooks> Simulator<H> {
         let uart = matches!(self.bus.slots[i].dev, Dev::Uart { .. });
         let loaded: Option<u64> = match &mut self.bus.slots[i].dev {
             Dev::Clint => {
-                return if self.clint_access(inst, pa, at) {
+                return if self.clint_access(inst, off, at) {
                     DeviceOutcome::Done
                 } else {
                     DeviceOutcome::NotHandled

@@ -291,18 +291,17 @@ impl<H: Hooks> Simulator<H> {
         })
     }
 
-    /// A load or store by `inst` at physical `addr`, in the CLINT's window
-    /// (the bus found it there): if it is an aligned 4- or 8-byte access
-    /// (QEMU 7.2 `virt`:
-    /// `msip` at 0x0200_0000, `mtimecmp` at 0x0200_4000, `mtime` at
-    /// 0x0200_BFF8, hart 0), perform it and return true. Reads elsewhere in
+    /// A load or store by `inst` at offset `off` of the CLINT's window
+    /// (the bus found it there, at the board's base): if it is an aligned
+    /// 4- or 8-byte access (QEMU 7.2 `virt`, base 0x0200_0000: `msip` at
+    /// offset 0, `mtimecmp` at 0x4000, `mtime` at 0xBFF8, hart 0), perform
+    /// it and return true. Reads elsewhere in
     /// the CLINT's 64 KiB are 0 and writes are ignored, as on QEMU. A write
     /// to `mtimecmp` arms the timer as QEMU does (`crate::irq`); a write
     /// to `mtime` re-arms it from the new time (QEMU 7.2
     /// `riscv_aclint_mtimer_write`).
-    pub(super) fn clint_access(&mut self, inst: &Inst, addr: u64, at: (u32, u32)) -> bool {
+    pub(super) fn clint_access(&mut self, inst: &Inst, off: u64, at: (u32, u32)) -> bool {
         use fwprof_isa::Op;
-        const BASE: u64 = 0x0200_0000;
         const MTIMECMP: u64 = 0x4000;
         const MTIME: u64 = 0xBFF8;
         let (size, store) = match inst.op {
@@ -312,7 +311,6 @@ impl<H: Hooks> Simulator<H> {
             Op::Sd if self.hart.rv64 => (8, true),
             _ => return false,
         };
-        let off = addr.wrapping_sub(BASE);
         if off >= 0x1_0000 || !off.is_multiple_of(size) {
             return false;
         }

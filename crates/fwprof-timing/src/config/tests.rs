@@ -551,3 +551,31 @@ fn xlen_is_32_64_or_absent() {
     assert_eq!(CoreConfig::preset("ibex").unwrap().xlen, Some(32));
     assert_eq!(CoreConfig::preset("generic").unwrap().xlen, None);
 }
+
+#[test]
+fn machine_regions_fill_in_around_the_core_regions() {
+    let core = "[[region]]\nname = \"sram\"\nbase = 0x1000\nsize = 0x100\nuncached = true\n";
+    let mut c = CoreConfig::from_toml(core, "t.toml").unwrap();
+    let m = |name: &str, base, size, wait_states| MemoryRegion {
+        name: name.into(),
+        base,
+        size,
+        wait_states,
+        uncached: false,
+    };
+    c.add_machine_regions(&[m("flash", 0x0, 0x2000, 3), m("ram", 0x8000, 0x100, 1)]);
+    let got: Vec<(&str, u64, u64, u32, bool)> = c
+        .regions
+        .iter()
+        .map(|r| (r.name.as_str(), r.base, r.size, r.wait_states, r.uncached))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("sram", 0x1000, 0x100, 0, true),
+            ("flash", 0x0, 0x1000, 3, false),
+            ("flash", 0x1100, 0xf00, 3, false),
+            ("ram", 0x8000, 0x100, 1, false),
+        ]
+    );
+}

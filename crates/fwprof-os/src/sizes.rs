@@ -1,7 +1,8 @@
 //! The text forms of memory sizes and ranges that users give fwprof
-//! (`--ram BASE:SIZE`, `--max-memory SIZE`): hexadecimal (`0x`) or decimal
-//! numbers of bytes with an optional `K`, `M` or `G` suffix (powers of
-//! 1024), as QEMU's `-m` takes them.
+//! (`--ram BASE:SIZE`, `--max-memory SIZE`, sizes and addresses in board
+//! files, `--load FILE@ADDR`): hexadecimal (`0x`) or decimal numbers of
+//! bytes with an optional `K`, `M` or `G` suffix (powers of 1024), as
+//! QEMU's `-m` takes them.
 
 /// Parse `BASE:SIZE` with hex/decimal numbers and K/M/G size suffixes.
 ///
@@ -37,7 +38,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 
 /// A number of bytes: hex (`0x`) or decimal, optional K/M/G suffix;
 /// `None` if malformed or above `u64::MAX`.
-fn parse_num(s: &str) -> Option<u64> {
+pub(crate) fn parse_num(s: &str) -> Option<u64> {
     let s = s.trim();
     let (digits, mult) = match s.as_bytes().last()? {
         b'K' | b'k' => (&s[..s.len() - 1], 1u64 << 10),
