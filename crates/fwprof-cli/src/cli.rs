@@ -159,6 +159,12 @@ pub struct ExecArgs {
     /// hands over to, as QEMU's -bios FILE -kernel PROGRAM.
     #[arg(long, value_name = "FILE")]
     pub bios: Option<PathBuf>,
+    /// Bare metal, with --bios: PROGRAM is a raw binary kernel placed at
+    /// ADDR (where the firmware jumps: 0x80200000 for OpenSBI's RV64
+    /// fw_jump, 0x80400000 for RV32), as QEMU's -kernel with a raw image;
+    /// the firmware's symbols are the profile's program.
+    #[arg(long, value_name = "ADDR", requires = "bios", value_parser = parse_address)]
+    pub kernel_addr: Option<u64>,
     /// Bare metal: the kernel command line, the device tree's
     /// /chosen/bootargs (as QEMU's -append).
     #[arg(long, value_name = "STRING")]
@@ -611,7 +617,7 @@ const DEFAULT_RAM: &str = "0x80000000:128M";
 /// A bad `--ram` (its message names what is wrong); a `--board` file that
 /// cannot be read or is refused (one line: file, line, key).
 pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> {
-    Ok(fwprof_record::ExecOptions {
+    let mut o = fwprof_record::ExecOptions {
         program: a.program.clone(),
         args: a.args.clone(),
         env: fwprof_record::guest_env(std::env::vars(), a.clear_env, &a.unset_env, &a.set_env),
@@ -634,7 +640,32 @@ pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> 
         bios: a.bios.clone(),
         append: a.append.clone(),
         load: a.load.clone(),
-    })
+        kernel_entry: None,
+    };
+    // A raw kernel is a `--load` image; the firmware becomes the program
+    // (the ELF whose symbols the profile reads) and the reset ROM's
+    // `fw_dynamic_info` names the kernel's address as the next stage.
+    if let (Some(addr), Some(bios)) = (a.kernel_addr, &a.bios) {
+        o.load.insert(
+            0,
+            fwprof_os::LoadSpec {
+                path: std::mem::replace(&mut o.program, bios.clone()),
+                addr: Some(addr),
+            },
+        );
+        o.bios = None;
+        o.kernel_entry = Some(addr);
+    }
+    Ok(o)
+}
+
+/// `--kernel-addr`: decimal or `0x` hexadecimal.
+fn parse_address(s: &str) -> Result<u64, String> {
+    let v = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16),
+        None => s.parse(),
+    };
+    v.map_err(|e| format!("{s}: not an address ({e})"))
 }
 
 /// The plain recording options of `record`.

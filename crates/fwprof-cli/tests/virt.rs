@@ -22,11 +22,11 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 /// The programs compared with QEMU, as `tests/virt/qemu.sh`'s `CASES`
 /// (`exit_wide` is rv64 only; `exit_reset` is not comparable: QEMU resets
 /// and runs the program again forever). `rv32_fw` is the firmware +
-/// kernel pair with the kernel as an ELF. `qemu.sh`'s `rv32_fw_bin` (the
-/// kernel as a raw binary, which QEMU places at 0x80400000 / 0x80200000) is
-/// left out: fwprof has no way yet to load a raw binary at an address
-/// (`--kernel-addr` does not exist).
+/// kernel pair with the kernel as an ELF, `rv32_fw_bin` with the kernel as
+/// a raw binary (QEMU places it at 0x80400000 / 0x80200000; fwprof with
+/// `--kernel-addr`).
 const CASES: &[&str] = &[
+    "rv32_fw_bin",
     "uart_hello",
     "exit_pass",
     "exit_fail3",
@@ -100,6 +100,20 @@ fn case(program: &str, cfg: &str) -> Case {
         let kernel = virt_elf(&format!("rv32_kernel.{cfg}.elf"));
         qemu.arg("-bios").arg(&fw).arg("-kernel").arg(&kernel);
         fwprof.arg("--bios").arg(&fw).arg(&kernel);
+    } else if program == "rv32_fw_bin" {
+        let fw = virt_elf(&format!("rv32_fw.{cfg}.elf"));
+        let kernel = virt_elf(&format!("rv32_kernel.{cfg}.bin"));
+        let addr = if cfg == "rv32" {
+            "0x80400000"
+        } else {
+            "0x80200000"
+        };
+        qemu.arg("-bios").arg(&fw).arg("-kernel").arg(&kernel);
+        fwprof
+            .arg("--bios")
+            .arg(&fw)
+            .args(["--kernel-addr", addr])
+            .arg(&kernel);
     } else {
         let elf = virt_elf(&format!("{program}.{cfg}.elf"));
         qemu.args(["-bios", "none", "-kernel"]).arg(&elf);
@@ -488,7 +502,92 @@ fn machine_options_on_a_linux_program_are_refused() {
         assert_one_line_error(
             &opts.join(" "),
             &r.out,
-            "--machine, --bios and --append apply to bare-metal programs",
+            "--machine, --board, --bios, --append and --load apply to bare-metal programs",
         );
     }
+}
+
+/// The executed-instruction count at every address, the reset ROM's
+/// included, against QEMU's (`scripts/qemu-ref.py run --with-rom
+/// --serial`, which connects the UART to stdout), for the programs whose
+/// run does not depend on host timing: they only transmit (QEMU's THR is
+/// empty again at once, as fwprof's) and end through the test device.
+/// The echo programs are left out (QEMU's receive timing decides how many
+/// polls they make), and `dt_read` (QEMU's tree has more nodes to walk).
+#[test]
+fn per_address_counts_match_qemu() {
+    if !have_build_tools() || !have_qemu() || !common::require(&["python3"]) {
+        return;
+    }
+    let mut failures = Vec::new();
+    for program in [
+        "uart_hello",
+        "exit_pass",
+        "exit_fail3",
+        "exit_16bit",
+        "exit_wide",
+    ] {
+        for cfg in CONFIGS {
+            if program == "exit_wide" && *cfg == "rv32" {
+                continue;
+            }
+            let elf = virt_elf(&format!("{program}.{cfg}.elf"));
+            let q = Command::new("python3")
+                .arg(common::repo().join("scripts/qemu-ref.py"))
+                .args(["run", "--with-rom", "--serial", "--timeout", "60"])
+                .arg(&elf)
+                .output()
+                .expect("qemu-ref.py");
+            assert!(q.status.success(), "qemu-ref.py: {}", text(&q.stderr));
+            let v: serde_json::Value = serde_json::from_slice(&q.stdout).expect("JSON");
+            let theirs: std::collections::BTreeMap<u64, u64> = v["counts"]
+                .as_object()
+                .expect("counts")
+                .iter()
+                .map(|(k, n)| {
+                    (
+                        u64::from_str_radix(k.trim_start_matches("0x"), 16).unwrap(),
+                        n.as_u64().unwrap(),
+                    )
+                })
+                .collect();
+            let tmp = tempfile::tempdir().unwrap();
+            let profile = tmp.path().join("p.fwprof");
+            let out = Command::new(common::fwprof())
+                .args(["record", "-q", "--machine", "virt", "-o"])
+                .arg(&profile)
+                .arg(&elf)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("fwprof");
+            let p = fwprof_profile::Profile::read(&profile).expect("profile");
+            let mut ours: std::collections::BTreeMap<u64, u64> = Default::default();
+            for c in p.costs.iter().filter(|c| c.cost[0] > 0) {
+                *ours.entry(c.addr).or_default() += c.cost[0];
+            }
+            let name = format!("{program}.{cfg}");
+            if text(&out.stdout) != v["stdout"].as_str().unwrap_or("") {
+                failures.push(format!("{name}: stdout differs"));
+            }
+            if i64::from(out.status.code().unwrap_or(-1)) != v["exit_code"].as_i64().unwrap_or(-2) {
+                failures.push(format!("{name}: exit status differs"));
+            }
+            if ours != theirs {
+                let first = theirs
+                    .keys()
+                    .chain(ours.keys())
+                    .find(|a| theirs.get(a) != ours.get(a))
+                    .copied()
+                    .unwrap_or(0);
+                failures.push(format!(
+                    "{name}: per-address counts differ (totals qemu {} fwprof {}), first at {first:#x}: qemu {:?} fwprof {:?}",
+                    theirs.values().sum::<u64>(),
+                    ours.values().sum::<u64>(),
+                    theirs.get(&first),
+                    ours.get(&first)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

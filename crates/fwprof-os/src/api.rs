@@ -157,6 +157,10 @@ pub struct MachineConfig {
     /// each byte must land in the machine's memory (a board's regions;
     /// on `bare` and `virt`, RAM or the program's segments).
     pub loads: Vec<crate::LoadImage>,
+    /// The next stage's address for the reset ROM's `fw_dynamic_info`
+    /// when it is not the program's entry (a raw kernel loaded from
+    /// `loads`, QEMU's `-kernel` with a raw image).
+    pub kernel_entry: Option<u64>,
 }
 
 /// A firmware image given with `--bios`.

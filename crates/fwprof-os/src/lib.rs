@@ -262,7 +262,8 @@ pub fn load(
             }
             env.semi.heapinfo = bare_metal_heapinfo(&loads, cfg.ram, fdt);
             sp = 0;
-            if install_reset_rom(mem, info.rv64, first, info.entry, fdt) {
+            let next = machine.kernel_entry.unwrap_or(info.entry);
+            if install_reset_rom(mem, info.rv64, first, next, fdt) {
                 start = VIRT_MROM_BASE;
             } else {
                 start = first;

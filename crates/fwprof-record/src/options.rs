@@ -47,6 +47,10 @@ pub struct ExecOptions {
     /// (`--load FILE@ADDR`, a raw binary; `--load FILE`, Intel HEX), in
     /// order.
     pub load: Vec<fwprof_os::LoadSpec>,
+    /// Bare metal: the next stage's address in the reset ROM's
+    /// `fw_dynamic_info` when it is not the program's entry (a raw kernel
+    /// given with `--kernel-addr`, loaded by `load`).
+    pub kernel_entry: Option<u64>,
 }
 
 impl ExecOptions {
@@ -69,6 +73,7 @@ impl ExecOptions {
             bios: None,
             append: None,
             load: Vec::new(),
+            kernel_entry: None,
         }
     }
 }

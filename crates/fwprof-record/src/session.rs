@@ -179,6 +179,7 @@ impl Prepared {
                 firmware,
                 bootargs: a.append.clone(),
                 loads,
+                kernel_entry: a.kernel_entry,
             },
         };
         Ok(Prepared {

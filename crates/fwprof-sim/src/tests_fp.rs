@@ -168,7 +168,8 @@ fn reserved_rounding_modes_are_illegal() {
             pc: BASE + 8,
             tval: w as u64,
             raw: w,
-            len: 4
+            len: 4,
+            looping: false,
         }
     );
     // Dynamic rounding with frm = 5 (written through fcsr).

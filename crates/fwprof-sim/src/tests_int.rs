@@ -243,7 +243,8 @@ fn unmapped_access_faults_with_address() {
             pc: BASE + 4,
             tval: 0x10004,
             raw: lw(10, 5, 4),
-            len: 4
+            len: 4,
+            looping: false,
         }
     );
     assert_eq!(sm.executed(), 2);
