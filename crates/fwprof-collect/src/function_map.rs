@@ -426,7 +426,7 @@ impl FunctionMap {
     /// starts in an unknown range not yet identified, compare its bytes
     /// with every image at every position with the same offset in a
     /// 4 KiB page (relocations keep page offsets). One match decides the
-    /// range's [`AddedRange::copy_of`]; after [`IDENTIFY_TRIES`] blocks
+    /// range's [`AddedRange::copy_of`]; after 16 blocks
     /// with no single match the range stays unidentified. Costs a few
     /// comparisons per page of each image, once per block of such ranges.
     pub fn identify(&mut self, insts: &[(u64, u32, u8)]) {
