@@ -31,8 +31,9 @@
 /// *Images* ([`FunctionMap::add_image`]) are the code a machine loaded
 /// (the program, a `--bios` firmware). Firmware often copies itself
 /// elsewhere and runs there (U-Boot relocates to the top of RAM): an
-/// unknown range whose executed code is an image's code, at the same
-/// offset within a 4 KiB page, is marked as a copy of that image
+/// unknown range of the physical space whose executed code is an image's
+/// code, at the same offset within a 4 KiB page, is marked as a copy of
+/// that image
 /// ([`AddedRange::copy_of`], decided by [`FunctionMap::identify`]), so
 /// that a profile can tell which image the time went to.
 #[derive(Clone, Debug)]
@@ -395,7 +396,9 @@ impl FunctionMap {
         }
         let id = self.next_id;
         self.next_id += 1;
-        if !self.images.is_empty() {
+        // Copies are looked for in the physical space only: a translated
+        // space's pages are its own (its symbols come with `--symbols`).
+        if !self.images.is_empty() && space == 0 {
             self.pending.push((self.added.len(), 0));
         }
         self.added.push(AddedRange {

@@ -271,6 +271,15 @@ pub(crate) fn one_of(event: &str) -> String {
     event.strip_suffix('s').unwrap_or(event).to_string()
 }
 
+/// The column heading of event `event` in the report's tables: `instrs`
+/// for instructions (and when there is no such event), else its name.
+pub(crate) fn column_unit(profile: &Profile, event: usize) -> String {
+    match profile.events.get(event).map(String::as_str) {
+        Some("instructions") | None => "instrs".to_string(),
+        Some(e) => e.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,10 +60,7 @@ pub fn write_image_table(
     {
         return Ok(());
     }
-    let unit = match profile.events.get(event).map(String::as_str) {
-        Some("instructions") | None => "instrs".to_string(),
-        Some(e) => e.to_string(),
-    };
+    let unit = crate::events::column_unit(profile, event);
     let total = profile.totals.get(event).copied().unwrap_or(0);
     let pct = |c: u64| {
         if total == 0 {

@@ -43,10 +43,7 @@ pub fn write_space_table(
     let Some(s) = section(profile) else {
         return Ok(());
     };
-    let unit = match profile.events.get(event).map(String::as_str) {
-        Some("instructions") | None => "instrs".to_string(),
-        Some(e) => e.to_string(),
-    };
+    let unit = crate::events::column_unit(profile, event);
     let total = profile.totals.get(event).copied().unwrap_or(0);
     style::line(&mut w, color, Some(Role::Title), "Address spaces:")?;
     writeln!(w)?;
