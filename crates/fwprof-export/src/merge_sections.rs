@@ -6,14 +6,16 @@
 //! per merged function and context — when every run has it;
 //! `address_spaces` — spaces matched by `satp`, costs added per space and
 //! merged function (a run without the section ran in the physical space
-//! only) — when any run has it. Anything else is dropped and named in a
-//! warning.
+//! only) — when any run has it; `images` — images matched by name,
+//! functions mapped to the merged ones, copies combined — when every run
+//! has it. Anything else is dropped and named in a warning.
 
 use std::collections::BTreeMap;
 
 use fwprof_profile::{
-    AddressSpace, AddressSpaceSection, ContextLevelCost, FunctionId, FunctionLevelCost, Level,
-    LevelCost, PrivilegeSection, Profile, SectionKind, SpaceFunctionCost, TrapCause, TrapSection,
+    AddressSpace, AddressSpaceSection, ContextLevelCost, FunctionId, FunctionLevelCost, Image,
+    ImageSection, Level, LevelCost, PrivilegeSection, Profile, SectionKind, SpaceFunctionCost,
+    TrapCause, TrapSection,
 };
 
 /// The sections being combined, run by run.
@@ -29,6 +31,10 @@ pub(crate) struct SectionMerger {
     /// per merged function.
     spaces: Vec<(AddressSpace, BTreeMap<u32, Vec<u64>>)>,
     any_spaces: bool,
+    /// Images by name, in order of first appearance, functions remapped;
+    /// `images_complete` while every run had the section.
+    images: Vec<Image>,
+    images_complete: bool,
     runs: usize,
 }
 
@@ -48,6 +54,37 @@ impl SectionMerger {
         if self.runs == 0 {
             self.traps_complete = true;
             self.privilege_complete = true;
+            self.images_complete = true;
+        }
+        match p.section::<ImageSection>().ok().flatten() {
+            Some(s) => {
+                for image in s.images {
+                    let i = match self.images.iter().position(|m| m.name == image.name) {
+                        Some(i) => i,
+                        None => {
+                            self.images.push(Image {
+                                functions: Vec::new(),
+                                copies: Vec::new(),
+                                ..image.clone()
+                            });
+                            self.images.len() - 1
+                        }
+                    };
+                    let m = &mut self.images[i];
+                    for f in &image.functions {
+                        let id = FunctionId(fmap[f.index()]);
+                        if !m.functions.contains(&id) {
+                            m.functions.push(id);
+                        }
+                    }
+                    for d in image.copies {
+                        if !m.copies.contains(&d) {
+                            m.copies.push(d);
+                        }
+                    }
+                }
+            }
+            None => self.images_complete = false,
         }
         self.runs += 1;
         match p.section::<TrapSection>().ok().flatten() {
@@ -205,6 +242,12 @@ impl SectionMerger {
                 .collect();
             if out.set_section(&AddressSpaceSection { spaces }).is_ok() {
                 kept.push(AddressSpaceSection::NAME);
+            }
+        }
+        if self.images_complete && !self.images.is_empty() {
+            let images = self.images;
+            if out.set_section(&ImageSection { images }).is_ok() {
+                kept.push(ImageSection::NAME);
             }
         }
         let mut dropped: Vec<String> = profiles
