@@ -21,18 +21,7 @@ fn fe310() -> PathBuf {
 /// `tests/boards/build/NAME.elf`, building the corpus first (only what is
 /// missing or out of date).
 fn board_elf(name: &str) -> PathBuf {
-    static BUILD: std::sync::Once = std::sync::Once::new();
-    BUILD.call_once(|| {
-        let st = Command::new(repo().join("tests/boards/build.sh"))
-            .status()
-            .expect("run tests/boards/build.sh");
-        assert!(st.success(), "tests/boards/build.sh failed");
-    });
-    let p = repo()
-        .join("tests/boards/build")
-        .join(format!("{name}.elf"));
-    assert!(p.exists(), "{} missing after building", p.display());
-    p
+    common::built_elf("boards", &format!("{name}.elf"))
 }
 
 /// Run `fwprof ARGS` in `dir`.

@@ -63,17 +63,7 @@ fn qemu_run(elf: &Path, shift: u32) -> QemuRun {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("qemu-ref.py JSON");
-    let counts = v["counts"]
-        .as_object()
-        .expect("counts")
-        .iter()
-        .map(|(k, n)| {
-            (
-                u64::from_str_radix(k.trim_start_matches("0x"), 16).unwrap(),
-                n.as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let counts = common::qemu_counts(&v);
     let traps = v["traps"]
         .as_array()
         .expect("traps")

@@ -49,16 +49,7 @@ fn virt_dir() -> PathBuf {
 /// is missing or older than its sources; the `Once` keeps two tests of this
 /// file from building at the same time).
 fn virt_elf(name: &str) -> PathBuf {
-    static BUILD: std::sync::Once = std::sync::Once::new();
-    BUILD.call_once(|| {
-        let st = Command::new(virt_dir().join("build.sh"))
-            .status()
-            .expect("run tests/virt/build.sh");
-        assert!(st.success(), "tests/virt/build.sh failed");
-    });
-    let p = virt_dir().join("build").join(name);
-    assert!(p.exists(), "{} missing after building", p.display());
-    p
+    common::built_elf("virt", name)
 }
 
 /// The tools the corpus needs to be built.
@@ -540,17 +531,7 @@ fn per_address_counts_match_qemu() {
                 .expect("qemu-ref.py");
             assert!(q.status.success(), "qemu-ref.py: {}", text(&q.stderr));
             let v: serde_json::Value = serde_json::from_slice(&q.stdout).expect("JSON");
-            let theirs: std::collections::BTreeMap<u64, u64> = v["counts"]
-                .as_object()
-                .expect("counts")
-                .iter()
-                .map(|(k, n)| {
-                    (
-                        u64::from_str_radix(k.trim_start_matches("0x"), 16).unwrap(),
-                        n.as_u64().unwrap(),
-                    )
-                })
-                .collect();
+            let theirs = common::qemu_counts(&v);
             let tmp = tempfile::tempdir().unwrap();
             let profile = tmp.path().join("p.fwprof");
             let out = Command::new(common::fwprof())

@@ -106,20 +106,47 @@ pub fn corpus_elf(name: &str) -> PathBuf {
     p
 }
 
-/// Firmware trap-corpus ELF path by file name (`tests/firmware/build/NAME`,
-/// e.g. `timer_spin.rv64.elf`); runs `tests/firmware/build.sh` first, which
-/// rebuilds only what is missing or older than its sources.
-pub fn firmware_elf(name: &str) -> PathBuf {
-    static BUILD: std::sync::Once = std::sync::Once::new();
-    BUILD.call_once(|| {
-        let st = Command::new(repo().join("tests/firmware/build.sh"))
+/// `tests/CORPUS/build/NAME` (e.g. `built_elf("virt", "uart_hello.rv64.elf")`);
+/// runs `tests/CORPUS/build.sh` once per test process first, which rebuilds
+/// only what is missing or older than its sources (a lock keeps two tests
+/// of one process from building at the same time).
+pub fn built_elf(corpus: &str, name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|c| c == corpus) {
+        let script = repo().join("tests").join(corpus).join("build.sh");
+        let st = Command::new(&script)
             .status()
-            .expect("run tests/firmware/build.sh");
-        assert!(st.success(), "tests/firmware/build.sh failed");
-    });
-    let p = repo().join("tests/firmware/build").join(name);
+            .unwrap_or_else(|e| panic!("run {}: {e}", script.display()));
+        assert!(st.success(), "{} failed", script.display());
+        built.push(corpus.to_string());
+    }
+    drop(built);
+    let p = repo().join("tests").join(corpus).join("build").join(name);
     assert!(p.exists(), "{} missing after building", p.display());
     p
+}
+
+/// Firmware trap-corpus ELF path by file name (`tests/firmware/build/NAME`,
+/// e.g. `timer_spin.rv64.elf`), built first ([`built_elf`]).
+pub fn firmware_elf(name: &str) -> PathBuf {
+    built_elf("firmware", name)
+}
+
+/// QEMU's executed-instruction counts per address from a `qemu-ref.py
+/// run` JSON answer (`"counts": {"0x…": n}`).
+pub fn qemu_counts(v: &serde_json::Value) -> std::collections::BTreeMap<u64, u64> {
+    v["counts"]
+        .as_object()
+        .expect("counts")
+        .iter()
+        .map(|(k, n)| {
+            (
+                u64::from_str_radix(k.trim_start_matches("0x"), 16).unwrap(),
+                n.as_u64().unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// All corpus ELFs.
