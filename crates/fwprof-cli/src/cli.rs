@@ -169,6 +169,16 @@ pub struct ExecArgs {
     /// /chosen/bootargs (as QEMU's -append).
     #[arg(long, value_name = "STRING")]
     pub append: Option<String>,
+    /// Bare metal: the number of harts (as QEMU's -smp N, 1 to 64). They
+    /// run in turns of --quantum instructions, in a fixed order, so a run
+    /// is reproducible; each has its own mhartid, registers, CSRs and timer
+    /// compare (docs/concurrency.md).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub harts: u32,
+    /// Bare metal, with --harts: instructions each hart runs per turn
+    /// (default 1000).
+    #[arg(long, value_name = "N")]
+    pub quantum: Option<u64>,
     /// Bare-metal RAM as BASE:SIZE (hex or decimal; size may end in K, M or
     /// G; default 0x80000000:128M). A board file gives its own memory.
     #[arg(long, value_name = "BASE:SIZE")]
@@ -364,6 +374,14 @@ pub struct ReportArgs {
     /// level (docs/traps.md, "Privilege levels").
     #[arg(long, value_enum, value_name = "LEVEL", ignore_case = true)]
     pub privilege: Option<PrivilegeArg>,
+    /// A run on several harts: report only what hart N executed (its
+    /// calling contexts, calls and costs; docs/concurrency.md).
+    #[arg(long, value_name = "N", conflicts_with = "per_hart")]
+    pub hart: Option<u32>,
+    /// A run on several harts: a table of the harts, then each hart's
+    /// own report (the default report merges the harts).
+    #[arg(long, conflicts_with_all = ["privilege", "format"])]
+    pub per_hart: bool,
 }
 
 /// A privilege level for `report --privilege`.
@@ -481,6 +499,10 @@ pub struct ExportArgs {
     /// dot: leave out functions below PCT% of the total inclusive cost.
     #[arg(long, value_name = "PCT", default_value_t = 0.5)]
     pub threshold: f64,
+    /// A run on several harts: export only what hart N executed (default:
+    /// every hart, merged).
+    #[arg(long, value_name = "N")]
+    pub hart: Option<u32>,
 }
 
 /// `fwprof html`.
@@ -508,6 +530,10 @@ pub struct HtmlArgs {
     /// Look for source files under DIR too (repeatable).
     #[arg(long, value_name = "DIR")]
     pub source_dir: Vec<PathBuf>,
+    /// A run on several harts: show only what hart N executed (default:
+    /// every hart, merged).
+    #[arg(long, value_name = "N")]
+    pub hart: Option<u32>,
 }
 
 /// `fwprof diff`.
@@ -641,6 +667,8 @@ pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> 
         append: a.append.clone(),
         load: a.load.clone(),
         kernel_entry: None,
+        harts: a.harts,
+        quantum: a.quantum,
     };
     // A raw kernel is a `--load` image; the firmware becomes the program
     // (the ELF whose symbols the profile reads) and the reset ROM's

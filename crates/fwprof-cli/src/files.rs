@@ -10,6 +10,19 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use fwprof_profile::Profile;
 
+/// `profile` restricted to what hart `hart` executed (`--hart N`), or
+/// as it is (`None`).
+///
+/// # Errors
+/// The profile has no costs per hart, or no such hart (one line).
+pub fn restrict_to_hart(profile: Profile, hart: Option<u32>) -> Result<Profile> {
+    match hart {
+        None => Ok(profile),
+        Some(h) => fwprof_report::restrict_to_hart(&profile, h)
+            .with_context(|| format!("cannot show --hart {h}")),
+    }
+}
+
 /// Read a profile, naming the file in the error. A version-1 file (no
 /// checksum) is read with one note on stderr saying that its damage
 /// cannot be detected; sections this build does not read (written by a

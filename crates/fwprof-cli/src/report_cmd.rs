@@ -50,29 +50,40 @@ fn color_choice(arg: ColorArg, terminal: bool, no_color: bool) -> bool {
 /// # Errors
 /// Those of [`event_columns`] and of writing.
 pub fn write(profile: &Profile, a: &ReportArgs, color: bool, w: &mut impl Write) -> Result<()> {
-    let (event, columns) = event_columns(profile, a)?;
     match a.format {
-        FormatArg::Json => fwprof_report::write_json(profile, &mut *w)?,
+        FormatArg::Json => {
+            event_columns(profile, a)?;
+            fwprof_report::write_json(profile, &mut *w)?
+        }
         FormatArg::Text => {
-            let opts = ReportOptions {
-                top: a.top,
-                sort: match a.sort {
-                    SortArg::SelfCost => SortKey::SelfCost,
-                    SortArg::Inclusive => SortKey::Inclusive,
-                    SortArg::Calls => SortKey::Calls,
-                    SortArg::Name => SortKey::Name,
-                },
-                event,
-                columns,
-                brief: a.brief,
-                no_call_graph: a.no_call_graph,
-                color,
-            };
+            let opts = text_options(profile, a, color)?;
             fwprof_report::write_report(profile, &opts, &mut *w)?;
         }
     }
     w.flush()?;
     Ok(())
+}
+
+/// The text report's options from `a`.
+///
+/// # Errors
+/// Those of [`event_columns`].
+fn text_options(profile: &Profile, a: &ReportArgs, color: bool) -> Result<ReportOptions> {
+    let (event, columns) = event_columns(profile, a)?;
+    Ok(ReportOptions {
+        top: a.top,
+        sort: match a.sort {
+            SortArg::SelfCost => SortKey::SelfCost,
+            SortArg::Inclusive => SortKey::Inclusive,
+            SortArg::Calls => SortKey::Calls,
+            SortArg::Name => SortKey::Name,
+        },
+        event,
+        columns,
+        brief: a.brief,
+        no_call_graph: a.no_call_graph,
+        color,
+    })
 }
 
 /// Write the annotation chosen by `a` for `profile`. The ELF is found by
@@ -118,12 +129,19 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
 /// `fwprof report`; `color`: colour the text report (see [`use_color`]).
 pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     let mut profile = crate::files::read_profile(&a.file)?;
+    profile = crate::files::restrict_to_hart(profile, a.hart)?;
     if let Some(level) = a.privilege {
         profile = fwprof_report::restrict_to_privilege(&profile, level.level())
             .with_context(|| format!("cannot report --privilege {:?}", level))?;
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
+    if a.per_hart {
+        let opts = text_options(&profile, a, color)?;
+        fwprof_report::write_per_hart(&profile, &opts, &mut w).context("cannot report --per-hart")?;
+        w.flush()?;
+        return Ok(0);
+    }
     write(&profile, a, color, &mut w)?;
     Ok(0)
 }

@@ -51,6 +51,13 @@
 //!   new `sp` closes with the activations above it.
 //! * **Privilege levels**: [`CallStack::set_privilege`] tells the level the
 //!   hart runs at; self costs are then also kept per (context, privilege).
+//!
+//! Several harts (or threads): each *strand* of execution has a stack of
+//! its own ([`CallStack::switch_strand`]), measured on its own
+//! instruction count, and roots of its own in the calling-context tree
+//! (a context belongs to one strand: [`Finished::context_strands`]).
+//! Functions and arcs are shared: their calls and inclusive costs are the
+//! sums over the strands (an activation is outermost within its strand).
 
 use std::collections::HashMap;
 
@@ -150,6 +157,37 @@ pub struct Finished {
     /// `(context, privilege, instructions, extra events)`, sorted by
     /// context then privilege (extra events: `extra` values).
     pub contexts_by_privilege: Vec<(u32, u8, u64, Vec<u64>)>,
+    /// The strands, in order of first appearance: the key each was
+    /// switched to with ([`CallStack::switch_strand`]; the first, which
+    /// runs from the start, has key 0).
+    pub strands: Vec<u32>,
+    /// Per context, the index in `strands` of the strand it belongs to.
+    pub context_strands: Vec<u32>,
+}
+
+/// The stack of a strand that does not run (see [`CallStack::switch_strand`]).
+#[derive(Clone, Debug, Default)]
+struct Parked {
+    frames: Vec<Frame>,
+    fn_level: Vec<u32>,
+    arc_level: Vec<u32>,
+    snap: Vec<Clock>,
+    top_since: u64,
+    level: u32,
+    excluded: Vec<u64>,
+    excluded_clock: Vec<Clock>,
+    innermost_trap: Option<usize>,
+    privilege: u8,
+}
+
+/// Parent markers of the roots of strand k > 0 in the context tree:
+/// `NO_CTX - k` (strand 0's is `NO_CTX`). Context ids stay far below
+/// (at most [`MAX_CONTEXTS`](crate::MAX_CONTEXTS)).
+const MAX_STRANDS: u32 = 1 << 20;
+
+/// True if `parent` is a root marker rather than a context.
+fn is_root_marker(parent: u32) -> bool {
+    parent > NO_CTX - MAX_STRANDS
 }
 
 /// A shadow call stack that accumulates [`FunctionStats`] and [`ArcStats`].
@@ -198,6 +236,12 @@ pub struct CallStack {
     /// Self cost per (context, privilege) for privileges other than
     /// `base_privilege`.
     by_privilege: HashMap<(u32, u8), (u64, Clock)>,
+    /// The running strand's index, the strands' keys by index, the stacks
+    /// of those that do not run (by index), and each context's strand.
+    strand: u32,
+    strand_keys: Vec<u32>,
+    parked: Vec<Option<Parked>>,
+    context_strands: Vec<u32>,
 }
 
 /// Most extra events a [`CallStack`] tracks.
@@ -313,8 +357,9 @@ impl CallStack {
 
     #[cold]
     fn new_context(&mut self, parent: u32, function: u32) {
+        self.context_strands.push(self.strand);
         self.contexts.push(ContextStats {
-            parent: (parent != NO_CTX).then_some(parent),
+            parent: (!is_root_marker(parent)).then_some(parent),
             function,
             calls: 0,
             self_cost: 0,
@@ -421,6 +466,71 @@ impl CallStack {
         self.frames.iter().map(|f| (f.func, f.tail))
     }
 
+    /// The run moves to the strand `key` (a hart's number, a thread's id)
+    /// at instruction count `from_now` of the strand that stops and
+    /// `to_now` of the one that starts (each strand counts its own
+    /// instructions). The stopping strand's stack is set aside as it is;
+    /// the other's is taken up again, or, the first time, starts empty at
+    /// privilege `privilege` (enter its root next, as for the first
+    /// strand). Set the clock to the starting strand's first.
+    ///
+    /// # Panics
+    /// Past 2^20 strands.
+    pub fn switch_strand(&mut self, key: u32, from_now: u64, to_now: u64, privilege: u8) {
+        if self.strand_keys.is_empty() {
+            self.strand_keys.push(0);
+            self.parked.push(None);
+        }
+        let to = match self.strand_keys.iter().position(|&k| k == key) {
+            Some(i) => i as u32,
+            None => {
+                assert!(
+                    (self.strand_keys.len() as u32) < MAX_STRANDS,
+                    "too many strands"
+                );
+                self.strand_keys.push(key);
+                self.parked.push(None);
+                self.strand_keys.len() as u32 - 1
+            }
+        };
+        if to == self.strand {
+            return;
+        }
+        self.charge_top(from_now);
+        let out = Parked {
+            frames: std::mem::take(&mut self.frames),
+            fn_level: std::mem::take(&mut self.fn_level),
+            arc_level: std::mem::take(&mut self.arc_level),
+            snap: std::mem::take(&mut self.snap),
+            top_since: self.top_since,
+            level: self.level,
+            excluded: std::mem::take(&mut self.excluded),
+            excluded_clock: std::mem::take(&mut self.excluded_clock),
+            innermost_trap: self.innermost_trap,
+            privilege: self.privilege,
+        };
+        self.parked[self.strand as usize] = Some(out);
+        let p = self.parked[to as usize].take().unwrap_or(Parked {
+            privilege,
+            ..Parked::default()
+        });
+        self.strand = to;
+        self.frames = p.frames;
+        self.fn_level = p.fn_level;
+        self.arc_level = p.arc_level;
+        // Functions and arcs first seen while it was parked.
+        self.fn_level.resize(self.funcs.len(), NO_CTX);
+        self.arc_level.resize(self.arcs.len(), NO_CTX);
+        self.snap = p.snap;
+        self.level = p.level;
+        self.excluded = p.excluded;
+        self.excluded_clock = p.excluded_clock;
+        self.innermost_trap = p.innermost_trap;
+        self.privilege = p.privilege;
+        self.top_since = to_now;
+        self.top_clock = self.clock;
+    }
+
     /// Enter the root activation (the program's entry function) at instruction count `now`.
     /// It is counted as one call from `<spontaneous>`.
     pub fn enter_root(&mut self, func: u32, sp: u64, now: u64) {
@@ -513,10 +623,11 @@ impl CallStack {
         self.charge_top(now);
         // A trap root hangs from the enclosing trap context's root, or is a
         // root of the tree; everything else from the topmost activation.
+        let root = NO_CTX - self.strand;
         let parent = if trap {
-            self.innermost_trap.map_or(NO_CTX, |i| self.frames[i].ctx)
+            self.innermost_trap.map_or(root, |i| self.frames[i].ctx)
         } else {
-            self.frames.last().map_or(NO_CTX, |f| f.ctx)
+            self.frames.last().map_or(root, |f| f.ctx)
         };
         let ctx = self.context(parent, callee);
         self.contexts[ctx as usize].calls += 1;
@@ -649,9 +760,21 @@ impl CallStack {
 
     /// [`CallStack::finish`], also returning the inclusive extra events
     /// and the calling-context tree. Set the final clock first.
+    /// With several strands, `now` is the running strand's count; the
+    /// others close at the counts they stopped at.
     pub fn finish_with_extra(mut self, now: u64) -> Finished {
         while !self.frames.is_empty() {
             self.pop_one(now);
+        }
+        for i in 0..self.parked.len() {
+            let Some(p) = self.parked[i].as_ref() else {
+                continue;
+            };
+            let (key, at) = (self.strand_keys[i], p.top_since);
+            self.switch_strand(key, now, at, 0);
+            while !self.frames.is_empty() {
+                self.pop_one(at);
+            }
         }
         let extra = self.extra;
         let mut by_priv: Vec<(u32, u8, u64, Vec<u64>)> = Vec::new();
@@ -694,6 +817,12 @@ impl CallStack {
             contexts: self.contexts,
             contexts_extra: flatten(&self.contexts_extra, self.extra),
             contexts_folded: self.tree.folded(),
+            strands: if self.strand_keys.is_empty() {
+                vec![0]
+            } else {
+                self.strand_keys
+            },
+            context_strands: self.context_strands,
         }
     }
 

@@ -7,7 +7,9 @@ use fwprof_isa::Inst;
 /// `prev_block` after a cache flush: the previous block's ids are gone, its
 /// last instruction's address is kept in `prev_flushed_pc`.
 const PREV_FLUSHED: u32 = u32::MAX - 1;
-use fwprof_sim::{BlockId, CodeContext, CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
+use fwprof_sim::{
+    BlockId, CodeContext, CostModel, Forward, HartSwitch, Jump, JumpKind, TrapInfo, TrapReturn,
+};
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
@@ -80,6 +82,25 @@ pub struct ExactData {
     /// Recursion was folded to keep the tree within
     /// [`crate::MAX_CONTEXTS`] contexts.
     pub contexts_folded: bool,
+    /// The harts that ran, in order of first appearance (`[0]` on a
+    /// machine with one hart; see [`crate::Finished::strands`]).
+    pub strands: Vec<u32>,
+    /// Per context, the index in `strands` of its hart.
+    pub context_strands: Vec<u32>,
+}
+
+/// What the collector keeps per hart besides its call stack while
+/// another hart runs.
+#[derive(Clone, Copy, Debug)]
+struct StrandState {
+    started: bool,
+    entry: u64,
+    entry_sp: u64,
+    cur_fn: u32,
+    /// The last pc of its last block (the site of a jump into another
+    /// function at its next block).
+    prev_pc: u64,
+    last_sp: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -141,6 +162,8 @@ pub struct ExactCollector<M: CostModel = ()> {
     /// Address space of the blocks being translated (the latest
     /// [`CodeContext::space`]).
     translating: u64,
+    /// Per hart that does not run (several harts), what it left.
+    strands: HashMap<u32, StrandState>,
 }
 
 impl ExactCollector {
@@ -181,6 +204,7 @@ impl<M: CostModel> ExactCollector<M> {
             prev_block: u32::MAX,
             last_sp: sp,
             translating: 0,
+            strands: HashMap::new(),
         }
     }
 
@@ -375,6 +399,8 @@ impl<M: CostModel> ExactCollector<M> {
             contexts: done.contexts,
             contexts_extra: done.contexts_extra,
             contexts_folded: done.contexts_folded,
+            strands: done.strands,
+            context_strands: done.context_strands,
         };
         (data, self.model)
     }
@@ -508,6 +534,54 @@ impl<M: CostModel> Forward for ExactCollector<M> {
             }
         }
         self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
+    }
+
+    /// Another hart runs: its call stack and where it was are taken up
+    /// again (the first time, it starts at its reset address as the
+    /// first hart did).
+    fn on_hart_switch(&mut self, sw: &HartSwitch) {
+        self.start();
+        self.sync_clock(true);
+        let out = StrandState {
+            started: self.started,
+            entry: self.entry,
+            entry_sp: self.entry_sp,
+            cur_fn: self.cur_fn,
+            prev_pc: self.last_pc(self.prev_block),
+            last_sp: self.last_sp,
+        };
+        self.strands.insert(sw.from, out);
+        let next = self.strands.remove(&sw.to).unwrap_or(StrandState {
+            started: false,
+            entry: sw.pc,
+            entry_sp: sw.sp,
+            cur_fn: u32::MAX,
+            prev_pc: 0,
+            last_sp: sw.sp,
+        });
+        self.stack.switch_strand(
+            sw.to,
+            sw.from_executed,
+            sw.to_executed,
+            sw.privilege.bits() as u8,
+        );
+        self.started = next.started;
+        self.entry = next.entry;
+        self.entry_sp = next.entry_sp;
+        self.cur_fn = next.cur_fn;
+        self.prev_block = PREV_FLUSHED;
+        self.prev_flushed_pc = next.prev_pc;
+        self.last_sp = next.last_sp;
+        if !self.started {
+            // Its first block is in the address space it starts in.
+            let space = self.map.space();
+            self.map.set_space(sw.space);
+            let root = self.map.lookup_or_add(self.entry);
+            self.map.set_space(space);
+            self.started = true;
+            self.stack.enter_root(root, self.entry_sp, sw.to_executed);
+            self.cur_fn = root;
+        }
     }
 
     /// The first context announced is the privilege the run starts at;

@@ -141,12 +141,16 @@ pub struct RunConfig {
 }
 
 /// The bare-metal machine a program runs on and how it boots (QEMU's
-/// `-M`, `-bios`, `-kernel`, `-append`).
-#[derive(Clone, Debug, Default)]
+/// `-M`, `-smp`, `-bios`, `-kernel`, `-append`).
+#[derive(Clone, Debug)]
 pub struct MachineConfig {
     /// Devices and the rule for unmodelled addresses ([`crate::Board::bare`]
     /// unless `--machine` chose another).
     pub board: crate::Board,
+    /// Number of harts, 1 to [`MAX_HARTS`] (`--harts`, QEMU's `-smp`):
+    /// every hart starts at the reset address with the same registers
+    /// and its own `mhartid`; the device tree lists them all.
+    pub harts: u32,
     /// M-mode firmware loaded at its ELF addresses and started by the reset
     /// ROM (`--bios`); the program is then the kernel it hands over to.
     pub firmware: Option<Firmware>,
@@ -162,6 +166,27 @@ pub struct MachineConfig {
     /// `loads`, QEMU's `-kernel` with a raw image).
     pub kernel_entry: Option<u64>,
 }
+
+impl Default for MachineConfig {
+    /// fwprof's bare-metal machine with one hart, no firmware, no boot
+    /// arguments, no images.
+    fn default() -> MachineConfig {
+        MachineConfig {
+            board: crate::Board::default(),
+            harts: 1,
+            firmware: None,
+            bootargs: None,
+            loads: Vec::new(),
+            kernel_entry: None,
+        }
+    }
+}
+
+/// Most harts a machine may have (`--harts`): enough for the multi-core
+/// platforms fwprof's users profile, and few enough that the CLINT's
+/// `msip` and `mtimecmp` windows and the PLIC's contexts of QEMU `virt`
+/// hold them all.
+pub const MAX_HARTS: u32 = 64;
 
 /// A firmware image given with `--bios`.
 #[derive(Clone, Debug)]

@@ -433,7 +433,7 @@ fn write_device_tree(
 ) -> Result<(), LoadError> {
     let tree = VirtDeviceTree {
         rv64,
-        harts: 1,
+        harts: machine.harts.max(1),
         ram,
         bootargs: machine.bootargs.clone(),
         isa: VirtDeviceTree::isa_for(rv64),
@@ -513,6 +513,7 @@ pub struct Environment {
     pub(crate) linux: LinuxState,
     pub(crate) stack: Option<StackLayout>,
     pub(crate) board: Board,
+    pub(crate) harts: u32,
 }
 
 impl Environment {
@@ -532,6 +533,10 @@ impl Environment {
             linux: LinuxState::new(rv64, 0, exe),
             stack: None,
             board: cfg.machine.board.clone(),
+            harts: match target {
+                Target::BareMetal => cfg.machine.harts.clamp(1, MAX_HARTS),
+                Target::Linux => 1,
+            },
         }
     }
 
@@ -578,6 +583,12 @@ impl Environment {
     /// configuration chose another).
     pub fn board(&self) -> &Board {
         &self.board
+    }
+
+    /// The number of harts of the machine (1 for Linux programs, whose
+    /// threads are not harts).
+    pub fn harts(&self) -> usize {
+        self.harts as usize
     }
 
     /// A serial port's transmit: write `bytes` to the guest's stdout now

@@ -42,7 +42,8 @@ use crate::model::Profile;
 /// The sections this build of fwprof reads, each with the newest version
 /// of its layout it understands: `traps` ([`crate::TrapSection`]),
 /// `privilege` ([`crate::PrivilegeSection`]), `address_spaces`
-/// ([`crate::AddressSpaceSection`]) and `images` ([`crate::ImageSection`]). A new section type adds its
+/// ([`crate::AddressSpaceSection`]), `images` ([`crate::ImageSection`])
+/// and `threads` ([`crate::ThreadSection`]). A new section type adds its
 /// [`SectionKind`] implementation and its entry here.
 pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
     (crate::TrapSection::NAME, crate::TrapSection::VERSION),
@@ -55,6 +56,7 @@ pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
         crate::AddressSpaceSection::VERSION,
     ),
     (crate::ImageSection::NAME, crate::ImageSection::VERSION),
+    (crate::ThreadSection::NAME, crate::ThreadSection::VERSION),
 ];
 
 /// Longest section name accepted, in bytes.
@@ -219,6 +221,10 @@ impl Profile {
             (problem, _) => problem,
         };
         let problem = match (problem, self.section::<crate::ImageSection>()?) {
+            (None, Some(s)) => s.problem(self),
+            (problem, _) => problem,
+        };
+        let problem = match (problem, self.section::<crate::ThreadSection>()?) {
             (None, Some(s)) => s.problem(self),
             (problem, _) => problem,
         };

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
 use fwprof_profile::{
     events, AddressCost, AddressSpace, AddressSpaceSection, Arc, ContextRecord, FunctionId, Meta,
-    Profile, SpaceFunctionCost, TrapRecord,
+    Profile, SpaceFunctionCost, ThreadRecord, ThreadSection, TrapRecord,
 };
 use fwprof_sim::Pipelined;
 use fwprof_timing::{CoreConfig, TimingModel};
@@ -25,6 +25,8 @@ type Timing = (Vec<(u64, u64, fwprof_timing::Costs)>, fwprof_timing::Costs);
 pub(crate) struct Exact {
     data: ExactData,
     timing: Option<Timing>,
+    /// The run's harts, with several.
+    threads: Option<ThreadSection>,
 }
 
 /// Run the program under the exact collector (and the core's timing model,
@@ -42,8 +44,16 @@ pub(crate) fn run(
                 ExactCollector::new(boot_code(map, prog), prog.start, prog.sp)
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
-            let data = hooks.finish(end.executed);
-            (end, Exact { data, timing: None })
+            let data = hooks.finish(end.running_executed());
+            let threads = thread_section(&end, &data.strands, &data.context_strands, &data.contexts);
+            (
+                end,
+                Exact {
+                    data,
+                    timing: None,
+                    threads,
+                },
+            )
         }
         Some(core) => {
             let sim = p.launch(ctl, |prog| {
@@ -54,10 +64,54 @@ pub(crate) fn run(
                 Pipelined::with_front(collector, front)
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
-            let (data, model) = hooks.finish().finish_with_model(end.executed);
+            let (data, model) = hooks.finish().finish_with_model(end.running_executed());
             let timing = Some(model.finish_by_space());
-            (end, Exact { data, timing })
+            let threads = thread_section(&end, &data.strands, &data.context_strands, &data.contexts);
+            (
+                end,
+                Exact {
+                    data,
+                    timing,
+                    threads,
+                },
+            )
         }
+    })
+}
+
+/// The `threads` section of a run on several harts: each hart's roots
+/// in the calling-context tree (`strands`: the harts in order of first
+/// appearance, `context_strands`: each context's index in it). `None` on
+/// a machine with one hart.
+pub(crate) fn thread_section(
+    end: &RunEnd,
+    strands: &[u32],
+    context_strands: &[u32],
+    contexts: &[fwprof_collect::ContextStats],
+) -> Option<ThreadSection> {
+    if end.hart_executed.len() < 2 {
+        return None;
+    }
+    let threads = strands
+        .iter()
+        .enumerate()
+        .map(|(i, &hart)| ThreadRecord {
+            hart,
+            name: format!("hart {hart}"),
+            executed: end.hart_executed.get(hart as usize).copied().unwrap_or(0),
+            roots: contexts
+                .iter()
+                .zip(context_strands)
+                .enumerate()
+                .filter(|(_, (c, &s))| c.parent.is_none() && s as usize == i)
+                .map(|(k, _)| k as u32)
+                .collect(),
+        })
+        .collect();
+    Some(ThreadSection {
+        threads,
+        switches: end.hart_switches,
+        quantum: end.quantum,
     })
 }
 
@@ -229,6 +283,9 @@ pub(crate) fn profile(
     );
     crate::meta::add_image_section(&mut profile, program, &data.map);
     spaces.store(&mut profile);
+    if let Some(t) = &run.threads {
+        let _ = profile.set_section(t);
+    }
     profile
 }
 

@@ -116,7 +116,7 @@ pub(crate) fn run(
                 InstrumentCollector::new(map, plan.config(o.unit, prog.rv64))
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
-            let data = hooks.finish_with_model(end.executed).0;
+            let data = hooks.finish_with_model(end.running_executed()).0;
             (end, data, false)
         }
         Some(core) => {
@@ -125,7 +125,7 @@ pub(crate) fn run(
                 InstrumentCollector::with_model(map, plan.config(o.unit, prog.rv64), model)
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
-            let data = hooks.finish_with_model(end.executed).0;
+            let data = hooks.finish_with_model(end.running_executed()).0;
             (end, data, true)
         }
     };

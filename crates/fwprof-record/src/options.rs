@@ -51,6 +51,13 @@ pub struct ExecOptions {
     /// `fw_dynamic_info` when it is not the program's entry (a raw kernel
     /// given with `--kernel-addr`, loaded by `load`).
     pub kernel_entry: Option<u64>,
+    /// Bare metal: the number of harts (`--harts`, 1 to
+    /// [`fwprof_os::MAX_HARTS`]), running in turns of `quantum`
+    /// instructions.
+    pub harts: u32,
+    /// Instructions each hart runs per turn (`--quantum`; `None`: the
+    /// simulator's default, `fwprof_sim::DEFAULT_QUANTUM`).
+    pub quantum: Option<u64>,
 }
 
 impl ExecOptions {
@@ -74,6 +81,8 @@ impl ExecOptions {
             append: None,
             load: Vec::new(),
             kernel_entry: None,
+            harts: 1,
+            quantum: None,
         }
     }
 }

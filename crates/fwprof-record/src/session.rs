@@ -86,6 +86,28 @@ pub struct RunEnd {
     /// an interrupt the hart seemed to wait for in vain
     /// (`Simulator::interrupt_diagnosis`).
     pub waiting: Option<String>,
+    /// Per hart (by `mhartid`), the instructions it executed; one entry on
+    /// a machine with one hart.
+    pub hart_executed: Vec<u64>,
+    /// The hart that ran last (the one a collector's open activations
+    /// belong to: close them at its count, `hart_executed[running_hart]`).
+    pub running_hart: u32,
+    /// Times the run passed from one hart to another.
+    pub hart_switches: u64,
+    /// Instructions per hart's turn (`--quantum`).
+    pub quantum: u64,
+}
+
+impl RunEnd {
+    /// Instructions executed by the hart that ran last (all of them on a
+    /// machine with one hart): the count to close a collector's open
+    /// activations at.
+    pub fn running_executed(&self) -> u64 {
+        self.hart_executed
+            .get(self.running_hart as usize)
+            .copied()
+            .unwrap_or(self.executed)
+    }
 }
 
 /// The program and its run configuration, read and checked once.
@@ -102,6 +124,8 @@ pub(crate) struct Prepared {
     pub(crate) limit: u64,
     /// `--icount-shift`.
     pub(crate) icount_shift: Option<u32>,
+    /// `--quantum`.
+    pub(crate) quantum: Option<u64>,
 }
 
 impl Prepared {
@@ -155,12 +179,25 @@ impl Prepared {
         let machine_options = a.board != fwprof_os::Board::bare()
             || firmware.is_some()
             || a.append.is_some()
-            || !a.load.is_empty();
+            || !a.load.is_empty()
+            || a.harts != 1;
         if !bare && machine_options {
             return Err(Error::Options(format!(
-                "{} is a Linux program: --machine, --board, --bios, --append and --load apply to bare-metal programs",
+                "{} is a Linux program: --machine, --board, --bios, --append, --load and --harts apply to bare-metal programs",
                 a.program.display()
             )));
+        }
+        if !(1..=fwprof_os::MAX_HARTS).contains(&a.harts) {
+            return Err(Error::Options(format!(
+                "--harts {}: a machine has 1 to {} harts",
+                a.harts,
+                fwprof_os::MAX_HARTS
+            )));
+        }
+        if a.quantum == Some(0) {
+            return Err(Error::Options(
+                "--quantum 0: a hart's turn must be at least 1 instruction".to_string(),
+            ));
         }
         let loads = a
             .load
@@ -180,6 +217,7 @@ impl Prepared {
                 bootargs: a.append.clone(),
                 loads,
                 kernel_entry: a.kernel_entry,
+                harts: a.harts,
             },
         };
         Ok(Prepared {
@@ -189,6 +227,7 @@ impl Prepared {
             max_memory: a.max_memory.unwrap_or_else(default_max_memory),
             limit: a.max_instructions.unwrap_or(u64::MAX),
             icount_shift: a.icount_shift,
+            quantum: a.quantum,
         })
     }
 
@@ -234,6 +273,9 @@ impl Prepared {
         let mut sim = Simulator::new(mem, &prog, env, hooks);
         if let Some(shift) = self.icount_shift {
             sim.set_icount_shift(shift);
+        }
+        if let Some(q) = self.quantum {
+            sim.set_quantum(q);
         }
         Ok(Launched {
             sim,
@@ -356,7 +398,13 @@ impl<H: Hooks> Launched<H> {
             unmodelled,
             unmodelled_report,
             executed: self.sim.executed(),
-            sleep_ns: self.sim.hart().idle_ns(),
+            // With several harts, the time every hart slept is at most
+            // the least any slept.
+            sleep_ns: self.sim.harts().map(|h| h.idle_ns()).min().unwrap_or(0),
+            hart_executed: self.sim.harts().map(|h| h.executed()).collect(),
+            running_hart: self.sim.hart().id(),
+            hart_switches: self.sim.hart_switches(),
+            quantum: self.sim.quantum(),
             stop,
             error,
             target: self.target,

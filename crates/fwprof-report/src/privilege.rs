@@ -103,13 +103,37 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
         return Err(PrivilegeError::NoContexts);
     }
     let n = profile.events.len();
-    let mut out = profile.clone();
-    out.totals = sec.total(level, n);
     let nc = profile.contexts.len();
     let mut ctx_self = vec![vec![0u64; n]; nc];
     for c in sec.contexts.iter().filter(|c| c.level == level) {
         ctx_self[c.context as usize] = c.self_cost.clone();
     }
+    let mut out = restrict_to_contexts(profile, ctx_self, None);
+    out.totals = sec.total(level, n);
+    // The trap table's and the address spaces' costs are of every level:
+    // not shown restricted.
+    out.sections
+        .remove(<fwprof_profile::TrapSection as fwprof_profile::SectionKind>::NAME);
+    out.sections
+        .remove(<fwprof_profile::AddressSpaceSection as fwprof_profile::SectionKind>::NAME);
+    Ok(out)
+}
+
+/// `profile` restricted to the self costs `ctx_self` of its contexts (one
+/// cost vector per context; the rules of the module docs). `calls`: per
+/// context, whether it counts (its `calls` then make the arcs' and
+/// functions' calls, as when the contexts are a thread's); `None` keeps
+/// every arc's calls (a privilege level cannot split them). The totals,
+/// the trap table and the sections other than the context-based ones are
+/// the caller's to adjust.
+pub(crate) fn restrict_to_contexts(
+    profile: &Profile,
+    ctx_self: Vec<Vec<u64>>,
+    calls: Option<&[bool]>,
+) -> Profile {
+    let n = profile.events.len();
+    let nc = profile.contexts.len();
+    let mut out = profile.clone();
     // Subtree sums at the level (parents come before children).
     let mut subtree = ctx_self.clone();
     for i in (0..nc).rev() {
@@ -126,6 +150,7 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
     let mut self_cost = vec![vec![0u64; n]; nf];
     let mut inclusive = vec![vec![0u64; n]; nf];
     let mut pairs: HashMap<(Option<FunctionId>, FunctionId), Vec<u64>> = HashMap::new();
+    let mut pair_calls: HashMap<(Option<FunctionId>, FunctionId), u64> = HashMap::new();
     let add = |d: &mut Vec<u64>, s: &[u64]| {
         for (a, b) in d.iter_mut().zip(s) {
             *a += b;
@@ -143,6 +168,9 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
                 pairs.entry((caller, f)).or_insert_with(|| vec![0; n]),
                 &subtree[i],
             );
+        }
+        if calls.is_some_and(|c| c[i]) {
+            *pair_calls.entry((caller, f)).or_insert(0) += profile.contexts[i].calls;
         }
         out.contexts[i].self_cost = ctx_self[i].clone();
     }
@@ -178,6 +206,11 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
             }
         }
     }
+    if calls.is_some() {
+        for a in &mut arcs {
+            a.calls = pair_calls.get(&(a.caller, a.callee)).copied().unwrap_or(0);
+        }
+    }
     // A function's calls are those of its arcs kept.
     for f in out.functions.iter_mut() {
         f.calls = 0;
@@ -200,11 +233,5 @@ pub fn restrict_to_privilege(profile: &Profile, level: Level) -> Result<Profile,
         }
     }
     out.costs = costs;
-    // The trap table's and the address spaces' costs are of every level:
-    // not shown restricted.
-    out.sections
-        .remove(<fwprof_profile::TrapSection as fwprof_profile::SectionKind>::NAME);
-    out.sections
-        .remove(<fwprof_profile::AddressSpaceSection as fwprof_profile::SectionKind>::NAME);
-    Ok(out)
+    out
 }

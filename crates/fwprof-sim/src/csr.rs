@@ -35,9 +35,10 @@
 //! * `misa` 0x301 (§3.1.1): only what fwprof implements: RV32/RV64 IMAFDC
 //!   with S and U (`0x800000000014112d` / `0x4014112d`), QEMU 7.2's value
 //!   without H (QEMU's default CPU sets H); writes ignored (WARL).
-//! * `mvendorid`, `marchid`, `mimpid`, `mhartid`, `mconfigptr`
-//!   (0xF11..0xF15): read-only zero (QEMU reports its version in
-//!   `marchid`/`mimpid`).
+//! * `mvendorid`, `marchid`, `mimpid`, `mconfigptr` (0xF11..0xF13,
+//!   0xF15): read-only zero (QEMU reports its version in
+//!   `marchid`/`mimpid`); `mhartid` 0xF14: the hart's number (0 ..
+//!   harts − 1, as on QEMU `virt`).
 //! * `mtvec` 0x305 and `stvec` 0x105 (§3.1.7, §4.1.2): direct (0) and
 //!   vectored (1) mode; writes with MODE >= 2 are ignored (QEMU 7.2).
 //! * `mepc`/`sepc` store what is written, bit 0 included, as QEMU 7.2
@@ -182,6 +183,7 @@ impl Hart {
             0xC82 | 0xB82 if rv32 => instret >> 32,
             0xC03..=0xC1F | 0xB03..=0xB1F | 0x323..=0x33F => 0,
             0xC83..=0xC9F | 0xB83..=0xB9F if rv32 => 0,
+            0xF14 => self.id,
             0xF11..=0xF15 => 0,
             0x100 => self.sstatus(),
             0x104 => self.mie & self.mideleg,

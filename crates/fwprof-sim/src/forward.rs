@@ -4,7 +4,7 @@
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{BlockId, CodeContext, Hooks, Jump, TrapInfo, TrapReturn};
+use crate::hooks::{BlockId, CodeContext, HartSwitch, Hooks, Jump, TrapInfo, TrapReturn};
 
 /// A collector around an inner model. Implement this trait instead of
 /// [`Hooks`]: the blanket `impl<W: Forward> Hooks for W` delivers every
@@ -125,6 +125,11 @@ pub trait Forward {
     #[inline]
     fn on_code_context(&mut self, ctx: CodeContext) {
         let _ = ctx;
+    }
+    /// [`Hooks::on_hart_switch`].
+    #[inline]
+    fn on_hart_switch(&mut self, switch: &HartSwitch) {
+        let _ = switch;
     }
     /// [`Hooks::on_idle`].
     #[inline]
@@ -252,6 +257,11 @@ impl<W: Forward> Hooks for W {
     fn on_code_context(&mut self, ctx: CodeContext) {
         self.inner().on_code_context(ctx);
         Forward::on_code_context(self, ctx);
+    }
+    #[inline]
+    fn on_hart_switch(&mut self, switch: &HartSwitch) {
+        self.inner().on_hart_switch(switch);
+        Forward::on_hart_switch(self, switch);
     }
     #[inline]
     fn on_idle(&mut self, ticks: u64, executed: u64) {

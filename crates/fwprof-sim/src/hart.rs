@@ -140,6 +140,18 @@ pub struct Hart {
     pub(crate) res_val: u64,
     /// The privilege the last `mret`/`sret` returned from.
     pub(crate) xret_from: Privilege,
+    /// `mhartid`: the hart's number on the machine (0 for the first).
+    pub(crate) id: u64,
+    /// Per interrupt code: when it became pending and enabled in `mie`
+    /// (executed instructions, guest ns), for its latency.
+    pub(crate) since: [Option<(u64, u64)>; 16],
+    /// The last block that ran and how many of its instructions ran (for
+    /// the clock with a core model).
+    pub(crate) last: (u32, u32),
+    /// (pc, cause, count) of synchronous exceptions raised again and again
+    /// at one pc with no `mret`/`sret` between them (a handler that traps
+    /// in itself): see `sim::TRAP_STORM`.
+    pub(crate) storm: (u64, u64, u32),
     /// Executed instructions QEMU's icount does not count: those whose
     /// exception QEMU raises at run time (see `crate::irq`).
     pub(crate) icount_skip: u64,
@@ -193,6 +205,10 @@ impl Hart {
             res_val: 0,
             xret_from: Privilege::Machine,
             icount_skip: 0,
+            id: 0,
+            since: [None; 16],
+            last: (crate::block::NO_BLOCK, 0),
+            storm: (0, 0, 0),
         }
     }
 
@@ -328,9 +344,15 @@ impl Hart {
         self.clock.idle_ns
     }
 
-    /// Instructions that started executing (the profile's count; equals one
-    /// QEMU `-d exec` line per instruction with `-singlestep`).
+    /// Instructions that started executing on this hart (the profile's
+    /// count; equals one QEMU `-d exec` line per instruction with
+    /// `-singlestep`).
     pub fn executed(&self) -> u64 {
         self.executed
+    }
+
+    /// The hart's number (`mhartid`; 0 for the first hart).
+    pub fn id(&self) -> u32 {
+        self.id as u32
     }
 }

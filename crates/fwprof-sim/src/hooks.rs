@@ -131,6 +131,31 @@ pub struct TrapReturn {
     pub space: u64,
 }
 
+/// The run moves from one hart to another (a machine with several harts,
+/// `--harts`: they run in turns of a quantum of instructions, see
+/// `docs/concurrency.md`). Counts are per hart: each hart has its own
+/// executed-instruction count, which the hooks receive as `executed` /
+/// `instret` while it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HartSwitch {
+    /// The hart that stops running (`mhartid`).
+    pub from: u32,
+    /// Instructions that hart has executed so far.
+    pub from_executed: u64,
+    /// The hart that runs next.
+    pub to: u32,
+    /// Instructions it has executed so far (0 the first time it runs).
+    pub to_executed: u64,
+    /// Its `pc`: where it continues (its reset address the first time).
+    pub pc: u64,
+    /// Its `sp` (x2).
+    pub sp: u64,
+    /// The privilege it runs at.
+    pub privilege: crate::Privilege,
+    /// Its address space, as [`CodeContext::space`].
+    pub space: u64,
+}
+
 /// Collectors implement this. All methods default to no-ops; the simulator is
 /// generic over `H: Hooks` and monomorphised, so unused hooks cost nothing.
 /// Tuples `(A, B)` compose collectors.
@@ -197,8 +222,18 @@ pub trait Hooks {
     #[inline]
     fn on_cache_flush(&mut self) {}
 
+    /// The run switches harts (see [`HartSwitch`]): state a collector
+    /// keeps per hart of execution (a call stack, the previous block) is
+    /// set aside and the other hart's taken up. Between blocks; never on
+    /// a machine with one hart.
+    #[inline]
+    fn on_hart_switch(&mut self, switch: &HartSwitch) {
+        let _ = switch;
+    }
+
     /// Block `id` starts executing; `executed` instructions executed before
-    /// it (the simulator's count, [`crate::Simulator::executed`]). Counting
+    /// it on the running hart (the simulator's count,
+    /// [`crate::Simulator::executed`], on a machine with one hart). Counting
     /// its instructions as executed is correct unless
     /// [`Hooks::on_block_cut`] follows.
     #[inline]
@@ -420,6 +455,11 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
         self.0.on_trap(trap, instret, sp);
         self.1.on_trap(trap, instret, sp);
+    }
+    #[inline]
+    fn on_hart_switch(&mut self, switch: &HartSwitch) {
+        self.0.on_hart_switch(switch);
+        self.1.on_hart_switch(switch);
     }
     #[inline]
     fn on_trap_return(&mut self, ret: &TrapReturn) {

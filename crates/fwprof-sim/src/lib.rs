@@ -54,11 +54,11 @@ pub use csr::CsrIllegal;
 pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{
-    BlockId, CodeContext, CostModel, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
+    BlockId, CodeContext, CostModel, HartSwitch, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
 };
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
-pub use sim::{Simulator, UnmodelledCount};
+pub use sim::{Simulator, UnmodelledCount, DEFAULT_QUANTUM};
 pub use trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U,
     CAUSE_FETCH_ACCESS, CAUSE_ILLEGAL_INSTRUCTION, CAUSE_LOAD_ACCESS, CAUSE_MISALIGNED_FETCH,

@@ -17,7 +17,9 @@ use std::thread::JoinHandle;
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{BlockId, CodeContext, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn};
+use crate::hooks::{
+    BlockId, CodeContext, HartSwitch, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
+};
 use crate::Privilege;
 
 /// Words per buffer handed to the worker (each hook call takes 1 to 6).
@@ -41,6 +43,7 @@ const T_CALL_ARGS: u64 = 11;
 const T_IDLE: u64 = 12;
 const T_FLUSH: u64 = 13;
 const T_CODE_CONTEXT: u64 = 14;
+const T_HART_SWITCH: u64 = 15;
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
@@ -347,6 +350,19 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 });
                 i += 6;
             }
+            T_HART_SWITCH => {
+                hooks.on_hart_switch(&HartSwitch {
+                    from: arg as u32,
+                    to: (arg >> 24) as u32,
+                    privilege: Privilege::from_bits(arg >> 48),
+                    from_executed: w[i + 1],
+                    to_executed: w[i + 2],
+                    pc: w[i + 3],
+                    sp: w[i + 4],
+                    space: w[i + 5],
+                });
+                i += 6;
+            }
             T_BRANCH_FRONT => {
                 hooks.on_branch_front(BlockId(arg as u32), w[i + 1]);
                 i += 2;
@@ -497,6 +513,21 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     fn on_idle(&mut self, ticks: u64, executed: u64) {
         self.put([T_IDLE, ticks, executed]);
+    }
+
+    fn on_hart_switch(&mut self, s: &HartSwitch) {
+        // Hart numbers fit in 24 bits (the simulator allows far fewer).
+        let head = u64::from(s.from & 0xff_ffff)
+            | u64::from(s.to & 0xff_ffff) << 24
+            | s.privilege.bits() << 48;
+        self.put([
+            T_HART_SWITCH | head << 8,
+            s.from_executed,
+            s.to_executed,
+            s.pc,
+            s.sp,
+            s.space,
+        ]);
     }
 }
 

@@ -12,7 +12,7 @@
 //!
 //! After every device access the interrupt lines are recomputed: each
 //! UART's line drives its PLIC source, and the PLIC's M and S contexts of
-//! hart 0 drive `mip.MEIP` and `mip.SEIP`. The run loop then looks at the
+//! each hart (2h and 2h + 1) drive its `mip.MEIP` and `mip.SEIP`. The run loop then looks at the
 //! interrupts again before the next instruction.
 //!
 //! An access to an address with neither memory nor a device faults, or,
@@ -69,8 +69,9 @@ pub(crate) struct Bus {
 }
 
 impl Bus {
-    /// The devices of `board`.
-    pub(crate) fn new(board: &Board) -> Bus {
+    /// The devices of `board` on a machine of `harts` harts (the PLIC
+    /// has two contexts per hart).
+    pub(crate) fn new(board: &Board, harts: usize) -> Bus {
         let slots = board
             .devices
             .iter()
@@ -79,7 +80,7 @@ impl Bus {
                 size: d.size,
                 dev: match d.kind {
                     DeviceKind::Clint => Dev::Clint,
-                    DeviceKind::Plic => Dev::Plic(Box::new(Plic::new(1))),
+                    DeviceKind::Plic => Dev::Plic(Box::new(Plic::new(harts))),
                     DeviceKind::Uart16550 => Dev::Uart {
                         uart: Box::new(Uart16550::new()),
                         irq: d.irq,
@@ -109,12 +110,11 @@ impl Bus {
             .any(|s| matches!(&s.dev, Dev::Uart { uart, .. } if uart.wants_input()))
     }
 
-    /// The PLIC's lines for hart 0 as `mip` bits (MEIP, SEIP), after
-    /// feeding each UART's line to its PLIC source when `uarts` (a UART
+    /// Feed each UART's line to its PLIC source when `uarts` (a UART
     /// was just accessed: QEMU's 16550 sets its line on every register
     /// access, `serial_update_irq`, and only then; a PLIC write alone does
-    /// not re-sample it).
-    fn lines(&mut self, uarts: bool) -> u64 {
+    /// not re-sample it); then [`Bus::lines`] gives each hart's lines.
+    fn update(&mut self, uarts: bool) {
         let sources: Vec<(u32, bool)> = if uarts {
             self.slots
                 .iter()
@@ -129,13 +129,21 @@ impl Bus {
         } else {
             Vec::new()
         };
-        let mut bits = 0;
         for s in &mut self.slots {
             if let Dev::Plic(p) = &mut s.dev {
                 for &(irq, level) in &sources {
                     p.set_source(irq, level);
                 }
-                let (m, s) = p.lines(0);
+            }
+        }
+    }
+
+    /// The PLIC's lines for hart `hart` as `mip` bits (MEIP, SEIP).
+    fn lines(&self, hart: usize) -> u64 {
+        let mut bits = 0;
+        for s in &self.slots {
+            if let Dev::Plic(p) = &s.dev {
+                let (m, s) = p.lines(hart);
                 if m {
                     bits |= crate::irq::MEIP;
                 }
@@ -296,8 +304,17 @@ impl<H: Hooks> Simulator<H> {
         if let Some(v) = loaded {
             self.set_loaded(inst, v, size, signed);
         }
-        self.hart.ext_irq = self.bus.lines(uart);
+        self.bus.update(uart);
+        self.set_ext_irqs();
         result
+    }
+
+    /// Every hart's `mip.MEIP`/`SEIP` from the PLIC as it stands.
+    pub(super) fn set_ext_irqs(&mut self) {
+        self.hart.ext_irq = self.bus.lines(self.harts.cur);
+        for (i, h) in self.harts.parked.iter_mut().enumerate() {
+            h.ext_irq = self.bus.lines(i);
+        }
     }
 
     /// Write a device load's value to `rd`, sign- or zero-extended.
@@ -332,7 +349,8 @@ impl<H: Hooks> Simulator<H> {
                 }
             }
         }
-        self.hart.ext_irq = self.bus.lines(true);
+        self.bus.update(true);
+        self.set_ext_irqs();
         true
     }
 

@@ -56,7 +56,7 @@ impl<H: Hooks> Simulator<H> {
         if self.hart.clock.icount {
             self.hart.executed - self.hart.icount_skip
         } else if H::MODELS_CYCLES {
-            let (id, k) = self.last;
+            let (id, k) = self.hart.last;
             self.hooks.cycles_before(BlockId(id), k)
         } else {
             self.hart.executed - self.hart.not_retired
@@ -69,14 +69,14 @@ impl<H: Hooks> Simulator<H> {
     /// true if one was taken.
     pub(super) fn take_interrupt(&mut self) -> bool {
         if self.hart.mie == 0 {
-            self.since = [None; 16];
+            self.hart.since = [None; 16];
             return false;
         }
         let base = self.boundary_base();
         self.hart.clock.update(base);
         let pending = self.hart.mip_at(base) & self.hart.mie;
         let now = (self.hart.executed, self.hart.clock.ns(base));
-        for (code, since) in self.since.iter_mut().enumerate() {
+        for (code, since) in self.hart.since.iter_mut().enumerate() {
             if pending & (1 << code) == 0 {
                 *since = None;
             } else if since.is_none() {
@@ -86,11 +86,11 @@ impl<H: Hooks> Simulator<H> {
         let Some(code) = self.hart.interrupt_at(base) else {
             return false;
         };
-        let latency = self.since[code as usize].map(|(e, ns)| crate::Latency {
+        let latency = self.hart.since[code as usize].map(|(e, ns)| crate::Latency {
             instructions: now.0 - e,
             ns: now.1.wrapping_sub(ns),
         });
-        self.since[code as usize] = None;
+        self.hart.since[code as usize] = None;
         let exc = Exc {
             cause: code,
             tval: 0,
@@ -165,6 +165,11 @@ impl<H: Hooks> Simulator<H> {
         if self.hart.mip_at(base) & self.hart.mie != 0 {
             return Ok(None);
         }
+        if self.several_harts() {
+            // Another hart may wake it (`sim/harts.rs`).
+            self.wait_for_interrupt();
+            return Ok(None);
+        }
         if self.feed_waiting_uart() && self.hart.mip_at(base) & self.hart.mie != 0 {
             return Ok(None);
         }
@@ -212,6 +217,9 @@ impl<H: Hooks> Simulator<H> {
                     h.clock.stimer.cmp,
                     h.clock.mtime(base)
                 ),
+                MSIP if self.several_harts() => {
+                    format!("{name} enabled and msip clear (every other hart waits too)")
+                }
                 MSIP => format!("{name} enabled and msip clear (no other hart can set it)"),
                 MEIP | SEIP if self.bus_has_plic() => format!(
                     "{name} enabled and no PLIC source pending and enabled for it (input ended or no device interrupt enabled)"
@@ -263,8 +271,9 @@ impl<H: Hooks> Simulator<H> {
                     "mstatus.MIE is clear".to_string()
                 };
                 return Some(format!(
-                    "hart 0 ({priv_}-mode, pc {:#x}) had the {} interrupt pending and enabled \
+                    "hart {} ({priv_}-mode, pc {:#x}) had the {} interrupt pending and enabled \
                      in mie, but {why}: it was never taken",
+                    h.id,
                     h.pc,
                     name(bit)
                 ));
@@ -282,8 +291,9 @@ impl<H: Hooks> Simulator<H> {
         let idle = mip & programmed & !h.mie;
         bits.iter().find(|&&b| idle & b != 0).map(|&bit| {
             format!(
-                "hart 0 ({priv_}-mode, pc {:#x}) had the {} interrupt pending (mip bit {}), \
+                "hart {} ({priv_}-mode, pc {:#x}) had the {} interrupt pending (mip bit {}), \
                  but mie does not enable it: it was never taken",
+                h.id,
                 h.pc,
                 name(bit),
                 bit.trailing_zeros()
@@ -293,12 +303,13 @@ impl<H: Hooks> Simulator<H> {
 
     /// A load or store by `inst` at offset `off` of the CLINT's window
     /// (the bus found it there, at the board's base): if it is an aligned
-    /// 4- or 8-byte access (QEMU 7.2 `virt`, base 0x0200_0000: `msip` at
-    /// offset 0, `mtimecmp` at 0x4000, `mtime` at 0xBFF8, hart 0), perform
-    /// it and return true. Reads elsewhere in
-    /// the CLINT's 64 KiB are 0 and writes are ignored, as on QEMU. A write
-    /// to `mtimecmp` arms the timer as QEMU does (`crate::irq`); a write
-    /// to `mtime` re-arms it from the new time (QEMU 7.2
+    /// 4- or 8-byte access (QEMU 7.2 `virt`, base 0x0200_0000: hart h's
+    /// `msip` at offset 4h, its `mtimecmp` at 0x4000 + 8h, `mtime` at
+    /// 0xBFF8), perform it and return true. Reads elsewhere in the CLINT's
+    /// 64 KiB (and of harts the machine does not have) are 0 and writes
+    /// are ignored, as on QEMU. A write to `mtimecmp` arms that hart's
+    /// timer as QEMU does (`crate::irq`), on that hart's clock; a write to
+    /// `mtime` re-arms every hart's timer from the new time (QEMU 7.2
     /// `riscv_aclint_mtimer_write`).
     pub(super) fn clint_access(&mut self, inst: &Inst, off: u64, at: (u32, u32)) -> bool {
         use fwprof_isa::Op;
@@ -319,34 +330,57 @@ impl<H: Hooks> Simulator<H> {
         let base = self.clock_base(at, false);
         self.hart.clock.update(base);
         let now = self.hart.clock.mtime(base);
+        let n = self.harts.parked.len().max(1) as u64;
         let reg = off & !7;
         let shift = (off & 4) * 8;
         let mask = if size == 8 { u64::MAX } else { 0xffff_ffff } << shift;
-        let current = match reg {
-            0 => u64::from(self.hart.msip),
-            MTIMECMP => self.hart.clock.mtimer.cmp,
-            MTIME => now,
-            _ => 0,
+        // Which register: the 8 bytes at `reg` hold the `msip` words of
+        // harts 2k and 2k + 1 (bit 0 of each), or hart h's `mtimecmp`.
+        let msip_pair = (reg < 4 * n).then_some(reg / 4);
+        let cmp_of = (MTIMECMP..MTIMECMP + 8 * n)
+            .contains(&reg)
+            .then_some((reg - MTIMECMP) / 8);
+        let msip = |sim: &mut Self, h: u64| h < n && sim.hart_mut_by_id(h as usize).msip;
+        let current = if let Some(h) = msip_pair {
+            u64::from(msip(self, h)) | u64::from(msip(self, h + 1)) << 32
+        } else if let Some(h) = cmp_of {
+            self.hart_mut_by_id(h as usize).clock.mtimer.cmp
+        } else if reg == MTIME {
+            now
+        } else {
+            0
         };
         if store {
             let v = self.hart.x[usize::from(inst.rs2)] << shift;
             let new = (current & !mask) | (v & mask);
-            let clock = &mut self.hart.clock;
-            match reg {
-                0 if off == 0 => self.hart.msip = new & 1 != 0,
-                MTIMECMP => {
-                    let mut t = clock.mtimer;
-                    clock.write_cmp(&mut t, new, base);
-                    clock.mtimer = t;
+            if let Some(h) = msip_pair {
+                // Bit 0 of each word (QEMU 7.2 `riscv_aclint_swi_write`).
+                for (k, bit) in [(h, new & 1), (h + 1, (new >> 32) & 1)] {
+                    if k < n {
+                        self.hart_mut_by_id(k as usize).msip = bit != 0;
+                    }
                 }
-                MTIME => {
-                    clock.time_delta = clock.time_delta.wrapping_add(new.wrapping_sub(now));
-                    let mut t = clock.mtimer;
-                    let cmp = t.cmp;
-                    clock.write_cmp(&mut t, cmp, base);
-                    clock.mtimer = t;
+            } else if let Some(h) = cmp_of {
+                let running = h as usize == self.harts.cur;
+                let t = self.hart_mut_by_id(h as usize);
+                let b = if running { base } else { t.parked_base() };
+                let clock = &mut t.clock;
+                let mut timer = clock.mtimer;
+                clock.write_cmp(&mut timer, new, b);
+                clock.mtimer = timer;
+            } else if reg == MTIME {
+                let delta = new.wrapping_sub(now);
+                for i in 0..n as usize {
+                    let running = i == self.harts.cur;
+                    let t = self.hart_mut_by_id(i);
+                    let b = if running { base } else { t.parked_base() };
+                    let clock = &mut t.clock;
+                    clock.time_delta = clock.time_delta.wrapping_add(delta);
+                    let mut timer = clock.mtimer;
+                    let cmp = timer.cmp;
+                    clock.write_cmp(&mut timer, cmp, b);
+                    clock.mtimer = timer;
                 }
-                _ => {}
             }
         } else {
             let v = (current & mask) >> shift;

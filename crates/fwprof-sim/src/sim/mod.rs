@@ -3,9 +3,11 @@
 //! `sim/interrupts.rs`.
 
 mod bus;
+mod harts;
 mod interrupts;
 
 pub use bus::UnmodelledCount;
+pub use harts::DEFAULT_QUANTUM;
 
 use crate::block::{BlockCache, CacheStats, AFTER_IRQ, AFTER_NO_CHAIN, AFTER_VM, NO_BLOCK};
 use crate::hart::Hart;
@@ -40,20 +42,12 @@ pub struct Simulator<H: Hooks> {
     target: Target,
     hooks: H,
     cache: BlockCache,
-    /// Per interrupt code: when it became pending and enabled in `mie`
-    /// (executed instructions, guest ns), for its latency.
-    since: [Option<(u64, u64)>; 16],
-    /// The last block that ran and how many of its instructions ran (for
-    /// the clock with a core model).
-    last: (u32, u32),
     /// The code context last announced to the hooks (`None` after a flush).
     announced: Option<crate::CodeContext>,
     /// The machine's devices (`sim/bus.rs`).
     bus: bus::Bus,
-    /// (pc, cause, count) of synchronous exceptions raised again and again
-    /// at one pc with no `mret`/`sret` between them (a handler that traps
-    /// in itself): see [`TRAP_STORM`].
-    storm: (u64, u64, u32),
+    /// The harts besides the running one (`sim/harts.rs`).
+    harts: harts::Harts,
 }
 
 /// Exceptions at one pc, of one cause, with no trap return between them,
@@ -74,6 +68,7 @@ impl<H: Hooks> Simulator<H> {
             sim.hart.x[2] = prog.sp;
         }
         sim.hart.normalize_x();
+        sim.clone_harts();
         sim
     }
 
@@ -96,23 +91,25 @@ impl<H: Hooks> Simulator<H> {
         if target == Target::Linux {
             hart.enter_user_mode();
         }
+        let n = env.as_ref().map_or(1, Environment::harts).max(1);
         let bus = bus::Bus::new(
             env.as_ref()
                 .map_or(&fwprof_os::Board::bare(), Environment::board),
+            n,
         );
-        Simulator {
+        let mut sim = Simulator {
             hart,
             mem,
             env,
             target,
             hooks,
             cache: BlockCache::new(),
-            since: [None; 16],
-            last: (NO_BLOCK, 0),
             announced: None,
             bus,
-            storm: (0, 0, 0),
-        }
+            harts: harts::Harts::new(n),
+        };
+        sim.clone_harts();
+        sim
     }
 
     /// Make guest time follow QEMU 7.2's `-icount shift=N,sleep=off`: one
@@ -124,13 +121,28 @@ impl<H: Hooks> Simulator<H> {
         self.hart.clock.icount = true;
     }
 
-    /// The hart (registers, CSRs, counters).
+    /// The running hart (registers, CSRs, counters); on a machine with
+    /// one hart, the hart.
     pub fn hart(&self) -> &Hart {
         &self.hart
     }
-    /// The hart, mutably (e.g. to set registers before a run).
+    /// The running hart, mutably (e.g. to set registers before a run).
     pub fn hart_mut(&mut self) -> &mut Hart {
         &mut self.hart
+    }
+    /// Every hart of the machine, by number (`mhartid`): the running one
+    /// as it is now, the others as they were when they last stopped.
+    pub fn harts(&self) -> impl Iterator<Item = &Hart> {
+        let cur = self.harts.cur;
+        self.harts
+            .parked
+            .iter()
+            .enumerate()
+            .map(move |(i, h)| if i == cur { &self.hart } else { h })
+    }
+    /// The number of harts of the machine.
+    pub fn hart_count(&self) -> usize {
+        self.harts.parked.len()
     }
     /// Guest memory.
     pub fn memory(&self) -> &Memory {
@@ -153,10 +165,10 @@ impl<H: Hooks> Simulator<H> {
     pub fn into_hooks(self) -> H {
         self.hooks
     }
-    /// Instructions that started executing so far, including ones that
-    /// trapped (one QEMU `-singlestep -d nochain,exec` line each).
+    /// Instructions that started executing so far on all harts, including
+    /// ones that trapped (one QEMU `-singlestep -d nochain,exec` line each).
     pub fn executed(&self) -> u64 {
-        self.hart.executed
+        self.hart.executed + self.harts.others_executed
     }
     /// The guest environment (None for [`Simulator::bare`]).
     pub fn environment(&self) -> Option<&Environment> {
@@ -284,16 +296,21 @@ impl<H: Hooks> Simulator<H> {
                 cut.min(executed.saturating_add(POLL_INTERVAL))
             }
         };
+        //
+        // With several harts, `limit` (counted over all harts) becomes the
+        // running hart's own count (`local_limit`), and the end of its
+        // quantum (`self.harts.switch_at`) is one more point to cut at.
+        let mut local_limit = limit.saturating_sub(self.harts.others_executed);
         self.take_interrupt();
         let mut irq_at = self.interrupt_point();
-        let mut cut = limit.min(irq_at);
+        let mut cut = local_limit.min(irq_at).min(self.harts.switch_at);
         let mut checkpoint = next_checkpoint(self.hart.executed, cut);
         // (block, true = fall-through slot) to fill with the next block's id.
         let mut chain_from: Option<(u32, bool)> = None;
         let mut next_id = NO_BLOCK;
         loop {
             if self.hart.executed >= checkpoint {
-                if self.hart.executed >= limit {
+                if self.hart.executed >= local_limit {
                     return Ok(StopReason::InstructionLimit);
                 }
                 if H::STOPS && self.hooks.stop_requested() {
@@ -302,6 +319,15 @@ impl<H: Hooks> Simulator<H> {
                 if interrupt.load(Ordering::Relaxed) {
                     return Ok(StopReason::Interrupted);
                 }
+                if self.hart.executed >= self.harts.switch_at {
+                    if let Some(stop) = self.switch_hart()? {
+                        return Ok(stop);
+                    }
+                    local_limit = limit.saturating_sub(self.harts.others_executed);
+                    chain_from = None;
+                    next_id = NO_BLOCK;
+                    irq_at = 0;
+                }
                 if self.hart.executed >= irq_at {
                     if self.take_interrupt() {
                         chain_from = None;
@@ -309,7 +335,7 @@ impl<H: Hooks> Simulator<H> {
                     }
                     irq_at = self.interrupt_point();
                 }
-                cut = limit.min(irq_at);
+                cut = local_limit.min(irq_at).min(self.harts.switch_at);
                 checkpoint = next_checkpoint(self.hart.executed, cut);
             }
             let pc = self.hart.pc;
@@ -374,7 +400,7 @@ impl<H: Hooks> Simulator<H> {
             }
             self.hart.executed += count as u64;
             if H::MODELS_CYCLES {
-                self.last = (id, count as u32);
+                self.hart.last = (id, count as u32);
             }
             if b.term {
                 let taken = match exec_term::<RV64>(&mut self.hart, &uops[body], b.end) {
@@ -447,7 +473,7 @@ impl<H: Hooks> Simulator<H> {
         }
         self.hart.executed += k as u64;
         if H::MODELS_CYCLES {
-            self.last = (id, k as u32);
+            self.hart.last = (id, k as u32);
         }
         self.hooks.on_block_cut(BlockId(id), k as u32);
         // Only a block's last instruction can leave the straight line, so
@@ -471,7 +497,7 @@ impl<H: Hooks> Simulator<H> {
         let ran = status & !EXCEPTION;
         self.hart.executed += ran as u64;
         if H::MODELS_CYCLES {
-            self.last = (id, ran as u32);
+            self.hart.last = (id, ran as u32);
         }
         if ran < count {
             self.hooks.on_block_cut(BlockId(id), ran as u32);
@@ -552,7 +578,7 @@ impl<H: Hooks> Simulator<H> {
         }
         match b.last_op {
             fwprof_isa::Op::Mret | fwprof_isa::Op::Sret => {
-                self.storm = (0, 0, 0);
+                self.hart.storm = (0, 0, 0);
                 self.sync_translation();
                 self.hooks.on_trap_return(&crate::TrapReturn {
                     pc: b.last_pc,
@@ -624,7 +650,7 @@ impl<H: Hooks> Simulator<H> {
             }));
         }
         let vector = self.hart.trap_vector(exc, false);
-        let storm = &mut self.storm;
+        let storm = &mut self.hart.storm;
         if storm.0 == pc && storm.1 == exc.cause {
             storm.2 += 1;
         } else {

@@ -1,0 +1,167 @@
+//! The `threads` section: the threads of execution of a run on several
+//! harts — each hart's own — and the calling contexts each ran
+//! (`docs/profile-format.md`, "Sections"; `docs/concurrency.md`).
+//!
+//! Every thread has roots of its own in the calling-context tree
+//! ([`crate::ContextRecord`]), so a context (a root and everything below
+//! it) belongs to exactly one thread; a thread's costs are its contexts'
+//! self costs. The flat profile, call graph and per-address costs of the
+//! profile itself are the sums over all threads.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Profile;
+use crate::sections::SectionKind;
+
+/// Section `threads`, layout version 1, ancillary.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadSection {
+    /// The threads, in order of first appearance.
+    pub threads: Vec<ThreadRecord>,
+    /// Times the run passed from one hart to another.
+    pub switches: u64,
+    /// Instructions a hart ran per turn (`--quantum`).
+    pub quantum: u64,
+}
+
+impl SectionKind for ThreadSection {
+    const NAME: &'static str = "threads";
+    const VERSION: u32 = 1;
+    const CRITICAL: bool = false;
+}
+
+/// One thread of execution.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadRecord {
+    /// The hart it ran on (`mhartid`).
+    pub hart: u32,
+    /// How reports name it, e.g. `hart 1`.
+    pub name: String,
+    /// Instructions it executed (what its contexts' self instructions sum
+    /// to, when the profile holds every instruction).
+    pub executed: u64,
+    /// The roots of its calling contexts (indices into
+    /// [`Profile::contexts`], each a context without a parent).
+    pub roots: Vec<u32>,
+}
+
+impl ThreadSection {
+    /// Per context, the index in [`ThreadSection::threads`] of the thread
+    /// it belongs to (`None` for a context under no listed root).
+    pub fn context_threads(&self, profile: &Profile) -> Vec<Option<usize>> {
+        let mut of = vec![None; profile.contexts.len()];
+        for (t, rec) in self.threads.iter().enumerate() {
+            for &r in &rec.roots {
+                if let Some(slot) = of.get_mut(r as usize) {
+                    *slot = Some(t);
+                }
+            }
+        }
+        // Parents come before their children.
+        for i in 0..profile.contexts.len() {
+            if let Some(p) = profile.contexts[i].parent {
+                of[i] = of.get(p as usize).copied().flatten();
+            }
+        }
+        of
+    }
+
+    /// Per thread, the self cost of its contexts per event.
+    pub fn costs(&self, profile: &Profile) -> Vec<Vec<u64>> {
+        let n = profile.events.len();
+        let mut out = vec![vec![0u64; n]; self.threads.len()];
+        for (c, t) in profile.contexts.iter().zip(self.context_threads(profile)) {
+            if let Some(t) = t {
+                for (d, s) in out[t].iter_mut().zip(&c.self_cost) {
+                    *d += s;
+                }
+            }
+        }
+        out
+    }
+
+    /// What makes the section not fit `profile`, if anything: a root out
+    /// of range, not a root, or listed twice.
+    pub(crate) fn problem(&self, profile: &Profile) -> Option<String> {
+        let mut seen = vec![false; profile.contexts.len()];
+        for t in &self.threads {
+            for &r in &t.roots {
+                let Some(c) = profile.contexts.get(r as usize) else {
+                    return Some(format!(
+                        "section \"threads\": {} has root context {r} of {}",
+                        t.name,
+                        profile.contexts.len()
+                    ));
+                };
+                if c.parent.is_some() || std::mem::replace(&mut seen[r as usize], true) {
+                    return Some(format!(
+                        "section \"threads\": {}'s root context {r} is not a root of its own",
+                        t.name
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ContextRecord, FunctionId, FunctionRecord, Meta};
+
+    fn two_harts() -> Profile {
+        let mut p = Profile::new(Meta::new("a.elf"), vec!["instructions".into()]);
+        let f = p.add_function(FunctionRecord::new("main", 0, 4));
+        let g = p.add_function(FunctionRecord::new("work", 4, 8));
+        let ctx = |parent, function: FunctionId, cost| ContextRecord {
+            parent,
+            function,
+            calls: 1,
+            self_cost: vec![cost],
+        };
+        p.contexts = vec![
+            ctx(None, f, 3),
+            ctx(Some(0), g, 10),
+            ctx(None, f, 4),
+            ctx(Some(2), g, 20),
+        ];
+        p
+    }
+
+    #[test]
+    fn contexts_belong_to_the_thread_of_their_root() {
+        let p = two_harts();
+        let s = ThreadSection {
+            threads: vec![
+                ThreadRecord {
+                    hart: 0,
+                    name: "hart 0".into(),
+                    executed: 13,
+                    roots: vec![0],
+                },
+                ThreadRecord {
+                    hart: 1,
+                    name: "hart 1".into(),
+                    executed: 24,
+                    roots: vec![2],
+                },
+            ],
+            switches: 5,
+            quantum: 1000,
+        };
+        assert_eq!(
+            s.context_threads(&p),
+            vec![Some(0), Some(0), Some(1), Some(1)]
+        );
+        assert_eq!(s.costs(&p), vec![vec![13], vec![24]]);
+        assert_eq!(s.problem(&p), None);
+        let mut bad = s.clone();
+        bad.threads[1].roots = vec![3];
+        assert!(bad.problem(&p).unwrap().contains("not a root"));
+        bad.threads[1].roots = vec![0];
+        assert!(bad.problem(&p).unwrap().contains("not a root"));
+        bad.threads[1].roots = vec![9];
+        assert!(bad.problem(&p).unwrap().contains("root context 9 of 4"));
+    }
+}

@@ -1,0 +1,322 @@
+//! Several harts on one machine (`--harts N`): who runs, for how long,
+//! and what a hart waiting in `wfi` waits for.
+//!
+//! **Turns.** The harts run one at a time in a fixed round-robin order
+//! (0, 1, … N−1, 0, …), each for a *quantum* of executed instructions
+//! ([`DEFAULT_QUANTUM`], `--quantum`); a turn ends exactly at its
+//! quantum's instruction boundary (the block is cut there), or earlier
+//! when the hart waits in `wfi`. Nothing depends on host time, so the
+//! same program, input and quantum give the same run every time.
+//!
+//! **Time.** Each hart keeps its own clock (`crate::irq`): its guest time
+//! is what it executed plus what it slept. Harts that run take turns of
+//! equal length, so their clocks stay within a quantum of each other, as
+//! the clocks of cores running side by side would. A waiting hart does not
+//! run, but time passes for it: whenever the turn passes it, its clock is
+//! brought up to the time of the hart whose turn just ended (idle time),
+//! and it wakes if an interrupt enabled in its `mie` is then pending (an
+//! IPI through its CLINT `msip`, its timer, the PLIC). When every hart
+//! waits, the machine sleeps to the first timer deadline among them (as
+//! one hart's `wfi` does); with none, and no device input to wait for,
+//! the run stops: every hart would sleep forever.
+//!
+//! **LR/SC.** A hart's reservation is dropped when its turn ends: another
+//! hart may store to the reservation set during its own turn, and the
+//! simulator does not watch every store for it. An `sc` after a switch
+//! therefore fails and its loop retries; a constrained LR/SC loop (at
+//! most 16 instructions, Unprivileged ISA 20191213 §8.3) completes within
+//! one quantum. Within a turn `sc` compares the loaded value, as QEMU
+//! 7.2 does.
+
+use super::*;
+use crate::hooks::HartSwitch;
+
+/// Instructions a hart runs before the next hart takes its turn, unless
+/// `--quantum` says otherwise. Small enough that a hart spinning on a
+/// lock another hart holds wastes little, large enough that switching
+/// (a few hundred nanoseconds) costs under 1% of a turn. Spike
+/// interleaves its harts every 5,000 instructions; QEMU's round-robin
+/// gives each vCPU a slice of host time (not reproducible).
+pub const DEFAULT_QUANTUM: u64 = 1000;
+
+
+/// The harts other than the running one, and whose turn it is.
+#[derive(Debug)]
+pub(super) struct Harts {
+    /// Every hart by number; the slot of the running hart (`cur`) holds a
+    /// stale copy while it runs (the live one is `Simulator::hart`).
+    pub(super) parked: Vec<Hart>,
+    /// Per hart: waiting in `wfi` for an interrupt.
+    waiting: Vec<bool>,
+    /// The running hart's number.
+    pub(super) cur: usize,
+    /// Instructions executed by all harts but the running one.
+    pub(super) others_executed: u64,
+    /// Instructions per turn.
+    quantum: u64,
+    /// The running hart's executed count at which its turn ends
+    /// (`u64::MAX` with one hart).
+    pub(super) switch_at: u64,
+    /// Turns that passed from one hart to another.
+    pub(super) switches: u64,
+}
+
+impl Harts {
+    /// `n` harts (at least 1), none started.
+    pub(super) fn new(n: usize) -> Harts {
+        Harts {
+            parked: Vec::new(),
+            waiting: vec![false; n],
+            cur: 0,
+            others_executed: 0,
+            quantum: DEFAULT_QUANTUM,
+            switch_at: u64::MAX,
+            switches: 0,
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.waiting.len()
+    }
+}
+
+impl Hart {
+    /// The clock base of a hart between two instructions while it does
+    /// not run (no core model: see `crate::irq`).
+    pub(super) fn parked_base(&self) -> u64 {
+        if self.clock.icount {
+            self.executed - self.icount_skip
+        } else {
+            self.executed - self.not_retired
+        }
+    }
+
+    /// Bring the clock of a hart that does not run up to guest time `ns`
+    /// (it was idle meanwhile) and latch its timers.
+    fn idle_until(&mut self, ns: u64) {
+        let base = self.parked_base();
+        let now = self.clock.ns(base);
+        if ns > now {
+            self.clock.idle_ns = self.clock.idle_ns.wrapping_add(ns - now);
+        }
+        self.clock.update(base);
+    }
+
+    /// True if an interrupt enabled in `mie` is pending (what ends `wfi`,
+    /// Privileged ISA 20211203 §3.3.3).
+    fn has_work(&self) -> bool {
+        self.mip_at(self.parked_base()) & self.mie != 0
+    }
+
+    /// Guest nanoseconds of this hart's next timer deadline whose
+    /// interrupt `mie` enables, if any.
+    fn wake_deadline(&self) -> Option<u64> {
+        self.next_deadline(self.parked_base(), u64::MAX)
+    }
+}
+
+impl<H: Hooks> Simulator<H> {
+    /// Instructions each hart runs per turn (at least 1; see
+    /// [`DEFAULT_QUANTUM`]). Takes effect at the next turn.
+    pub fn set_quantum(&mut self, quantum: u64) {
+        self.harts.quantum = quantum.max(1);
+        if self.harts.count() > 1 && self.harts.switch_at != u64::MAX {
+            self.harts.switch_at = self.hart.executed.saturating_add(self.harts.quantum);
+        }
+    }
+
+    /// Instructions each hart runs per turn.
+    pub fn quantum(&self) -> u64 {
+        self.harts.quantum
+    }
+
+    /// Turns that passed from one hart to another so far (0 with one hart).
+    pub fn hart_switches(&self) -> u64 {
+        self.harts.switches
+    }
+
+    /// Make the other harts copies of hart 0 as it is now, each with its
+    /// own `mhartid`: on QEMU `virt` every hart starts at the reset
+    /// address with the same registers (the reset ROM reads `mhartid`).
+    pub(super) fn clone_harts(&mut self) {
+        let n = self.harts.count();
+        self.hart.id = 0;
+        self.harts.parked = (0..n)
+            .map(|i| {
+                let mut h = self.hart.clone();
+                h.id = i as u64;
+                h
+            })
+            .collect();
+        self.harts.switch_at = if n > 1 {
+            self.hart.executed.saturating_add(self.harts.quantum)
+        } else {
+            u64::MAX
+        };
+    }
+
+    /// `wfi` with nothing pending on a machine of several harts: the hart
+    /// waits and its turn ends now.
+    pub(super) fn wait_for_interrupt(&mut self) {
+        self.harts.waiting[self.harts.cur] = true;
+        self.harts.switch_at = 0;
+    }
+
+    /// Hart number `id`: the running one or a parked one.
+    pub(super) fn hart_mut_by_id(&mut self, id: usize) -> &mut Hart {
+        if id == self.harts.cur || self.harts.parked.is_empty() {
+            &mut self.hart
+        } else {
+            &mut self.harts.parked[id]
+        }
+    }
+
+    /// True on a machine of several harts.
+    pub(super) fn several_harts(&self) -> bool {
+        self.harts.count() > 1
+    }
+
+    /// The running hart's turn ended (its quantum ran out, or it waits):
+    /// pick the next hart that can run and make it the running one (see
+    /// the module documentation).
+    ///
+    /// # Errors
+    /// [`SimError::Wfi`] when every hart waits and nothing can wake any.
+    pub(super) fn switch_hart(&mut self) -> Result<Option<StopReason>, SimError> {
+        let n = self.harts.count();
+        let from = self.harts.cur;
+        let base = self.boundary_base();
+        self.hart.clock.update(base);
+        let now = self.hart.clock.ns(base);
+        if self.harts.waiting[from] && self.hart.mip_at(base) & self.hart.mie != 0 {
+            self.harts.waiting[from] = false;
+        }
+        let mut next = None;
+        for k in 1..=n {
+            let j = (from + k) % n;
+            if j == from {
+                if !self.harts.waiting[from] {
+                    next = Some(from);
+                }
+                break;
+            }
+            let h = &mut self.harts.parked[j];
+            if self.harts.waiting[j] {
+                h.idle_until(now);
+                if !h.has_work() {
+                    continue;
+                }
+                self.harts.waiting[j] = false;
+            }
+            next = Some(j);
+            break;
+        }
+        let (next, sleep) = match next {
+            Some(j) => (j, 0),
+            None => match self.all_waiting(now)? {
+                Some(x) => x,
+                None => (from, 0),
+            },
+        };
+        if next != from {
+            self.switch_to(next);
+        }
+        self.sleep_ns(sleep);
+        self.harts.switch_at = self.hart.executed.saturating_add(self.harts.quantum);
+        Ok(None)
+    }
+
+    /// Every hart waits at guest time `now` (the running hart's): feed a
+    /// UART that waits for input, else sleep to the first deadline.
+    /// Returns the hart that wakes and the time it sleeps until then
+    /// (`None`: the running hart itself woke, with no sleep).
+    ///
+    /// # Errors
+    /// [`SimError::Wfi`] when nothing can wake any hart.
+    fn all_waiting(&mut self, now: u64) -> Result<Option<(usize, u64)>, SimError> {
+        let n = self.harts.count();
+        let from = self.harts.cur;
+        if self.feed_waiting_uart() {
+            let base = self.boundary_base();
+            if self.hart.mip_at(base) & self.hart.mie != 0 {
+                self.harts.waiting[from] = false;
+                return Ok(None);
+            }
+            for k in 1..n {
+                let j = (from + k) % n;
+                if self.harts.parked[j].has_work() {
+                    self.harts.waiting[j] = false;
+                    return Ok(Some((j, 0)));
+                }
+            }
+        }
+        // The first deadline among all harts (ties: the next in turn).
+        let base = self.boundary_base();
+        let mut best: Option<(u64, usize)> = self
+            .hart
+            .next_deadline(base, u64::MAX)
+            .map(|d| (d.max(now), from));
+        for k in 1..n {
+            let j = (from + k) % n;
+            if let Some(d) = self.harts.parked[j].wake_deadline() {
+                let d = d.max(now);
+                if best.is_none_or(|(b, _)| d < b) {
+                    best = Some((d, j));
+                }
+            }
+        }
+        let Some((at, j)) = best else {
+            return Err(SimError::Wfi {
+                pc: self.hart.pc.wrapping_sub(4),
+                reason: format!(
+                    "on every one of the {n} harts (hart {from}: {})",
+                    self.wait_diagnosis(base)
+                ),
+            });
+        };
+        for (i, h) in self.harts.parked.iter_mut().enumerate() {
+            if i != from && i != j {
+                h.idle_until(at);
+            }
+        }
+        self.harts.waiting[j] = false;
+        if j == from {
+            let sleep = at.saturating_sub(now);
+            return Ok(Some((from, sleep)));
+        }
+        // The running hart waits on to `at` too (the hooks hear of the
+        // machine's sleep once, from the hart that wakes).
+        self.hart.clock.idle_ns = self.hart.clock.idle_ns.wrapping_add(at.saturating_sub(now));
+        self.hart.clock.update(base);
+        let h = &self.harts.parked[j];
+        let its_now = h.clock.ns(h.parked_base());
+        Ok(Some((j, at.saturating_sub(its_now))))
+    }
+
+    /// Make hart `to` the running one: the running hart's reservation is
+    /// dropped (see the module documentation), the memory takes the new
+    /// hart's translation, and the hooks are told.
+    fn switch_to(&mut self, to: usize) {
+        let from = self.harts.cur;
+        let from_executed = self.hart.executed;
+        self.hart.res_addr = u64::MAX;
+        std::mem::swap(&mut self.hart, &mut self.harts.parked[from]);
+        std::mem::swap(&mut self.hart, &mut self.harts.parked[to]);
+        self.harts.cur = to;
+        self.harts.others_executed = self.harts.others_executed + from_executed
+            - self.hart.executed;
+        self.harts.switches += 1;
+        self.sync_translation();
+        self.announced = None;
+        self.hooks.on_hart_switch(&HartSwitch {
+            from: from as u32,
+            from_executed,
+            to: to as u32,
+            to_executed: self.hart.executed,
+            pc: self.hart.pc,
+            sp: self.hart.x[2],
+            privilege: self.hart.privilege,
+            space: self.mem.address_space(),
+        });
+    }
+}
