@@ -138,7 +138,8 @@ pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     let mut w = std::io::BufWriter::new(stdout.lock());
     if a.per_hart {
         let opts = text_options(&profile, a, color)?;
-        fwprof_report::write_per_hart(&profile, &opts, &mut w).context("cannot report --per-hart")?;
+        fwprof_report::write_per_hart(&profile, &opts, &mut w)
+            .context("cannot report --per-hart")?;
         w.flush()?;
         return Ok(0);
     }

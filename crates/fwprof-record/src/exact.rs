@@ -45,7 +45,8 @@ pub(crate) fn run(
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let data = hooks.finish(end.running_executed());
-            let threads = thread_section(&end, &data.strands, &data.context_strands, &data.contexts);
+            let threads =
+                thread_section(&end, &data.strands, &data.context_strands, &data.contexts);
             (
                 end,
                 Exact {
@@ -66,7 +67,8 @@ pub(crate) fn run(
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let (data, model) = hooks.finish().finish_with_model(end.running_executed());
             let timing = Some(model.finish_by_space());
-            let threads = thread_section(&end, &data.strands, &data.context_strands, &data.contexts);
+            let threads =
+                thread_section(&end, &data.strands, &data.context_strands, &data.contexts);
             (
                 end,
                 Exact {

@@ -94,7 +94,8 @@ impl Session {
     /// # Errors
     /// [`Error::Options`] for options that cannot work together (`Cycles`
     /// without a core model, a sampling period of 0, an empty exclusion
-    /// pattern, a machine option for a Linux program) and for a `--load`
+    /// pattern, a machine option for a Linux program, a method or core
+    /// model with several harts) and for a `--load`
     /// file that cannot be read or is not Intel HEX; [`Error::Core`] for a bad core description;
     /// [`Error::ReadProgram`], [`Error::Load`], [`Error::NoSuchDirectory`]
     /// for the program and sandbox; [`Error::CoreXlen`] for a core of the
@@ -123,6 +124,23 @@ impl Session {
                 if i.exclude.iter().any(String::is_empty) {
                     return Err(Error::Options("--exclude: empty pattern".into()));
                 }
+            }
+        }
+        // Several harts: exact counts, split per hart. A core model's
+        // pipeline, caches and predictors, the sampler's pacing and the
+        // instrumentation's activation stacks are one per run so far.
+        if opts.exec.harts > 1 {
+            let what = match (&opts.method, &opts.core) {
+                (Method::Sample(_), _) => Some("--method sample"),
+                (Method::Instrument(_), _) => Some("--method instrument"),
+                (Method::Exact, Some(_)) => Some("--core"),
+                (Method::Exact, None) => None,
+            };
+            if let Some(what) = what {
+                return Err(Error::Options(format!(
+                    "{what} with --harts {}: a run on several harts is recorded with --method exact and no core model (docs/concurrency.md)",
+                    opts.exec.harts
+                )));
             }
         }
         // A bad core description stops here: nothing runs.

@@ -51,8 +51,8 @@ mod options;
 mod privilege;
 mod report;
 mod spaces;
-mod threads;
 mod style;
+mod threads;
 mod traps;
 
 pub use annotate::{direct_target, function_instructions, inlined_label, write_annotate, InstRow};

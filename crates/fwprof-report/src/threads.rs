@@ -112,7 +112,11 @@ fn restrict(profile: &Profile, sec: &ThreadSection, keep: impl Fn(usize) -> bool
 /// # Errors
 /// [`ThreadError`] as an [`io::Error`] of kind `InvalidInput` when the
 /// profile has no `threads` section; write errors.
-pub fn write_per_hart(profile: &Profile, opts: &ReportOptions, w: &mut dyn Write) -> io::Result<()> {
+pub fn write_per_hart(
+    profile: &Profile,
+    opts: &ReportOptions,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let sec = section(profile).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let costs = sec.costs(profile);
     let e = opts.event.min(profile.events.len().saturating_sub(1));
@@ -234,6 +238,9 @@ mod tests {
         );
         let mut one = p.clone();
         one.sections.clear();
-        assert_eq!(restrict_to_hart(&one, 0).unwrap_err(), ThreadError::NoSection);
+        assert_eq!(
+            restrict_to_hart(&one, 0).unwrap_err(),
+            ThreadError::NoSection
+        );
     }
 }

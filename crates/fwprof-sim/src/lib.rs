@@ -54,7 +54,8 @@ pub use csr::CsrIllegal;
 pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{
-    BlockId, CodeContext, CostModel, HartSwitch, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
+    BlockId, CodeContext, CostModel, HartSwitch, Hooks, Jump, JumpKind, Latency, TrapInfo,
+    TrapReturn,
 };
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
@@ -75,6 +76,8 @@ mod tests_env;
 mod tests_flush;
 #[cfg(test)]
 mod tests_fp;
+#[cfg(test)]
+mod tests_harts;
 #[cfg(test)]
 mod tests_int;
 #[cfg(test)]

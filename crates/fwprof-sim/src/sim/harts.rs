@@ -39,7 +39,6 @@ use crate::hooks::HartSwitch;
 /// gives each vCPU a slice of host time (not reproducible).
 pub const DEFAULT_QUANTUM: u64 = 1000;
 
-
 /// The harts other than the running one, and whose turn it is.
 #[derive(Debug)]
 pub(super) struct Harts {
@@ -303,8 +302,8 @@ impl<H: Hooks> Simulator<H> {
         std::mem::swap(&mut self.hart, &mut self.harts.parked[from]);
         std::mem::swap(&mut self.hart, &mut self.harts.parked[to]);
         self.harts.cur = to;
-        self.harts.others_executed = self.harts.others_executed + from_executed
-            - self.hart.executed;
+        self.harts.others_executed =
+            self.harts.others_executed + from_executed - self.hart.executed;
         self.harts.switches += 1;
         self.sync_translation();
         self.announced = None;

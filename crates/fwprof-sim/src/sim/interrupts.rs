@@ -339,7 +339,7 @@ impl<H: Hooks> Simulator<H> {
         let msip_pair = (reg < 4 * n).then_some(reg / 4);
         let cmp_of = (MTIMECMP..MTIMECMP + 8 * n)
             .contains(&reg)
-            .then_some((reg - MTIMECMP) / 8);
+            .then(|| (reg - MTIMECMP) / 8);
         let msip = |sim: &mut Self, h: u64| h < n && sim.hart_mut_by_id(h as usize).msip;
         let current = if let Some(h) = msip_pair {
             u64::from(msip(self, h)) | u64::from(msip(self, h + 1)) << 32
