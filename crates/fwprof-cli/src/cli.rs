@@ -376,12 +376,20 @@ pub struct ReportArgs {
     pub privilege: Option<PrivilegeArg>,
     /// A run on several harts: report only what hart N executed (its
     /// calling contexts, calls and costs; docs/concurrency.md).
-    #[arg(long, value_name = "N", conflicts_with = "per_hart")]
+    #[arg(long, value_name = "N", conflicts_with_all = ["per_hart", "per_thread", "thread"])]
     pub hart: Option<u32>,
+    /// A Linux process with several threads: report only what the thread
+    /// with id TID executed.
+    #[arg(long, value_name = "TID", conflicts_with_all = ["per_hart", "per_thread"])]
+    pub thread: Option<i64>,
     /// A run on several harts: a table of the harts, then each hart's
     /// own report (the default report merges the harts).
-    #[arg(long, conflicts_with_all = ["privilege", "format"])]
+    #[arg(long, conflicts_with_all = ["privilege", "format", "per_thread"])]
     pub per_hart: bool,
+    /// A Linux process with several threads (or a run on several harts):
+    /// a table of the threads, then each one's own report.
+    #[arg(long, conflicts_with_all = ["privilege", "format"])]
+    pub per_thread: bool,
 }
 
 /// A privilege level for `report --privilege`.
@@ -502,7 +510,10 @@ pub struct ExportArgs {
     /// A run on several harts: export only what hart N executed (default:
     /// every hart, merged).
     #[arg(long, value_name = "N")]
-    pub hart: Option<u32>,
+    pub hart: Option<u32>,    /// A Linux process with several threads: only what the thread with
+    /// id TID executed.
+    #[arg(long, value_name = "TID", conflicts_with = "hart")]
+    pub thread: Option<i64>,
 }
 
 /// `fwprof html`.
@@ -533,7 +544,10 @@ pub struct HtmlArgs {
     /// A run on several harts: show only what hart N executed (default:
     /// every hart, merged).
     #[arg(long, value_name = "N")]
-    pub hart: Option<u32>,
+    pub hart: Option<u32>,    /// A Linux process with several threads: only what the thread with
+    /// id TID executed.
+    #[arg(long, value_name = "TID", conflicts_with = "hart")]
+    pub thread: Option<i64>,
 }
 
 /// `fwprof diff`.

@@ -10,16 +10,18 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use fwprof_profile::Profile;
 
-/// `profile` restricted to what hart `hart` executed (`--hart N`), or
-/// as it is (`None`).
+/// `profile` restricted to what hart `hart` (`--hart N`) or Linux
+/// thread `thread` (`--thread TID`) executed, or as it is.
 ///
 /// # Errors
-/// The profile has no costs per hart, or no such hart (one line).
-pub fn restrict_to_hart(profile: Profile, hart: Option<u32>) -> Result<Profile> {
-    match hart {
-        None => Ok(profile),
-        Some(h) => fwprof_report::restrict_to_hart(&profile, h)
+/// The profile has no costs per hart or thread, or no such one (one line).
+pub fn restrict_to_thread(profile: Profile, hart: Option<u32>, thread: Option<i64>) -> Result<Profile> {
+    match (hart, thread) {
+        (Some(h), _) => fwprof_report::restrict_to_hart(&profile, h)
             .with_context(|| format!("cannot show --hart {h}")),
+        (None, Some(t)) => fwprof_report::restrict_to_thread(&profile, t)
+            .with_context(|| format!("cannot show --thread {t}")),
+        (None, None) => Ok(profile),
     }
 }
 

@@ -129,17 +129,18 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
 /// `fwprof report`; `color`: colour the text report (see [`use_color`]).
 pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     let mut profile = crate::files::read_profile(&a.file)?;
-    profile = crate::files::restrict_to_hart(profile, a.hart)?;
+    profile = crate::files::restrict_to_thread(profile, a.hart, a.thread)?;
     if let Some(level) = a.privilege {
         profile = fwprof_report::restrict_to_privilege(&profile, level.level())
             .with_context(|| format!("cannot report --privilege {:?}", level))?;
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    if a.per_hart {
+    if a.per_hart || a.per_thread {
         let opts = text_options(&profile, a, color)?;
-        fwprof_report::write_per_hart(&profile, &opts, &mut w)
-            .context("cannot report --per-hart")?;
+        let flag = if a.per_hart { "--per-hart" } else { "--per-thread" };
+        fwprof_report::write_per_thread(&profile, &opts, a.per_hart, &mut w)
+            .with_context(|| format!("cannot report {flag}"))?;
         w.flush()?;
         return Ok(0);
     }

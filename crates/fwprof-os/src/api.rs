@@ -71,6 +71,28 @@ pub enum EnvOutcome {
         /// Guest nanoseconds asleep (0 for a deadline already past).
         ns: u64,
     },
+    /// Linux `clone` of a thread: the simulator starts thread number
+    /// `thread` as a copy of the calling one resuming after the `ecall`,
+    /// with `a0` = 0, `sp` = `stack` (unless 0) and `tp` = `tls` (if
+    /// given). The caller's `a0` (the new thread's id) is already written.
+    NewThread {
+        /// The new thread's number (the next after those running).
+        thread: usize,
+        /// Its stack pointer (0: the caller's).
+        stack: u64,
+        /// Its thread pointer, with `CLONE_SETTLS`.
+        tls: Option<u64>,
+    },
+    /// The calling thread waits (a `futex` wait) until another thread
+    /// wakes it or `timeout_ns` of guest time pass; the simulator runs the
+    /// others meanwhile and gives it the result
+    /// ([`crate::Environment::switch_thread`]) when it runs again.
+    Wait {
+        /// Guest nanoseconds until it times out, if it can.
+        timeout_ns: Option<u64>,
+    },
+    /// The calling thread has exited (`exit` with other threads alive).
+    ThreadExit,
 }
 
 /// An error of the environment itself (not a guest-visible failure, which is

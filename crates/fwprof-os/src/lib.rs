@@ -514,6 +514,9 @@ pub struct Environment {
     pub(crate) stack: Option<StackLayout>,
     pub(crate) board: Board,
     pub(crate) harts: u32,
+    /// What the last system call asked of the threads
+    /// (`linux::threads`), until the simulator takes it.
+    pub(crate) pending_thread: Option<EnvOutcome>,
 }
 
 impl Environment {
@@ -533,6 +536,7 @@ impl Environment {
             linux: LinuxState::new(rv64, 0, exe),
             stack: None,
             board: cfg.machine.board.clone(),
+            pending_thread: None,
             harts: match target {
                 Target::BareMetal => cfg.machine.harts.clamp(1, MAX_HARTS),
                 Target::Linux => 1,

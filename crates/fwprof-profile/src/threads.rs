@@ -1,5 +1,6 @@
 //! The `threads` section: the threads of execution of a run on several
-//! harts — each hart's own — and the calling contexts each ran
+//! harts — each hart's own — or of a Linux process with several threads,
+//! and the calling contexts each ran
 //! (`docs/profile-format.md`, "Sections"; `docs/concurrency.md`).
 //!
 //! Every thread has roots of its own in the calling-context tree
@@ -18,9 +19,9 @@ use crate::sections::SectionKind;
 pub struct ThreadSection {
     /// The threads, in order of first appearance.
     pub threads: Vec<ThreadRecord>,
-    /// Times the run passed from one hart to another.
+    /// Times the run passed from one hart (thread) to another.
     pub switches: u64,
-    /// Instructions a hart ran per turn (`--quantum`).
+    /// Instructions a hart (thread) ran per turn (`--quantum`).
     pub quantum: u64,
 }
 
@@ -30,12 +31,16 @@ impl SectionKind for ThreadSection {
     const CRITICAL: bool = false;
 }
 
-/// One thread of execution.
+/// One thread of execution: a hart's own, or a Linux thread.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadRecord {
-    /// The hart it ran on (`mhartid`).
+    /// The hart it ran on (`mhartid`); for a Linux thread, its number in
+    /// order of creation (0: the main thread).
     pub hart: u32,
-    /// How reports name it, e.g. `hart 1`.
+    /// A Linux thread's id (`gettid`); `None` for a hart's own thread.
+    #[serde(default)]
+    pub tid: Option<i64>,
+    /// How reports name it: `hart 1`, `thread 4242`.
     pub name: String,
     /// Instructions it executed (what its contexts' self instructions sum
     /// to, when the profile holds every instruction).
@@ -46,6 +51,11 @@ pub struct ThreadRecord {
 }
 
 impl ThreadSection {
+    /// True for a Linux process's threads, false for harts.
+    pub fn linux(&self) -> bool {
+        self.threads.iter().any(|t| t.tid.is_some())
+    }
+
     /// Per context, the index in [`ThreadSection::threads`] of the thread
     /// it belongs to (`None` for a context under no listed root).
     pub fn context_threads(&self, profile: &Profile) -> Vec<Option<usize>> {
@@ -136,12 +146,14 @@ mod tests {
             threads: vec![
                 ThreadRecord {
                     hart: 0,
+                    tid: None,
                     name: "hart 0".into(),
                     executed: 13,
                     roots: vec![0],
                 },
                 ThreadRecord {
                     hart: 1,
+                    tid: None,
                     name: "hart 1".into(),
                     executed: 24,
                     roots: vec![2],

@@ -81,7 +81,8 @@ pub(crate) fn run(
     })
 }
 
-/// The `threads` section of a run on several harts: each hart's roots
+/// The `threads` section of a run on several harts (or Linux threads):
+/// each one's roots
 /// in the calling-context tree (`strands`: the harts in order of first
 /// appearance, `context_strands`: each context's index in it). `None` on
 /// a machine with one hart.
@@ -99,7 +100,11 @@ pub(crate) fn thread_section(
         .enumerate()
         .map(|(i, &hart)| ThreadRecord {
             hart,
-            name: format!("hart {hart}"),
+            tid: end.thread_ids.get(hart as usize).copied(),
+            name: match end.thread_ids.get(hart as usize) {
+                Some(tid) => format!("thread {tid}"),
+                None => format!("hart {hart}"),
+            },
             executed: end.hart_executed.get(hart as usize).copied().unwrap_or(0),
             roots: contexts
                 .iter()

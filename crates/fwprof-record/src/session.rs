@@ -96,6 +96,10 @@ pub struct RunEnd {
     pub hart_switches: u64,
     /// Instructions per hart's turn (`--quantum`).
     pub quantum: u64,
+    /// A Linux process's thread ids (`gettid`) by thread number, in
+    /// order of creation (there `hart_executed` is per thread); empty on
+    /// bare metal.
+    pub thread_ids: Vec<i64>,
 }
 
 impl RunEnd {
@@ -398,13 +402,16 @@ impl<H: Hooks> Launched<H> {
             unmodelled,
             unmodelled_report,
             executed: self.sim.executed(),
-            // With several harts, the time every hart slept is at most
-            // the least any slept.
-            sleep_ns: self.sim.harts().map(|h| h.idle_ns()).min().unwrap_or(0),
+            sleep_ns: self.sim.idle_ns(),
             hart_executed: self.sim.harts().map(|h| h.executed()).collect(),
             running_hart: self.sim.hart().id(),
             hart_switches: self.sim.hart_switches(),
             quantum: self.sim.quantum(),
+            thread_ids: self
+                .sim
+                .environment()
+                .map(|e| e.thread_ids())
+                .unwrap_or_default(),
             stop,
             error,
             target: self.target,

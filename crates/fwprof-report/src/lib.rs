@@ -73,7 +73,7 @@ pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, ReportOptions,
 pub use privilege::{restrict_to_privilege, PrivilegeError};
 pub use report::write_report;
 pub use spaces::write_space_table;
-pub use threads::{restrict_to_hart, write_per_hart, ThreadError};
+pub use threads::{restrict_to_hart, restrict_to_thread, write_per_thread, ThreadError};
 pub use traps::write_trap_table;
 
 /// The line that says a profile is sampled, as the text reports print it:

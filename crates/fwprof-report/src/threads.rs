@@ -1,5 +1,6 @@
-//! `fwprof report --hart N` and `--per-hart`: a run on several harts seen
-//! one hart at a time, from the profile's `threads` section.
+//! `fwprof report --hart N`, `--thread TID`, `--per-hart` and
+//! `--per-thread`: a run on several harts, or a Linux process's threads,
+//! seen one at a time, from the profile's `threads` section.
 //!
 //! A hart's profile is the profile restricted to the calling contexts
 //! that hart ran (each hart's contexts have roots of their own): the
@@ -29,6 +30,18 @@ pub enum ThreadError {
         /// The harts the profile has.
         harts: Vec<u32>,
     },
+    /// The process had no thread with this id.
+    NoSuchThread {
+        /// The thread id asked for.
+        tid: i64,
+        /// The thread ids the profile has.
+        tids: Vec<i64>,
+    },
+    /// Harts asked of a Linux process's profile (whose threads all ran on
+    /// one hart).
+    ThreadsNotHarts,
+    /// A thread id asked of a run on several harts.
+    HartsNotThreads,
 }
 
 impl std::fmt::Display for ThreadError {
@@ -41,6 +54,16 @@ impl std::fmt::Display for ThreadError {
                 let list: Vec<String> = harts.iter().map(u32::to_string).collect();
                 write!(f, "the profile has no hart {hart} (its harts: {})", list.join(", "))
             }
+            ThreadError::NoSuchThread { tid, tids } => {
+                let list: Vec<String> = tids.iter().map(i64::to_string).collect();
+                write!(f, "the profile has no thread {tid} (its threads: {})", list.join(", "))
+            }
+            ThreadError::ThreadsNotHarts => f.write_str(
+                "the profile is of a Linux process's threads, which share one hart: use --thread TID or --per-thread",
+            ),
+            ThreadError::HartsNotThreads => f.write_str(
+                "the profile is of a run on several harts, not of Linux threads: use --hart N or --per-hart",
+            ),
         }
     }
 }
@@ -62,6 +85,9 @@ fn section(profile: &Profile) -> Result<ThreadSection, ThreadError> {
 /// [`ThreadError`]: no `threads` section, or no such hart.
 pub fn restrict_to_hart(profile: &Profile, hart: u32) -> Result<Profile, ThreadError> {
     let sec = section(profile)?;
+    if sec.linux() {
+        return Err(ThreadError::ThreadsNotHarts);
+    }
     if !sec.threads.iter().any(|t| t.hart == hart) {
         return Err(ThreadError::NoSuchHart {
             hart,
@@ -69,6 +95,26 @@ pub fn restrict_to_hart(profile: &Profile, hart: u32) -> Result<Profile, ThreadE
         });
     }
     Ok(restrict(profile, &sec, |t| sec.threads[t].hart == hart))
+}
+
+/// `profile` restricted to what the Linux thread `tid` executed (see the
+/// module docs).
+///
+/// # Errors
+/// [`ThreadError`]: no `threads` section, harts rather than threads, or
+/// no such thread.
+pub fn restrict_to_thread(profile: &Profile, tid: i64) -> Result<Profile, ThreadError> {
+    let sec = section(profile)?;
+    if !sec.linux() {
+        return Err(ThreadError::HartsNotThreads);
+    }
+    if !sec.threads.iter().any(|t| t.tid == Some(tid)) {
+        return Err(ThreadError::NoSuchThread {
+            tid,
+            tids: sec.threads.iter().filter_map(|t| t.tid).collect(),
+        });
+    }
+    Ok(restrict(profile, &sec, |t| sec.threads[t].tid == Some(tid)))
 }
 
 /// `profile` restricted to the contexts of the threads `keep` accepts.
@@ -105,42 +151,55 @@ fn restrict(profile: &Profile, sec: &ThreadSection, keep: impl Fn(usize) -> bool
     out
 }
 
-/// `report --per-hart`: a table of the harts (instructions executed, share
-/// of the run, the calling contexts' instructions), then each hart's flat
-/// profile under `opts` (its call graph too unless `opts` leaves it out).
+/// `report --per-hart` / `--per-thread`: a table of the harts (or a
+/// Linux process's threads: instructions executed, share of the run, the
+/// cost in the report's event), then each one's report under `opts` (its
+/// call graph too unless `opts` leaves it out). `harts`: the user asked
+/// for harts, which a Linux process's profile does not have.
 ///
 /// # Errors
 /// [`ThreadError`] as an [`io::Error`] of kind `InvalidInput` when the
-/// profile has no `threads` section; write errors.
-pub fn write_per_hart(
+/// profile has no `threads` section or no harts; write errors.
+pub fn write_per_thread(
     profile: &Profile,
     opts: &ReportOptions,
+    harts: bool,
     w: &mut dyn Write,
 ) -> io::Result<()> {
-    let sec = section(profile).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let invalid = |e: ThreadError| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let sec = section(profile).map_err(invalid)?;
+    if harts && sec.linux() {
+        return Err(invalid(ThreadError::ThreadsNotHarts));
+    }
     let costs = sec.costs(profile);
     let e = opts.event.min(profile.events.len().saturating_sub(1));
     let event = profile.events.get(e).map_or("instructions", String::as_str);
     let total: u64 = costs.iter().map(|c| c[e]).sum();
+    let (what, column) = if sec.linux() {
+        ("Threads", "thread")
+    } else {
+        ("Harts", "hart")
+    };
     writeln!(
         w,
-        "Harts: {} (turns of {} instructions, {} switches)",
+        "{what}: {} (turns of {} instructions, {} switches)",
         sec.threads.len(),
         sec.quantum,
         sec.switches
     )?;
     writeln!(w)?;
-    writeln!(w, "  hart  {:>14}  {:>7}  {:>14}", "executed", "%", event)?;
+    writeln!(w, "  {column:>8}  {:>14}  {:>7}  {:>14}", "executed", "%", event)?;
     for (t, c) in sec.threads.iter().zip(&costs) {
         let share = if total == 0 {
             0.0
         } else {
             100.0 * c[e] as f64 / total as f64
         };
+        let id = t.tid.map_or(i64::from(t.hart), |tid| tid);
         writeln!(
             w,
-            "  {:>4}  {:>14}  {:>6.2}%  {:>14}",
-            t.hart, t.executed, share, c[e]
+            "  {id:>8}  {:>14}  {share:>6.2}%  {:>14}",
+            t.executed, c[e]
         )?;
     }
     for (i, t) in sec.threads.iter().enumerate() {
@@ -198,12 +257,14 @@ mod tests {
             threads: vec![
                 ThreadRecord {
                     hart: 0,
+                    tid: None,
                     name: "hart 0".into(),
                     executed: 13,
                     roots: vec![0],
                 },
                 ThreadRecord {
                     hart: 1,
+                    tid: None,
                     name: "hart 1".into(),
                     executed: 44,
                     roots: vec![2],

@@ -123,11 +123,20 @@ pub enum SimError {
     },
     /// A `wfi` that nothing can ever end: no interrupt enabled in `mie`
     /// can become pending (QEMU would wait forever).
-    #[error("hart 0 waits in wfi at {pc:#x} {reason}")]
+    #[error("hart {hart} waits in wfi at {pc:#x} {reason}")]
     Wfi {
+        /// The hart (`mhartid`).
+        hart: u32,
         /// PC of the `wfi`.
         pc: u64,
         /// What the hart waits for, and why it cannot come.
+        reason: String,
+    },
+    /// Every thread of a Linux process waits and none can ever be woken
+    /// (the kernel would let the process hang).
+    #[error("deadlock: {reason}")]
+    Deadlock {
+        /// Who waits, for what.
         reason: String,
     },
 }

@@ -292,6 +292,33 @@ fn timespec_ns(sec: i64, nsec: i64) -> u64 {
         .saturating_add(nsec as u64)
 }
 
+/// The time a timeout at guest address `addr` (a `struct timespec`)
+/// leaves, in nanoseconds: the timespec itself when relative; when
+/// `absolute`, the time from now on host clock `clock` (as the guest
+/// reads it with `clock_gettime`) until it, 0 if it has passed.
+/// Errors are `errno` values (`EFAULT`, `EINVAL`).
+pub(crate) fn timeout_ns(
+    mem: &mut dyn GuestMemory,
+    addr: u64,
+    absolute: bool,
+    clock: libc::clockid_t,
+) -> Result<u64, i32> {
+    let (sec, nsec) = read_timespec(mem, addr)?;
+    let t = timespec_ns(sec, nsec);
+    if !absolute {
+        return Ok(t);
+    }
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid timespec out-pointer; a known clock id.
+    if unsafe { libc::clock_gettime(clock, &mut now) } < 0 {
+        return Err(libc::EINVAL);
+    }
+    Ok(t.saturating_sub(timespec_ns(now.tv_sec.max(0), now.tv_nsec.max(0))))
+}
+
 /// `nanosleep(req, rem)`: the program sleeps `req` of guest time
 /// ([`crate::EnvOutcome::Sleep`]); it is never interrupted, so `rem` is not
 /// written. `EFAULT` for an unreadable `req`, `EINVAL` for an invalid one
@@ -416,30 +443,6 @@ pub(crate) fn sys_getrlimit(a: Args, mem: &mut dyn GuestMemory) -> Sys {
         err(libc::EFAULT)
     } else {
         Sys::Ret(0)
-    }
-}
-
-/// `futex` for one thread: `FUTEX_WAKE` wakes nobody (0); `FUTEX_WAIT`/
-/// `FUTEX_WAIT_BITSET` with a value that differs returns `EAGAIN`; an
-/// equal value would block forever (no other thread can wake it), so it
-/// returns `ETIMEDOUT` with a timeout and `EDEADLK` without.
-pub(crate) fn sys_futex(a: Args, mem: &mut dyn GuestMemory) -> Sys {
-    let (uaddr, op, val, timeout) = (a.u(0), a.int(1) & 0x7f, a.u(2) as u32, a.u(3));
-    match op {
-        0 | 9 => {
-            let Ok(cur) = read_u32(mem, uaddr) else {
-                return err(libc::EFAULT);
-            };
-            if cur != val {
-                err(libc::EAGAIN)
-            } else if timeout != 0 {
-                err(libc::ETIMEDOUT)
-            } else {
-                err(libc::EDEADLK)
-            }
-        }
-        1 | 10 => Sys::Ret(0),
-        _ => err(libc::ENOSYS),
     }
 }
 

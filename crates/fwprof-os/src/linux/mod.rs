@@ -13,18 +13,21 @@
 //! `TIOCGWINSZ`), `fcntl`, `brk`, `mmap` (riscv32: `mmap2`), `munmap`,
 //! `mprotect`, `mremap`, `madvise`, `riscv_flush_icache`, `exit`,
 //! `exit_group`, `set_tid_address`, `set_robust_list` and `rseq`
-//! (`ENOSYS`, as QEMU 7.2), `rt_sigaction`, `rt_sigprocmask`,
+//! (`ENOSYS`, as QEMU 7.2), `clone` for threads and `futex` (module
+//! `threads`), `clone3` (`ENOSYS`, as QEMU 7.2: glibc then uses `clone`),
+//! `rt_sigaction`, `rt_sigprocmask`,
 //! `sigaltstack`, `kill`/`tkill`/`tgkill` (to itself), `uname`,
 //! `getrandom`, `clock_gettime` (+`64`), `clock_getres`, `gettimeofday`,
 //! `nanosleep`/`clock_nanosleep` (return at once), `sched_yield`,
 //! `getpid`, `getppid`, `getuid`, `geteuid`, `getgid`, `getegid`, `gettid`,
-//! `prlimit64`, `getrlimit`, `futex` (+`_time64`, one thread).
+//! `prlimit64`, `getrlimit`, `futex` (+`_time64`).
 
 pub(crate) mod fs;
 pub(crate) mod misc;
 pub(crate) mod mm;
 pub(crate) mod structs;
 pub mod syscalls;
+pub(crate) mod threads;
 pub(crate) mod vma;
 
 use std::collections::BTreeSet;
@@ -72,6 +75,8 @@ pub(crate) struct LinuxState {
     /// as (seconds, microseconds). Recorded for `getitimer`; fwprof delivers
     /// no timer signals (see `misc::sys_setitimer`).
     pub itimers: [[u64; 4]; 3],
+    /// The process's threads and futex waiters.
+    pub threads: threads::Threads,
 }
 
 impl LinuxState {
@@ -92,6 +97,7 @@ impl LinuxState {
             rng: 0x6677_7072_6f66_0001,
             warned: BTreeSet::new(),
             itimers: [[0; 4]; 3],
+            threads: threads::Threads::new(misc::host_pid()),
         }
     }
 
@@ -189,8 +195,13 @@ pub(crate) fn ecall(
         nr::MPROTECT => env.sys_mprotect(args, mem),
         nr::MREMAP => env.sys_mremap(args, mem),
         nr::MADVISE | nr::RISCV_FLUSH_ICACHE | nr::SCHED_YIELD => Sys::Ret(0),
-        nr::EXIT | nr::EXIT_GROUP => Sys::Exit(args.int(0) & 0xff),
-        nr::SET_TID_ADDRESS | nr::GETTID | nr::GETPID => Sys::Ret(misc::host_pid()),
+        nr::EXIT_GROUP => Sys::Exit(args.int(0) & 0xff),
+        nr::EXIT => env.sys_exit_thread(args.int(0) & 0xff, mem),
+        nr::CLONE => env.sys_clone(args, mem),
+        nr::CLONE3 => err(libc::ENOSYS),
+        nr::SET_TID_ADDRESS => env.sys_set_tid_address(args),
+        nr::GETTID => Sys::Ret(env.linux.threads.tid()),
+        nr::GETPID => Sys::Ret(misc::host_pid()),
         nr::SET_ROBUST_LIST | nr::RSEQ => err(libc::ENOSYS),
         nr::RT_SIGACTION => env.sys_rt_sigaction(args, mem),
         nr::RT_SIGPROCMASK => env.sys_rt_sigprocmask(args, mem),
@@ -211,18 +222,10 @@ pub(crate) fn ecall(
         nr::GETEGID => Sys::Ret(misc::host_ids()[3]),
         nr::PRLIMIT64 => misc::sys_prlimit64(args, mem),
         nr::GETRLIMIT => misc::sys_getrlimit(args, mem),
-        nr::FUTEX | nr::FUTEX_TIME64 => misc::sys_futex(args, mem),
+        nr::FUTEX | nr::FUTEX_TIME64 => env.sys_futex(args, mem),
         nr::SYSINFO => misc::sys_sysinfo(args, mem),
         nr::GETITIMER | nr::SETITIMER => env.sys_itimer(number, args, mem),
-        other => {
-            if env.linux.warned.insert(other) {
-                let name = nr::name(other, rv64).unwrap_or("not a Linux system call");
-                env.console.diagnostic(&format!(
-                    "unsupported syscall {other} ({name}), returning ENOSYS"
-                ));
-            }
-            err(libc::ENOSYS)
-        }
+        other => env.unsupported_call(other),
     };
     let set = |regs: &mut [u64; 32], v: i64| {
         regs[10] = if rv64 {
@@ -234,12 +237,26 @@ pub(crate) fn ecall(
     match r {
         Sys::Ret(v) => {
             set(regs, v);
-            Ok(EnvOutcome::Continue)
+            Ok(env.take_thread_outcome().unwrap_or(EnvOutcome::Continue))
         }
         Sys::Sleep(v, ns) => {
             set(regs, v);
             Ok(EnvOutcome::Sleep { ns })
         }
         Sys::Exit(code) => Ok(EnvOutcome::Exit(code)),
+    }
+}
+
+impl Environment {
+    /// A system call fwprof does not serve: `ENOSYS`, and one line on
+    /// stderr the first time each number is seen.
+    pub(crate) fn unsupported_call(&mut self, number: u64) -> Sys {
+        if self.linux.warned.insert(number) {
+            let name = nr::name(number, self.rv64).unwrap_or("not a Linux system call");
+            self.console.diagnostic(&format!(
+                "unsupported syscall {number} ({name}), returning ENOSYS"
+            ));
+        }
+        err(libc::ENOSYS)
     }
 }

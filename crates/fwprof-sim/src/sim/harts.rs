@@ -39,14 +39,30 @@ use crate::hooks::HartSwitch;
 /// gives each vCPU a slice of host time (not reproducible).
 pub const DEFAULT_QUANTUM: u64 = 1000;
 
+/// What a hart (or a Linux thread) that does not run waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    /// Nothing: it runs when its turn comes.
+    No,
+    /// An interrupt (`wfi`).
+    Interrupt,
+    /// A `futex` wake from another thread, or guest time `deadline` (ns
+    /// on its own clock).
+    Futex { deadline: Option<u64> },
+    /// Guest time `deadline` (a Linux thread's `nanosleep`).
+    Sleep { deadline: u64 },
+    /// Nothing ever again: the thread exited.
+    Exited,
+}
+
 /// The harts other than the running one, and whose turn it is.
 #[derive(Debug)]
 pub(super) struct Harts {
     /// Every hart by number; the slot of the running hart (`cur`) holds a
     /// stale copy while it runs (the live one is `Simulator::hart`).
     pub(super) parked: Vec<Hart>,
-    /// Per hart: waiting in `wfi` for an interrupt.
-    waiting: Vec<bool>,
+    /// Per hart (or Linux thread): what it waits for.
+    waiting: Vec<Wait>,
     /// The running hart's number.
     pub(super) cur: usize,
     /// Instructions executed by all harts but the running one.
@@ -58,6 +74,8 @@ pub(super) struct Harts {
     pub(super) switch_at: u64,
     /// Turns that passed from one hart to another.
     pub(super) switches: u64,
+    /// Guest time every hart slept at once, in nanoseconds.
+    idle_ns: u64,
 }
 
 impl Harts {
@@ -65,12 +83,13 @@ impl Harts {
     pub(super) fn new(n: usize) -> Harts {
         Harts {
             parked: Vec::new(),
-            waiting: vec![false; n],
+            waiting: vec![Wait::No; n],
             cur: 0,
             others_executed: 0,
             quantum: DEFAULT_QUANTUM,
             switch_at: u64::MAX,
             switches: 0,
+            idle_ns: 0,
         }
     }
 
@@ -107,11 +126,6 @@ impl Hart {
         self.mip_at(self.parked_base()) & self.mie != 0
     }
 
-    /// Guest nanoseconds of this hart's next timer deadline whose
-    /// interrupt `mie` enables, if any.
-    fn wake_deadline(&self) -> Option<u64> {
-        self.next_deadline(self.parked_base(), u64::MAX)
-    }
 }
 
 impl<H: Hooks> Simulator<H> {
@@ -127,6 +141,16 @@ impl<H: Hooks> Simulator<H> {
     /// Instructions each hart runs per turn.
     pub fn quantum(&self) -> u64 {
         self.harts.quantum
+    }
+
+    /// Guest time the machine slept so far, in nanoseconds: every hart
+    /// at once (on one hart, its `wfi` and Linux `nanosleep` sleeps).
+    pub fn idle_ns(&self) -> u64 {
+        if self.harts.count() > 1 {
+            self.harts.idle_ns
+        } else {
+            self.hart.idle_ns()
+        }
     }
 
     /// Turns that passed from one hart to another so far (0 with one hart).
@@ -157,7 +181,67 @@ impl<H: Hooks> Simulator<H> {
     /// `wfi` with nothing pending on a machine of several harts: the hart
     /// waits and its turn ends now.
     pub(super) fn wait_for_interrupt(&mut self) {
-        self.harts.waiting[self.harts.cur] = true;
+        self.harts.waiting[self.harts.cur] = Wait::Interrupt;
+        self.harts.switch_at = 0;
+    }
+
+    /// A Linux thread's `clone` (see [`fwprof_os::EnvOutcome::NewThread`]):
+    /// thread `thread` starts as a copy of the running one at its `pc`
+    /// (after the `ecall`), with `a0` = 0, its own stack and thread
+    /// pointer, its own counts from 0 and the running thread's guest time.
+    pub(super) fn spawn_thread(&mut self, thread: usize, stack: u64, tls: Option<u64>) {
+        debug_assert_eq!(thread, self.harts.parked.len());
+        let now = self.hart.clock.ns(self.hart.parked_base());
+        let mut h = self.hart.clone();
+        h.x[10] = 0;
+        if stack != 0 {
+            h.x[2] = stack;
+        }
+        if let Some(tp) = tls {
+            h.x[4] = tp;
+        }
+        h.normalize_x();
+        h.id = thread as u64;
+        h.executed = 0;
+        h.not_retired = 0;
+        h.icount_skip = 0;
+        h.csr_point = 0;
+        h.model_cycles = None;
+        h.res_addr = u64::MAX;
+        h.since = [None; 16];
+        h.last = (crate::block::NO_BLOCK, 0);
+        h.storm = (0, 0, 0);
+        h.clock.idle_ns = now;
+        self.harts.parked.push(h);
+        self.harts.waiting.push(Wait::No);
+        if self.harts.switch_at == u64::MAX {
+            self.harts.switch_at = self.hart.executed.saturating_add(self.harts.quantum);
+        }
+    }
+
+    /// The running Linux thread waits on a futex for at most `timeout_ns`
+    /// of guest time: its turn ends now.
+    pub(super) fn wait_for_wake(&mut self, timeout_ns: Option<u64>) {
+        let now = self.hart.clock.ns(self.hart.parked_base());
+        self.harts.waiting[self.harts.cur] = Wait::Futex {
+            deadline: timeout_ns.map(|t| now.saturating_add(t)),
+        };
+        self.harts.switch_at = 0;
+    }
+
+    /// The running Linux thread sleeps `ns` of guest time while the
+    /// others run: its turn ends now.
+    pub(super) fn sleep_thread(&mut self, ns: u64) {
+        let now = self.hart.clock.ns(self.hart.parked_base());
+        self.harts.waiting[self.harts.cur] = Wait::Sleep {
+            deadline: now.saturating_add(ns),
+        };
+        self.harts.switch_at = 0;
+    }
+
+    /// The running Linux thread exited: it never runs again.
+    pub(super) fn thread_exited(&mut self) {
+        self.harts.waiting[self.harts.cur] = Wait::Exited;
         self.harts.switch_at = 0;
     }
 
@@ -187,28 +271,24 @@ impl<H: Hooks> Simulator<H> {
         let base = self.boundary_base();
         self.hart.clock.update(base);
         let now = self.hart.clock.ns(base);
-        if self.harts.waiting[from] && self.hart.mip_at(base) & self.hart.mie != 0 {
-            self.harts.waiting[from] = false;
+        if self.harts.waiting[from] == Wait::Interrupt
+            && self.hart.mip_at(base) & self.hart.mie != 0
+        {
+            self.harts.waiting[from] = Wait::No;
         }
         let mut next = None;
         for k in 1..=n {
             let j = (from + k) % n;
             if j == from {
-                if !self.harts.waiting[from] {
+                if self.harts.waiting[from] == Wait::No {
                     next = Some(from);
                 }
                 break;
             }
-            let h = &mut self.harts.parked[j];
-            if self.harts.waiting[j] {
-                h.idle_until(now);
-                if !h.has_work() {
-                    continue;
-                }
-                self.harts.waiting[j] = false;
+            if self.wakes(j, now) {
+                next = Some(j);
+                break;
             }
-            next = Some(j);
-            break;
         }
         let (next, sleep) = match next {
             Some(j) => (j, 0),
@@ -219,10 +299,49 @@ impl<H: Hooks> Simulator<H> {
         };
         if next != from {
             self.switch_to(next);
+        } else if self.target == Target::Linux {
+            // The thread that waited runs on: its wait's result.
+            if let Some(a0) = self.env.as_mut().and_then(|e| e.switch_thread(from)) {
+                self.hart.set_x(10, a0 as u64);
+            }
         }
         self.sleep_ns(sleep);
         self.harts.switch_at = self.hart.executed.saturating_add(self.harts.quantum);
         Ok(None)
+    }
+
+    /// Whether parked hart (or thread) `j` can run now that guest time is
+    /// `now`: its clock is brought up to `now` first; a thread whose futex
+    /// timeout passed times out.
+    fn wakes(&mut self, j: usize, now: u64) -> bool {
+        let h = &mut self.harts.parked[j];
+        match self.harts.waiting[j] {
+            Wait::No => return true,
+            Wait::Exited => return false,
+            Wait::Interrupt | Wait::Futex { .. } | Wait::Sleep { .. } => h.idle_until(now),
+        }
+        let wakes = match self.harts.waiting[j] {
+            Wait::Interrupt => h.has_work(),
+            Wait::Sleep { deadline } => h.clock.ns(h.parked_base()) >= deadline,
+            Wait::Futex { deadline } => {
+                let env = self.env.as_mut();
+                if !env.as_ref().is_some_and(|e| e.thread_waiting(j)) {
+                    true
+                } else if deadline.is_some_and(|d| h.clock.ns(h.parked_base()) >= d) {
+                    if let Some(env) = env {
+                        env.thread_timed_out(j);
+                    }
+                    true
+                } else {
+                    false
+                }
+            }
+            _ => false,
+        };
+        if wakes {
+            self.harts.waiting[j] = Wait::No;
+        }
+        wakes
     }
 
     /// Every hart waits at guest time `now` (the running hart's): feed a
@@ -237,27 +356,34 @@ impl<H: Hooks> Simulator<H> {
         let from = self.harts.cur;
         if self.feed_waiting_uart() {
             let base = self.boundary_base();
-            if self.hart.mip_at(base) & self.hart.mie != 0 {
-                self.harts.waiting[from] = false;
+            if self.harts.waiting[from] == Wait::Interrupt
+                && self.hart.mip_at(base) & self.hart.mie != 0
+            {
+                self.harts.waiting[from] = Wait::No;
                 return Ok(None);
             }
             for k in 1..n {
                 let j = (from + k) % n;
-                if self.harts.parked[j].has_work() {
-                    self.harts.waiting[j] = false;
+                if self.harts.waiting[j] == Wait::Interrupt && self.harts.parked[j].has_work() {
+                    self.harts.waiting[j] = Wait::No;
                     return Ok(Some((j, 0)));
                 }
             }
         }
         // The first deadline among all harts (ties: the next in turn).
         let base = self.boundary_base();
-        let mut best: Option<(u64, usize)> = self
-            .hart
-            .next_deadline(base, u64::MAX)
-            .map(|d| (d.max(now), from));
+        let deadline_of = |w: Wait, h: &Hart, base: u64| match w {
+            Wait::Interrupt => h.next_deadline(base, u64::MAX),
+            Wait::Futex { deadline } => deadline,
+            Wait::Sleep { deadline } => Some(deadline),
+            Wait::No | Wait::Exited => None,
+        };
+        let mut best: Option<(u64, usize)> =
+            deadline_of(self.harts.waiting[from], &self.hart, base).map(|d| (d.max(now), from));
         for k in 1..n {
             let j = (from + k) % n;
-            if let Some(d) = self.harts.parked[j].wake_deadline() {
+            let h = &self.harts.parked[j];
+            if let Some(d) = deadline_of(self.harts.waiting[j], h, h.parked_base()) {
                 let d = d.max(now);
                 if best.is_none_or(|(b, _)| d < b) {
                     best = Some((d, j));
@@ -265,20 +391,39 @@ impl<H: Hooks> Simulator<H> {
             }
         }
         let Some((at, j)) = best else {
+            if self.target == Target::Linux {
+                let waiting = self
+                    .harts
+                    .waiting
+                    .iter()
+                    .filter(|w| matches!(w, Wait::Futex { .. }))
+                    .count();
+                return Err(SimError::Deadlock {
+                    reason: format!(
+                        "{waiting} threads wait on futexes with no timeout and no thread left to wake them"
+                    ),
+                });
+            }
             return Err(SimError::Wfi {
+                hart: from as u32,
                 pc: self.hart.pc.wrapping_sub(4),
                 reason: format!(
-                    "on every one of the {n} harts (hart {from}: {})",
+                    "on every one of the {n} harts ({})",
                     self.wait_diagnosis(base)
                 ),
             });
         };
+        self.harts.idle_ns = self.harts.idle_ns.saturating_add(at.saturating_sub(now));
         for (i, h) in self.harts.parked.iter_mut().enumerate() {
             if i != from && i != j {
                 h.idle_until(at);
             }
         }
-        self.harts.waiting[j] = false;
+        // It wakes by its deadline: a futex wait times out.
+        if let (Wait::Futex { .. }, Some(env)) = (self.harts.waiting[j], self.env.as_mut()) {
+            env.thread_timed_out(j);
+        }
+        self.harts.waiting[j] = Wait::No;
         if j == from {
             let sleep = at.saturating_sub(now);
             return Ok(Some((from, sleep)));
@@ -307,6 +452,11 @@ impl<H: Hooks> Simulator<H> {
         self.harts.switches += 1;
         self.sync_translation();
         self.announced = None;
+        if self.target == Target::Linux {
+            if let Some(a0) = self.env.as_mut().and_then(|e| e.switch_thread(to)) {
+                self.hart.set_x(10, a0 as u64);
+            }
+        }
         self.hooks.on_hart_switch(&HartSwitch {
             from: from as u32,
             from_executed,

@@ -176,6 +176,7 @@ impl<H: Hooks> Simulator<H> {
         let Some(deadline) = self.hart.next_deadline(base, u64::MAX) else {
             self.hart.pc = pc;
             return Err(SimError::Wfi {
+                hart: self.hart.id as u32,
                 pc,
                 reason: self.wait_diagnosis(base),
             });

@@ -756,10 +756,28 @@ impl<H: Hooks> Simulator<H> {
             Ok(EnvOutcome::Continue) => Ok(None),
             Ok(EnvOutcome::Sleep { ns }) => {
                 // Rounded up to whole ticks of the guest clock.
-                self.sleep_ns(ns.div_ceil(100).saturating_mul(100));
+                let ns = ns.div_ceil(100).saturating_mul(100);
+                if self.several_harts() {
+                    // The other threads run meanwhile.
+                    self.sleep_thread(ns);
+                } else {
+                    self.sleep_ns(ns);
+                }
                 Ok(None)
             }
             Ok(EnvOutcome::Exit(code)) => Ok(Some(StopReason::Exit(code))),
+            Ok(EnvOutcome::NewThread { thread, stack, tls }) => {
+                self.spawn_thread(thread, stack, tls);
+                Ok(None)
+            }
+            Ok(EnvOutcome::Wait { timeout_ns }) => {
+                self.wait_for_wake(timeout_ns);
+                Ok(None)
+            }
+            Ok(EnvOutcome::ThreadExit) => {
+                self.thread_exited();
+                Ok(None)
+            }
             Err(source) => Err(SimError::Environment { pc, source }),
         }
     }
