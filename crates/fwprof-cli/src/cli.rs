@@ -510,7 +510,8 @@ pub struct ExportArgs {
     /// A run on several harts: export only what hart N executed (default:
     /// every hart, merged).
     #[arg(long, value_name = "N")]
-    pub hart: Option<u32>,    /// A Linux process with several threads: only what the thread with
+    pub hart: Option<u32>,
+    /// A Linux process with several threads: only what the thread with
     /// id TID executed.
     #[arg(long, value_name = "TID", conflicts_with = "hart")]
     pub thread: Option<i64>,
@@ -544,7 +545,8 @@ pub struct HtmlArgs {
     /// A run on several harts: show only what hart N executed (default:
     /// every hart, merged).
     #[arg(long, value_name = "N")]
-    pub hart: Option<u32>,    /// A Linux process with several threads: only what the thread with
+    pub hart: Option<u32>,
+    /// A Linux process with several threads: only what the thread with
     /// id TID executed.
     #[arg(long, value_name = "TID", conflicts_with = "hart")]
     pub thread: Option<i64>,

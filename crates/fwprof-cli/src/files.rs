@@ -15,7 +15,11 @@ use fwprof_profile::Profile;
 ///
 /// # Errors
 /// The profile has no costs per hart or thread, or no such one (one line).
-pub fn restrict_to_thread(profile: Profile, hart: Option<u32>, thread: Option<i64>) -> Result<Profile> {
+pub fn restrict_to_thread(
+    profile: Profile,
+    hart: Option<u32>,
+    thread: Option<i64>,
+) -> Result<Profile> {
     match (hart, thread) {
         (Some(h), _) => fwprof_report::restrict_to_hart(&profile, h)
             .with_context(|| format!("cannot show --hart {h}")),

@@ -138,7 +138,11 @@ pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     let mut w = std::io::BufWriter::new(stdout.lock());
     if a.per_hart || a.per_thread {
         let opts = text_options(&profile, a, color)?;
-        let flag = if a.per_hart { "--per-hart" } else { "--per-thread" };
+        let flag = if a.per_hart {
+            "--per-hart"
+        } else {
+            "--per-thread"
+        };
         fwprof_report::write_per_thread(&profile, &opts, a.per_hart, &mut w)
             .with_context(|| format!("cannot report {flag}"))?;
         w.flush()?;

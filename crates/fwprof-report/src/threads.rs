@@ -188,7 +188,11 @@ pub fn write_per_thread(
         sec.switches
     )?;
     writeln!(w)?;
-    writeln!(w, "  {column:>8}  {:>14}  {:>7}  {:>14}", "executed", "%", event)?;
+    writeln!(
+        w,
+        "  {column:>8}  {:>14}  {:>7}  {:>14}",
+        "executed", "%", event
+    )?;
     for (t, c) in sec.threads.iter().zip(&costs) {
         let share = if total == 0 {
             0.0

@@ -154,8 +154,7 @@ impl Environment {
     /// threads.
     pub(crate) fn sys_clone(&mut self, a: Args, mem: &mut dyn GuestMemory) -> Sys {
         let flags = a.u(0) & !0xff; // the low byte is the exit signal
-        if flags & THREAD_FLAGS != THREAD_FLAGS || flags & !(THREAD_FLAGS | THREAD_OPTIONAL) != 0
-        {
+        if flags & THREAD_FLAGS != THREAD_FLAGS || flags & !(THREAD_FLAGS | THREAD_OPTIONAL) != 0 {
             return self.unsupported_call(super::syscalls::CLONE);
         }
         let (stack, parent_tid, tls, child_tid) = (a.u(1), a.u(2), a.u(3), a.u(4));

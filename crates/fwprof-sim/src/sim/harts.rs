@@ -125,7 +125,6 @@ impl Hart {
     fn has_work(&self) -> bool {
         self.mip_at(self.parked_base()) & self.mie != 0
     }
-
 }
 
 impl<H: Hooks> Simulator<H> {
