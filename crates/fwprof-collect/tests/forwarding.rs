@@ -8,10 +8,12 @@ use fwprof_collect::{
     ExactCollector, FunctionMap, HookAddresses, InstrumentCollector, InstrumentConfig,
 };
 use fwprof_isa::{decode, Inst, Xlen};
-use fwprof_sim::{BlockId, CostModel, Hooks, Jump, JumpKind, Privilege, TrapInfo, TrapReturn};
+use fwprof_sim::{
+    BlockId, CostModel, HartSwitch, Hooks, Jump, JumpKind, Privilege, TrapInfo, TrapReturn,
+};
 
 /// The hooks, by index into [`Counting::calls`].
-const HOOKS: [&str; 16] = [
+const HOOKS: [&str; 17] = [
     "stop_requested",
     "on_block_translated",
     "split_block",
@@ -28,13 +30,14 @@ const HOOKS: [&str; 16] = [
     "on_trap",
     "on_trap_return",
     "on_idle",
+    "on_hart_switch",
 ];
 
 /// A model that asks for everything, counts every hook call, and answers
 /// with values a wrapper could not make up.
 #[derive(Default)]
 struct Counting {
-    calls: [u32; 16],
+    calls: [u32; 17],
     clock: [u64; 1],
 }
 
@@ -104,6 +107,9 @@ impl Hooks for Counting {
     }
     fn on_idle(&mut self, _: u64, _: u64) {
         self.count("on_idle");
+    }
+    fn on_hart_switch(&mut self, _: &HartSwitch) {
+        self.count("on_hart_switch");
     }
 }
 
@@ -188,6 +194,16 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
         space: 0,
     });
     h.on_idle(10, 4);
+    h.on_hart_switch(&HartSwitch {
+        from: 0,
+        from_executed: 4,
+        to: 1,
+        to_executed: 0,
+        pc: 0x100,
+        sp: 0x2000,
+        privilege: Privilege::Machine,
+        space: 0,
+    });
     h.on_cache_flush();
 }
 

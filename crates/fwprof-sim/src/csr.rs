@@ -138,9 +138,11 @@ impl Hart {
         self.fs = ((all >> MSTATUS_FS_SHIFT) & 3) as u8;
     }
 
-    /// Retired count as seen by a counter read (before the current CSR instruction).
+    /// Retired count as seen by a counter read (before the current CSR
+    /// instruction). A read from outside the run loop (a tool, a test)
+    /// after a trap may find `csr_point` older than the trap: 0 then.
     fn retired_before(&self) -> u64 {
-        self.csr_point - self.not_retired
+        self.csr_point.saturating_sub(self.not_retired)
     }
 
     /// What `cycle` counts from: modelled cycles before the current

@@ -189,7 +189,7 @@ impl Hart {
             (self.csr_point + 1).wrapping_sub(self.icount_skip)
         } else {
             self.model_cycles
-                .unwrap_or_else(|| self.csr_point - self.not_retired)
+                .unwrap_or_else(|| self.csr_point.saturating_sub(self.not_retired))
         }
     }
 
