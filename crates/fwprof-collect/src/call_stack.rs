@@ -178,6 +178,10 @@ struct Parked {
     excluded_clock: Vec<Clock>,
     innermost_trap: Option<usize>,
     privilege: u8,
+    /// The extra events' clock when it stopped, and the other strands'
+    /// share of the clock before that (see `CallStack::strand_off`).
+    clock_out: Clock,
+    clock_off: Clock,
 }
 
 /// Parent markers of the roots of strand k > 0 in the context tree:
@@ -242,6 +246,10 @@ pub struct CallStack {
     strand_keys: Vec<u32>,
     parked: Vec<Option<Parked>>,
     context_strands: Vec<u32>,
+    /// What the extra events' clock (one for the whole run) counted while
+    /// other strands ran since the running strand started: its activations
+    /// measure on the clock less this.
+    strand_off: Clock,
 }
 
 /// Most extra events a [`CallStack`] tracks.
@@ -422,10 +430,14 @@ impl CallStack {
         now.saturating_sub(self.excluded.get(level as usize).copied().unwrap_or(0))
     }
 
-    /// The level's extra-event clock (see [`CallStack::level_now`]).
+    /// The level's extra-event clock (see [`CallStack::level_now`]), less
+    /// what other strands spent of it.
     #[inline]
     fn level_clock(&self, level: u32) -> Clock {
         let mut c = self.clock;
+        for e in 0..MAX_EXTRA_EVENTS {
+            c[e] = c[e].saturating_sub(self.strand_off[e]);
+        }
         if let Some(x) = self.excluded_clock.get(level as usize) {
             for e in 0..MAX_EXTRA_EVENTS {
                 c[e] = c[e].saturating_sub(x[e]);
@@ -508,6 +520,8 @@ impl CallStack {
             excluded_clock: std::mem::take(&mut self.excluded_clock),
             innermost_trap: self.innermost_trap,
             privilege: self.privilege,
+            clock_out: self.clock,
+            clock_off: self.strand_off,
         };
         self.parked[self.strand as usize] = Some(out);
         let p = self.parked[to as usize].take().unwrap_or(Parked {
@@ -529,6 +543,14 @@ impl CallStack {
         self.privilege = p.privilege;
         self.top_since = to_now;
         self.top_clock = self.clock;
+        // A strand taken up again: the clock ran for others meanwhile.
+        self.strand_off = [0; MAX_EXTRA_EVENTS];
+        if !self.frames.is_empty() {
+            for e in 0..MAX_EXTRA_EVENTS {
+                self.strand_off[e] =
+                    p.clock_off[e].saturating_add(self.clock[e].saturating_sub(p.clock_out[e]));
+            }
+        }
     }
 
     /// Enter the root activation (the program's entry function) at instruction count `now`.

@@ -271,3 +271,54 @@ fn boot_code_hands_over_to_a_new_root() {
     assert_eq!(start.caller, None);
     assert_eq!(start.calls, 1);
 }
+
+/// Two strands (harts or threads) interleaved: each has its own stack,
+/// counts its own instructions, and roots of its own; the extra events
+/// (one clock for the whole run) of a strand's activations leave out what
+/// ran on the other strand meanwhile.
+#[test]
+fn strands_keep_their_own_stacks_roots_and_clocks() {
+    let mut cs = CallStack::with_extra_events(1);
+    // Strand 0: main (0) calls f (1) at its instruction 2.
+    cs.set_clock(&[0]);
+    cs.enter_root(0, 1000, 0);
+    cs.set_clock(&[20]);
+    cs.call(0, 1, 0x10, 0x14, 990, 2);
+    // Strand 0 ran 5 instructions (50 cycles) when strand 1 starts.
+    cs.set_clock(&[50]);
+    cs.switch_strand(1, 5, 0, 3);
+    cs.enter_root(0, 2000, 0);
+    cs.set_clock(&[60]);
+    cs.call(0, 2, 0x10, 0x14, 1990, 1);
+    // Strand 1 ran 4 instructions (70 cycles) in g when strand 0 resumes.
+    cs.set_clock(&[120]);
+    cs.switch_strand(0, 4, 5, 3);
+    // f returns after 3 more instructions of strand 0 (30 cycles).
+    cs.set_clock(&[150]);
+    cs.ret(0x14, 1000, 8);
+    cs.set_clock(&[160]);
+    let done = cs.finish_with_extra(9);
+    // f: instructions 2..8 of strand 0 = 6; cycles 20..50 and 120..150.
+    assert_eq!(done.functions[1].inclusive, 6);
+    assert_eq!(done.functions_extra[1], 60);
+    // g: strand 1's instructions 1..4 = 3, open at the end (closed at 4).
+    assert_eq!(done.functions[2].inclusive, 3);
+    // main: 9 on strand 0 plus 4 on strand 1.
+    assert_eq!(done.functions[0].inclusive, 13);
+    // Two roots, one per strand, each context in its strand.
+    assert_eq!(done.strands, vec![0, 1]);
+    let roots: Vec<usize> = (0..done.contexts.len())
+        .filter(|&i| done.contexts[i].parent.is_none())
+        .collect();
+    assert_eq!(roots.len(), 2);
+    for (i, c) in done.contexts.iter().enumerate() {
+        let want = if c.function == 2 || (c.parent.is_none() && i > 0) {
+            1
+        } else {
+            done.context_strands[c.parent.map_or(i, |p| p as usize)]
+        };
+        assert_eq!(done.context_strands[i], want, "context {i}");
+    }
+    let self_sum: u64 = done.contexts.iter().map(|c| c.self_cost).sum();
+    assert_eq!(self_sum, 9 + 4, "the strands' own counts");
+}

@@ -230,6 +230,14 @@ impl Session {
             self.core.map(|c| c.name),
         );
         meta.warnings.extend(end.unmodelled_report.clone());
+        if end.thread_ids.len() > 1 && matches!(data, Data::Instrument(..)) {
+            // One activation stack for the run: a hook's duration that
+            // spans another thread's turn counts that thread's work too.
+            meta.warnings.push(format!(
+                "the program ran {} threads: the instrumented durations of calls that spanned another thread's turn include that thread's instructions (docs/concurrency.md)",
+                end.thread_ids.len()
+            ));
+        }
         Ok(Ran {
             end,
             meta,

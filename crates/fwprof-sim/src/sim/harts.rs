@@ -20,6 +20,12 @@
 //! one hart's `wfi` does); with none, and no device input to wait for,
 //! the run stops: every hart would sleep forever.
 //!
+//! **Linux threads** take turns the same way ([`fwprof_os::EnvOutcome`]'s
+//! `NewThread`, `Wait`, `ThreadExit`), on one hart: a thread's clock is
+//! brought up to the time of the thread before it at each turn, so time
+//! is one for the process (its threads' instructions and sleeps), and a
+//! futex timeout or a `nanosleep` passes as the other threads run.
+//!
 //! **LR/SC.** A hart's reservation is dropped when its turn ends: another
 //! hart may store to the reservation set during its own turn, and the
 //! simulator does not watch every store for it. An `sc` after a switch
@@ -269,7 +275,13 @@ impl<H: Hooks> Simulator<H> {
         let from = self.harts.cur;
         let base = self.boundary_base();
         self.hart.clock.update(base);
-        let now = self.hart.clock.ns(base);
+        // A Linux process's threads share one hart: their time is its
+        // instructions and sleeps, whatever a core model says.
+        let now = if self.target == Target::Linux {
+            self.hart.clock.ns(self.hart.parked_base())
+        } else {
+            self.hart.clock.ns(base)
+        };
         if self.harts.waiting[from] == Wait::Interrupt
             && self.hart.mip_at(base) & self.hart.mie != 0
         {
@@ -298,6 +310,10 @@ impl<H: Hooks> Simulator<H> {
         };
         if next != from {
             self.switch_to(next);
+            if self.target == Target::Linux {
+                // One hart: the next thread's time goes on from here.
+                self.hart.idle_until(now);
+            }
         } else if self.target == Target::Linux {
             // The thread that waited runs on: its wait's result.
             if let Some(a0) = self.env.as_mut().and_then(|e| e.switch_thread(from)) {
