@@ -231,10 +231,10 @@ impl Session {
         );
         meta.warnings.extend(end.unmodelled_report.clone());
         if end.thread_ids.len() > 1 && matches!(data, Data::Instrument(..)) {
-            // One activation stack for the run: a hook's duration that
-            // spans another thread's turn counts that thread's work too.
+            // One activation stack for the run: the threads' entries and
+            // exits interleave on it.
             meta.warnings.push(format!(
-                "the program ran {} threads: the instrumented durations of calls that spanned another thread's turn include that thread's instructions (docs/concurrency.md)",
+                "the program ran {} threads: the instrumentation keeps one activation stack for the process, on which the threads' calls interleave, so its calls and durations are not reliable; record --method exact gives each thread its own (docs/concurrency.md)",
                 end.thread_ids.len()
             ));
         }

@@ -65,7 +65,7 @@ mod compensation;
 mod tests;
 mod traps;
 
-use fwprof_sim::{CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
+use fwprof_sim::{CostModel, Forward, HartSwitch, Jump, JumpKind, TrapInfo, TrapReturn};
 
 use crate::traps::{TrapCauseStats, TrapCounts};
 
@@ -375,6 +375,11 @@ pub struct InstrumentCollector<M: CostModel = ()> {
     trap_counts: TrapCounts,
     /// Per open trap context, what it put aside.
     saved: Vec<traps::Saved>,
+    /// The process's instruction count less the running thread's own
+    /// (several Linux threads: hooks report each thread's own count; the
+    /// one activation stack measures on the process's, so a call that
+    /// spans another thread's turn counts that thread's instructions).
+    thread_delta: u64,
 }
 
 impl InstrumentCollector {
@@ -459,6 +464,7 @@ impl<M: CostModel> InstrumentCollector<M> {
             other_kind: 0,
             trap_counts: TrapCounts::default(),
             saved: Vec::new(),
+            thread_delta: 0,
         }
     }
 
@@ -476,7 +482,7 @@ impl<M: CostModel> InstrumentCollector<M> {
         } else {
             0
         };
-        [instret, cycles]
+        [instret.wrapping_add(self.thread_delta), cycles]
     }
 }
 
@@ -499,6 +505,14 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
     /// An `mret`/`sret` closes the innermost trap context, if any.
     fn on_trap_return(&mut self, ret: &TrapReturn) {
         self.leave_trap(ret);
+    }
+
+    /// Another thread (or hart) runs: its counts go on from the process's.
+    fn on_hart_switch(&mut self, sw: &HartSwitch) {
+        self.thread_delta = self
+            .thread_delta
+            .wrapping_add(sw.from_executed)
+            .wrapping_sub(sw.to_executed);
     }
 
     #[inline]
