@@ -38,10 +38,10 @@
  * Expected output (the stack lines' numbers depend on the build; see
  * expected/), status 0:
  *   rtos: 5 tasks (main idle A B C), tick 1000, queue 4
- *   C: received 300 from A (sum 0x1c0a59ab), 200 from B (sum 0xd4c4a9a1)
- *   C: work_c 100 calls, result 0x2b4f16ab
- *   A: work_a 300 calls, sent 300, sum 0x1c0a59ab
- *   B: work_b 200 calls, sent 200, sum 0xd4c4a9a1
+ *   C: received 300 from A (sum 0xd73e5c87), 200 from B (sum 0x6fc3195)
+ *   C: work_c 100 calls, result 0xc248bbae
+ *   A: work_a 300 calls, sent 300, sum 0xd73e5c87
+ *   B: work_b 200 calls, sent 200, sum 0x6fc3195
  *   stack main: N bytes
  *   stack idle: N bytes
  *   stack A: N bytes
