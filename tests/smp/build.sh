@@ -48,9 +48,10 @@ list_files() {
   list_jobs | while read -r p n c; do echo "$p$n.$c.elf"; done
 }
 
-# SHA-256 of the build's inputs, one line per file (path relative to HERE)
+# SHA-256 of the build's inputs, one line per file (path relative to HERE),
+# in the C locale's order whatever the caller's
 inputs_hash() {
-  (cd "$HERE" && sha256sum build.sh src/*)
+  (cd "$HERE" && LC_ALL=C && sha256sum build.sh src/*)
 }
 
 build_one() {

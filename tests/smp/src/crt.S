@@ -29,6 +29,7 @@
  *   - hart 0 calls main(0) and exits through the test device with its
  *     return value (0: PASS, else FAIL with that code); the other harts
  *     park when main returns. */
+	.file	"crt.S"		/* the ELF FILE symbol; not a temporary name */
 /* keep in step with smp.h */
 #ifndef HARTS
 #error "build with -DHARTS=N (build.sh)"
@@ -55,13 +56,13 @@ _start:
 	csrr	a0, mhartid
 	li	t0, HARTS
 	bgeu	a0, t0, park_hart	/* not one of the program's harts */
-	/* sp = stacks_top - hartid * STACK_SIZE */
-	.option push
-	.option norelax
-	la	sp, stacks_top
-	.option pop
+	/* sp = stacks_top - hartid * STACK_SIZE, computed in t1 so that sp
+	 * never holds an intermediate value (a profiler that tracks the lowest
+	 * sp would see it) */
+	la	t1, stacks_top
 	slli	t0, a0, STACK_SHIFT
-	sub	sp, sp, t0
+	sub	t1, t1, t0
+	mv	sp, t1
 	mv	s0, a0
 	bnez	a0, secondary
 

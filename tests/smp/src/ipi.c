@@ -73,7 +73,7 @@ __attribute__((noipa)) void hit(unsigned me)
 }
 
 #ifndef IPI_IRQ
-/* Sleep until cond(ball) holds: clear own msip, look, wfi. */
+/* Sleep until it is this hart's turn: clear own msip, look, wfi. */
 static void wait_turn(unsigned me)
 {
   for (;;) {
