@@ -54,7 +54,8 @@ pub use csr::CsrIllegal;
 pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{
-    BlockId, CodeContext, CostModel, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
+    BlockId, CodeContext, CostModel, Hooks, Jump, JumpKind, Latency, SignalDelivery, SignalReturn,
+    TrapInfo, TrapReturn,
 };
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};

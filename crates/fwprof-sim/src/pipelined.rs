@@ -17,10 +17,13 @@ use std::thread::JoinHandle;
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{BlockId, CodeContext, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn};
+use crate::hooks::{
+    BlockId, CodeContext, Hooks, Jump, JumpKind, Latency, SignalDelivery, SignalReturn, TrapInfo,
+    TrapReturn,
+};
 use crate::Privilege;
 
-/// Words per buffer handed to the worker (each hook call takes 1 to 6).
+/// Words per buffer handed to the worker (each hook call takes 1 to 8).
 const BATCH_WORDS: usize = 1 << 15;
 /// Buffers in flight: the simulator fills one while the worker replays
 /// the others.
@@ -41,6 +44,8 @@ const T_CALL_ARGS: u64 = 11;
 const T_IDLE: u64 = 12;
 const T_FLUSH: u64 = 13;
 const T_CODE_CONTEXT: u64 = 14;
+const T_SIGNAL: u64 = 15;
+const T_SIGNAL_RETURN: u64 = 16;
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
@@ -347,6 +352,28 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 });
                 i += 6;
             }
+            T_SIGNAL => {
+                let alt = (arg >> 32) & 1 != 0;
+                hooks.on_signal(&SignalDelivery {
+                    signo: arg as u32 as i32,
+                    pc: w[i + 1],
+                    sp: w[i + 2],
+                    handler: w[i + 3],
+                    frame: w[i + 4],
+                    alt_stack: alt.then_some((w[i + 5], w[i + 6])),
+                    instret: w[i + 7],
+                });
+                i += 8;
+            }
+            T_SIGNAL_RETURN => {
+                hooks.on_signal_return(&SignalReturn {
+                    pc: w[i + 1],
+                    target: w[i + 2],
+                    sp: w[i + 3],
+                    instret: w[i + 4],
+                });
+                i += 5;
+            }
             T_BRANCH_FRONT => {
                 hooks.on_branch_front(BlockId(arg as u32), w[i + 1]);
                 i += 2;
@@ -497,6 +524,25 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     fn on_idle(&mut self, ticks: u64, executed: u64) {
         self.put([T_IDLE, ticks, executed]);
+    }
+
+    fn on_signal(&mut self, s: &SignalDelivery) {
+        let (lo, hi) = s.alt_stack.unwrap_or_default();
+        let flags = u64::from(s.signo as u32) | u64::from(s.alt_stack.is_some()) << 32;
+        self.put([
+            T_SIGNAL | flags << 8,
+            s.pc,
+            s.sp,
+            s.handler,
+            s.frame,
+            lo,
+            hi,
+            s.instret,
+        ]);
+    }
+
+    fn on_signal_return(&mut self, r: &SignalReturn) {
+        self.put([T_SIGNAL_RETURN, r.pc, r.target, r.sp, r.instret]);
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod bus;
 mod interrupts;
+mod signals;
 
 pub use bus::UnmodelledCount;
 
@@ -54,6 +55,9 @@ pub struct Simulator<H: Hooks> {
     /// at one pc with no `mret`/`sret` between them (a handler that traps
     /// in itself): see [`TRAP_STORM`].
     storm: (u64, u64, u32),
+    /// Linux: the end of the run a signal delivered at a timer's deadline
+    /// decided (`sim/signals.rs`), for the run loop to return.
+    signal_stop: Option<StopReason>,
 }
 
 /// Exceptions at one pc, of one cause, with no trap return between them,
@@ -112,6 +116,7 @@ impl<H: Hooks> Simulator<H> {
             announced: None,
             bus,
             storm: (0, 0, 0),
+            signal_stop: None,
         }
     }
 
@@ -285,6 +290,9 @@ impl<H: Hooks> Simulator<H> {
             }
         };
         self.take_interrupt();
+        if let Some(stop) = self.signal_stop.take() {
+            return Ok(stop);
+        }
         let mut irq_at = self.interrupt_point();
         let mut cut = limit.min(irq_at);
         let mut checkpoint = next_checkpoint(self.hart.executed, cut);
@@ -304,6 +312,9 @@ impl<H: Hooks> Simulator<H> {
                 }
                 if self.hart.executed >= irq_at {
                     if self.take_interrupt() {
+                        if let Some(stop) = self.signal_stop.take() {
+                            return Ok(stop);
+                        }
                         chain_from = None;
                         next_id = NO_BLOCK;
                     }
@@ -615,13 +626,7 @@ impl<H: Hooks> Simulator<H> {
             self.hart.icount_skip += 1;
         }
         if self.target == Target::Linux {
-            self.hart.pc = pc;
-            return Ok(Some(StopReason::Signal {
-                signo: signal_for_cause(exc.cause),
-                cause: exc.cause,
-                pc,
-                tval: exc.tval,
-            }));
+            return Ok(self.linux_fault(exc, pc));
         }
         let vector = self.hart.trap_vector(exc, false);
         let storm = &mut self.storm;
@@ -651,12 +656,7 @@ impl<H: Hooks> Simulator<H> {
     #[cold]
     fn fetch_fault(&mut self, exc: Exc, pc: u64) -> Option<StopReason> {
         if self.target == Target::Linux {
-            return Some(StopReason::Signal {
-                signo: signal_for_cause(exc.cause),
-                cause: exc.cause,
-                pc,
-                tval: exc.tval,
-            });
+            return self.linux_fault(exc, pc);
         }
         let vector = self.hart.trap_vector(exc, false);
         // No handler, or the handler itself cannot be fetched (would loop forever).
@@ -700,7 +700,7 @@ impl<H: Hooks> Simulator<H> {
         semihost: bool,
         at: (u32, u32),
     ) -> Result<Option<StopReason>, SimError> {
-        let retired = self.retired_before_last();
+        let now = if semihost { 0 } else { self.guest_ns(at) };
         let time = if semihost {
             let base = self.clock_base(at, false);
             self.hart.clock.mtime(base)
@@ -719,7 +719,7 @@ impl<H: Hooks> Simulator<H> {
         let out = if semihost {
             env.semihost(self.hart.xs_mut(), &mut self.mem, time)
         } else {
-            env.ecall(self.hart.xs_mut(), &mut self.mem, retired)
+            env.ecall(self.hart.xs_mut(), &mut self.mem, now)
         };
         self.hart.normalize_x();
         self.hart.pc = next;
@@ -727,14 +727,15 @@ impl<H: Hooks> Simulator<H> {
             self.invalidate_written_code();
         }
         match out {
-            Ok(EnvOutcome::Continue) => Ok(None),
+            Ok(EnvOutcome::Continue) => Ok(self.after_syscall(semihost)),
             Ok(EnvOutcome::Sleep { ns }) => {
                 // Rounded up to whole ticks of the guest clock.
                 self.sleep_ns(ns.div_ceil(100).saturating_mul(100));
-                Ok(None)
+                Ok(self.after_syscall(semihost))
             }
+            Ok(EnvOutcome::SigReturn) => Ok(self.sigreturn(pc)),
             Ok(EnvOutcome::Exit(code)) => Ok(Some(StopReason::Exit(code))),
-            Err(source) => Err(SimError::Environment { pc, source }),
+            Err(source) => Err(signals::env_error(pc, source)),
         }
     }
 }
