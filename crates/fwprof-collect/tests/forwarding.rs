@@ -8,10 +8,13 @@ use fwprof_collect::{
     ExactCollector, FunctionMap, HookAddresses, InstrumentCollector, InstrumentConfig,
 };
 use fwprof_isa::{decode, Inst, Xlen};
-use fwprof_sim::{BlockId, CostModel, Hooks, Jump, JumpKind, Privilege, TrapInfo, TrapReturn};
+use fwprof_sim::{
+    BlockId, CostModel, Hooks, Jump, JumpKind, Privilege, SignalDelivery, SignalReturn, TrapInfo,
+    TrapReturn,
+};
 
 /// The hooks, by index into [`Counting::calls`].
-const HOOKS: [&str; 16] = [
+const HOOKS: [&str; 18] = [
     "stop_requested",
     "on_block_translated",
     "split_block",
@@ -28,13 +31,15 @@ const HOOKS: [&str; 16] = [
     "on_trap",
     "on_trap_return",
     "on_idle",
+    "on_signal",
+    "on_signal_return",
 ];
 
 /// A model that asks for everything, counts every hook call, and answers
 /// with values a wrapper could not make up.
 #[derive(Default)]
 struct Counting {
-    calls: [u32; 16],
+    calls: [u32; 18],
     clock: [u64; 1],
 }
 
@@ -105,6 +110,12 @@ impl Hooks for Counting {
     fn on_idle(&mut self, _: u64, _: u64) {
         self.count("on_idle");
     }
+    fn on_signal(&mut self, _: &SignalDelivery) {
+        self.count("on_signal");
+    }
+    fn on_signal_return(&mut self, _: &SignalReturn) {
+        self.count("on_signal_return");
+    }
 }
 
 impl CostModel for Counting {
@@ -132,7 +143,8 @@ fn assert_constants<H: Hooks>(name: &str) {
 
 /// Call every hook once, in an order a run could produce: block 0 at
 /// 0x100 (`addi`, then `jal ra` to 0x200) is translated, runs, calls, is
-/// cut by a trap, the handler returns, the hart sleeps, `fence.i` flushes.
+/// cut by a trap, the handler returns, the hart sleeps, a signal handler
+/// runs and returns, `fence.i` flushes.
 /// Checks the answers that must come from the model.
 fn drive<H: Hooks>(h: &mut H, name: &str) {
     let pcs = [0x100, 0x104];
@@ -188,6 +200,22 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
         space: 0,
     });
     h.on_idle(10, 4);
+    // A Linux signal handler at 0x200 interrupts 0x100 and returns.
+    h.on_signal(&SignalDelivery {
+        signo: 11,
+        pc: 0x100,
+        sp: 0x1000,
+        handler: 0x200,
+        frame: 0xc00,
+        alt_stack: None,
+        instret: 5,
+    });
+    h.on_signal_return(&SignalReturn {
+        pc: 0x204,
+        target: 0x100,
+        sp: 0x1000,
+        instret: 6,
+    });
     h.on_cache_flush();
 }
 

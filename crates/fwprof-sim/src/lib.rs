@@ -79,6 +79,8 @@ mod tests_fp;
 #[cfg(test)]
 mod tests_int;
 #[cfg(test)]
+mod tests_signals;
+#[cfg(test)]
 mod tests_sys;
 #[cfg(test)]
 mod tests_vm;

@@ -609,6 +609,12 @@ mod tests {
         fn on_trap_return(&mut self, ret: &TrapReturn) {
             self.0.push(format!("trap return {ret:?}"));
         }
+        fn on_signal(&mut self, signal: &SignalDelivery) {
+            self.0.push(format!("signal {signal:?}"));
+        }
+        fn on_signal_return(&mut self, ret: &SignalReturn) {
+            self.0.push(format!("signal return {ret:?}"));
+        }
     }
 
     /// A loop of 300 iterations with a store, a load, a register shift, a
@@ -670,6 +676,42 @@ mod tests {
             assert!(a.iter().any(|l| l.starts_with(kind)), "no {kind} call");
         }
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn signal_hooks_are_replayed_exactly() {
+        let calls = |h: &mut dyn FnMut(&SignalDelivery, &SignalReturn)| {
+            for (signo, alt) in [(11, None), (64, Some((0x7000, 0x9000)))] {
+                let d = SignalDelivery {
+                    signo,
+                    pc: 0x1234,
+                    sp: 0x8000,
+                    handler: 0x2000,
+                    frame: 0x7cc0,
+                    alt_stack: alt,
+                    instret: 42,
+                };
+                let r = SignalReturn {
+                    pc: 0x3004,
+                    target: 0x1234,
+                    sp: 0x8000,
+                    instret: 60,
+                };
+                h(&d, &r);
+            }
+        };
+        let mut direct = Log::default();
+        calls(&mut |d, r| {
+            direct.on_signal(d);
+            direct.on_signal_return(r);
+        });
+        let mut piped = Pipelined::new(Log::default());
+        calls(&mut |d, r| {
+            piped.on_signal(d);
+            piped.on_signal_return(r);
+        });
+        assert_eq!(direct.0, piped.finish().0);
+        assert_eq!(direct.0.len(), 4);
     }
 
     #[test]

@@ -65,7 +65,9 @@ mod compensation;
 mod tests;
 mod traps;
 
-use fwprof_sim::{CostModel, Forward, Jump, JumpKind, TrapInfo, TrapReturn};
+use fwprof_sim::{
+    CostModel, Forward, Jump, JumpKind, SignalDelivery, SignalReturn, TrapInfo, TrapReturn,
+};
 
 use crate::traps::{TrapCauseStats, TrapCounts};
 
@@ -375,6 +377,9 @@ pub struct InstrumentCollector<M: CostModel = ()> {
     trap_counts: TrapCounts,
     /// Per open trap context, what it put aside.
     saved: Vec<traps::Saved>,
+    /// Open signal contexts: their root's index in `frames` and where the
+    /// handler runs (to close one a `siglongjmp` left).
+    signals: Vec<(usize, crate::SignalStack)>,
 }
 
 impl InstrumentCollector {
@@ -459,6 +464,7 @@ impl<M: CostModel> InstrumentCollector<M> {
             other_kind: 0,
             trap_counts: TrapCounts::default(),
             saved: Vec::new(),
+            signals: Vec::new(),
         }
     }
 
@@ -498,7 +504,17 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
 
     /// An `mret`/`sret` closes the innermost trap context, if any.
     fn on_trap_return(&mut self, ret: &TrapReturn) {
-        self.leave_trap(ret);
+        self.leave_trap(ret.instret);
+    }
+
+    /// A Linux signal handler opens a context as a trap does.
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        self.enter_signal(signal);
+    }
+
+    /// `rt_sigreturn` closes the innermost context.
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
+        self.leave_trap(ret.instret);
     }
 
     #[inline]
@@ -510,6 +526,9 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
     fn on_jump(&mut self, j: &Jump) {
         let (kind, pc, target, sp) = (j.kind, j.pc, j.target, j.sp);
         let now = self.now(j.instret);
+        if !self.signals.is_empty() && kind != JumpKind::Call {
+            self.leave_signals(sp, j.instret);
+        }
         match kind {
             JumpKind::Return => self.ret(target, sp, now),
             JumpKind::Call | JumpKind::CallReturn => {

@@ -32,13 +32,13 @@ pub struct Sample {
     pub truncated: bool,
 }
 
-/// Where a sample taken in a trap handler belongs: the trap contexts open
-/// (outermost first, as `(code, interrupt)`), the innermost one's handler
-/// entry and the pc it interrupted.
+/// Where a sample taken in a trap (or signal) handler belongs: the
+/// contexts open (outermost first), the innermost one's handler entry and
+/// the pc it interrupted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrapPath {
-    /// `(code, interrupt)` of each open trap context, outermost first.
-    pub roots: Vec<(u64, bool)>,
+    /// What each open context's root stands for, outermost first.
+    pub roots: Vec<crate::RootKind>,
     /// The innermost context's handler entry ([`fwprof_sim::TrapInfo::handler`]).
     pub handler: u64,
     /// The pc the innermost context interrupted.
@@ -184,8 +184,8 @@ impl Aggregate {
             frames.truncate(keep);
             sites.truncate(keep);
             truncated = cut;
-            for &(code, interrupt) in t.roots.iter().rev() {
-                funcs.push(self.map.trap_root(code, interrupt));
+            for &kind in t.roots.iter().rev() {
+                funcs.push(self.map.context_root(kind));
                 sites.push(0);
             }
         }
