@@ -177,6 +177,7 @@ impl Aggregate {
         let mut frames: Vec<u64> = stack.frames.iter().map(|f| f.address).collect();
         // Call sites of the arcs (frame k+1's address for the arc into frame k).
         let mut sites = frames.clone();
+        let trap = trap.filter(|t| !left_signal_handler(stack, &funcs, t, &mut self.map));
         if let Some(t) = trap {
             let handler = self.map.lookup_or_add(t.handler);
             let (keep, cut) = cut_at_trap(stack, &funcs, handler, t.pc);
@@ -304,6 +305,21 @@ impl Aggregate {
             trap_causes: Vec::new(),
         }
     }
+}
+
+/// True if a sample whose open contexts are `t` is in fact outside them:
+/// they are signal contexts, and the unwinder walked the whole stack
+/// (`funcs`, its frames' functions) without meeting the innermost
+/// handler — the program left it by a non-local exit (`siglongjmp`) that
+/// no hook reports, and now runs deeper than the `sp` the signal
+/// interrupted (the tracker's own test, [`crate::SignalStack::left_at`],
+/// catches it only while `sp` is above that).
+fn left_signal_handler(stack: &Stack, funcs: &[u32], t: &TrapPath, map: &mut FunctionMap) -> bool {
+    let signals = t
+        .roots
+        .iter()
+        .all(|r| matches!(r, crate::RootKind::Signal(_)));
+    signals && !stack.truncated() && !funcs.contains(&map.lookup_or_add(t.handler))
 }
 
 /// How many frames (from the leaf) of a sample taken in a trap handler

@@ -13,10 +13,10 @@ use crate::hooks::{SignalDelivery, SignalReturn};
 use fwprof_os::{EnvError, Fault, KillCause, SignalOutcome, UserContext};
 
 /// `mcause` given to a kill by a signal frame the kernel could not write
-/// (a store page fault at the frame's address, as the hart would have
-/// taken it) or read back (a load page fault).
-const CAUSE_FRAME_STORE: u64 = 15;
-const CAUSE_FRAME_LOAD: u64 = 13;
+/// (a store access fault at the frame's address, as a Linux program's own
+/// store there would raise it) or read back (a load access fault).
+const CAUSE_FRAME_STORE: u64 = fwprof_isa::CAUSE_STORE_ACCESS;
+const CAUSE_FRAME_LOAD: u64 = fwprof_isa::CAUSE_LOAD_ACCESS;
 
 /// The registers a signal frame saves.
 fn context_of(hart: &Hart) -> UserContext {
