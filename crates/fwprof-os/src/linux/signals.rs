@@ -347,12 +347,8 @@ impl Signals {
         };
         self.send(SIGALRM, SigInfo::kernel());
         let i = self.real.interval;
-        self.real.deadline = if i == 0 {
-            None
-        } else {
-            let periods = (now - d) / i + 1;
-            d.checked_add(periods.saturating_mul(i))
-        };
+        self.real.deadline = ((now - d).checked_div(i))
+            .and_then(|periods| d.checked_add((periods + 1).saturating_mul(i)));
     }
 
     /// How a wait that starts at guest time `now` ends (see [`Wait`]): on
