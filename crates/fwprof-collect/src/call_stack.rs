@@ -58,6 +58,15 @@
 //! (a context belongs to one strand: [`Finished::context_strands`]).
 //! Functions and arcs are shared: their calls and inclusive costs are the
 //! sums over the strands (an activation is outermost within its strand).
+//!
+//! Linux signal handlers are trap contexts too ([`CallStack::enter_signal`],
+//! root `[signal: SIGSEGV]`), closed by `rt_sigreturn`
+//! ([`CallStack::trap_return`]) or by a non-local exit: a resynchronisation
+//! to an `sp` at or above the one the signal interrupted, off the
+//! handler's alternate stack ([`crate::SignalStack::left_at`]), closes the
+//! context whatever the addresses of the handler's frames (an alternate
+//! stack may lie above the interrupted one); while `sp` is on the
+//! alternate stack, the context stays open.
 
 use std::collections::HashMap;
 
@@ -250,6 +259,9 @@ pub struct CallStack {
     /// other strands ran since the running strand started: its activations
     /// measure on the clock less this.
     strand_off: Clock,
+    /// Open signal contexts: their root's index in `frames` and where the
+    /// handler runs.
+    signals: Vec<(usize, crate::SignalStack)>,
 }
 
 /// Most extra events a [`CallStack`] tracks.
@@ -593,6 +605,16 @@ impl CallStack {
         self.excluded_clock[l] = [0; MAX_EXTRA_EVENTS];
     }
 
+    /// A Linux signal handler starts at instruction count `now`: as
+    /// [`CallStack::enter_trap`] with the signal's root, interrupting `pc`;
+    /// `stack` says where the handler runs, so that a non-local exit out
+    /// of it closes the context ([`CallStack::resync`]).
+    pub fn enter_signal(&mut self, root: u32, pc: u64, stack: crate::SignalStack, now: u64) {
+        self.resync_signals(stack.sp, now);
+        self.signals.push((self.frames.len(), stack));
+        self.enter_trap(root, pc, stack.sp, now);
+    }
+
     /// The handler of the innermost trap context starts running `func` at
     /// instruction count `now`: its first activation, called from the trap
     /// root (call site 0). It is never popped by a return, only with its
@@ -709,6 +731,8 @@ impl CallStack {
             }
         }
         if f.trap {
+            let i = self.frames.len();
+            self.signals.retain(|&(j, _)| j < i);
             // The context's whole duration leaves the clock of the level
             // it interrupted.
             let l = f.level as usize;
@@ -767,10 +791,29 @@ impl CallStack {
     /// Drop activations entered at or below `sp` (the stack grows down): used
     /// after non-local exits such as `longjmp`. A trap context goes with
     /// them when the `sp` it interrupted is at or below `sp` (a `longjmp`
-    /// out of the handler to the interrupted program's frames).
+    /// out of the handler to the interrupted program's frames); a signal
+    /// context whose handler runs on an alternate stack goes when `sp`
+    /// leaves that stack, and stays while `sp` is on it.
     pub fn resync(&mut self, sp: u64, now: u64) {
+        self.resync_signals(sp, now);
         while self.frames.len() > 1 && self.frames.last().is_some_and(|f| f.sp <= sp) {
+            let i = self.frames.len() - 1;
+            let on_alt =
+                |s: &crate::SignalStack| s.alt.is_some_and(|(lo, hi)| (lo..hi).contains(&sp));
+            if self.signals.iter().any(|(j, s)| *j == i && on_alt(s)) {
+                break;
+            }
             self.pop_one(now);
+        }
+    }
+
+    /// Close the signal contexts (with everything above them) that a
+    /// thread whose `sp` is `sp` has left ([`crate::SignalStack::left_at`]).
+    fn resync_signals(&mut self, sp: u64, now: u64) {
+        if let Some(&(i, _)) = self.signals.iter().find(|(_, s)| s.left_at(sp)) {
+            while self.frames.len() > i.max(1) {
+                self.pop_one(now);
+            }
         }
     }
 

@@ -8,7 +8,8 @@ use fwprof_isa::Inst;
 /// last instruction's address is kept in `prev_flushed_pc`.
 const PREV_FLUSHED: u32 = u32::MAX - 1;
 use fwprof_sim::{
-    BlockId, CodeContext, CostModel, Forward, HartSwitch, Jump, JumpKind, TrapInfo, TrapReturn,
+    BlockId, CodeContext, CostModel, Forward, HartSwitch, Jump, JumpKind, SignalDelivery,
+    SignalReturn, TrapInfo, TrapReturn,
 };
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
@@ -607,6 +608,41 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         self.stack.enter_trap(root, trap.pc, sp, instret);
         self.cur_fn = root;
         self.last_sp = sp;
+    }
+
+    /// A Linux signal handler opens a context like a trap's, under the
+    /// signal's root (`[signal: SIGSEGV]`); its first block enters its
+    /// first activation.
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        self.start();
+        self.sync_clock(true);
+        let root = self.map.signal_root(signal.signo);
+        let stack = crate::SignalStack {
+            sp: signal.sp,
+            alt: signal.alt_stack,
+        };
+        self.stack
+            .enter_signal(root, signal.pc, stack, signal.instret);
+        self.cur_fn = root;
+        self.last_sp = signal.frame;
+    }
+
+    /// `rt_sigreturn` closes the innermost context and resumes the
+    /// interrupted activations (resynchronised by `sp` if the handler
+    /// changed the pc the frame resumes at to another function).
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
+        self.start();
+        self.sync_clock(true);
+        let (instret, sp) = (ret.instret, ret.sp);
+        if self.stack.trap_return(instret).is_some() {
+            let func = self.map.lookup_or_add(ret.target);
+            if self.stack.current() != Some(func) {
+                self.stack.resync(sp, instret);
+            }
+        } else {
+            self.stack.resync(sp, instret);
+        }
+        self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 
     /// An `mret`/`sret` closes the innermost trap context and resumes the

@@ -25,7 +25,8 @@
 /// a new range of one 4 KiB page *in the current space*, `[unknown 0x...]`
 /// for the caller to name, so that two address spaces' unknown code at the
 /// same virtual address never share a function.
-/// Trap contexts get ids of their own from [`FunctionMap::trap_root`]:
+/// Trap contexts get ids of their own from [`FunctionMap::trap_root`], and
+/// Linux signal handlers' contexts from [`FunctionMap::signal_root`]:
 /// synthetic functions with no addresses, which no lookup returns.
 ///
 /// *Images* ([`FunctionMap::add_image`]) are the code a machine loaded
@@ -52,6 +53,8 @@ pub struct FunctionMap {
     added: Vec<AddedRange>,
     /// Synthetic roots of trap contexts: `(code, interrupt, id)`.
     trap_roots: Vec<(u64, bool, u32)>,
+    /// Synthetic roots of signal contexts: `(signal, id)`.
+    signal_roots: Vec<(i32, u32)>,
     /// Id of the boot code's range ([`FunctionMap::set_boot_code`]).
     boot: Option<u32>,
     /// Loaded images' code, `(address, bytes)` per section.
@@ -191,6 +194,7 @@ impl FunctionMap {
             next_id: ranges.len() as u32,
             added: Vec::new(),
             trap_roots: Vec::new(),
+            signal_roots: Vec::new(),
             boot: None,
             images: Vec::new(),
             pending: Vec::new(),
@@ -219,7 +223,9 @@ impl FunctionMap {
         entries: &[u64],
         code: Vec<(u64, Vec<u8>)>,
     ) -> u32 {
-        debug_assert!(self.added.is_empty() && self.trap_roots.is_empty());
+        debug_assert!(
+            self.added.is_empty() && self.trap_roots.is_empty() && self.signal_roots.is_empty()
+        );
         let first = self.next_id;
         let mut s = Source::new(ranges, entries, first);
         s.code = code;
@@ -513,6 +519,36 @@ impl FunctionMap {
         &self.trap_roots
     }
 
+    /// The id of the synthetic root function of the contexts of Linux
+    /// signal `signo`'s handlers, created on first use. Its name is
+    /// [`fwprof_isa::signal_context_name`] (`[signal: SIGSEGV]`); it has
+    /// no addresses. Ids interleave with those of added ranges and trap
+    /// roots in creation order.
+    pub fn signal_root(&mut self, signo: i32) -> u32 {
+        if let Some(&(_, id)) = self.signal_roots.iter().find(|r| r.0 == signo) {
+            return id;
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.signal_roots.push((signo, id));
+        id
+    }
+
+    /// The signal roots created by [`FunctionMap::signal_root`], as
+    /// `(signal, id)`, in order of creation.
+    pub fn signal_roots(&self) -> &[(i32, u32)] {
+        &self.signal_roots
+    }
+
+    /// The root of a context of `kind` ([`FunctionMap::trap_root`] or
+    /// [`FunctionMap::signal_root`]).
+    pub fn context_root(&mut self, kind: crate::RootKind) -> u32 {
+        match kind {
+            crate::RootKind::Trap { code, interrupt } => self.trap_root(code, interrupt),
+            crate::RootKind::Signal(signo) => self.signal_root(signo),
+        }
+    }
+
     /// The run starts at `addr` in boot code outside the program (QEMU
     /// `virt`'s reset ROM), in the physical space: its range (added as for
     /// any unknown address, unless a symbol covers it) is marked as the
@@ -576,7 +612,11 @@ mod tests {
         assert_eq!(m.trap_root(7, false), 5);
         assert_eq!(m.trap_root(7, true), 4);
         assert_eq!(m.trap_roots(), &[(7, true, 4), (7, false, 5)]);
-        assert_eq!(m.lookup_or_add(0x2000), 6);
+        assert_eq!(m.signal_root(11), 6);
+        assert_eq!(m.trap_root(7, true), 4);
+        assert_eq!(m.signal_root(11), 6);
+        assert_eq!(m.signal_roots(), &[(11, 6)]);
+        assert_eq!(m.lookup_or_add(0x2000), 7);
     }
 
     /// Two address spaces' unknown code at the same virtual address gets

@@ -18,6 +18,8 @@ mod function_map;
 mod instrument;
 pub mod sample;
 #[cfg(test)]
+mod tests_signals;
+#[cfg(test)]
 mod tests_traps;
 mod traps;
 
@@ -31,4 +33,4 @@ pub use instrument::{
     Clock, HookAddresses, HookKind, InstrumentCollector, InstrumentConfig, InstrumentData,
     InstrumentedArc, InstrumentedContext, InstrumentedFunction, INSTRUMENT_EVENTS,
 };
-pub use traps::{OpenTrap, Spread, TrapCauseStats, TrapCounts, TrapTracker};
+pub use traps::{OpenTrap, RootKind, SignalStack, Spread, TrapCauseStats, TrapCounts, TrapTracker};

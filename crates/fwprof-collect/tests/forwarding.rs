@@ -9,11 +9,12 @@ use fwprof_collect::{
 };
 use fwprof_isa::{decode, Inst, Xlen};
 use fwprof_sim::{
-    BlockId, CostModel, HartSwitch, Hooks, Jump, JumpKind, Privilege, TrapInfo, TrapReturn,
+    BlockId, CostModel, HartSwitch, Hooks, Jump, JumpKind, Privilege, SignalDelivery, SignalReturn,
+    TrapInfo, TrapReturn,
 };
 
 /// The hooks, by index into [`Counting::calls`].
-const HOOKS: [&str; 17] = [
+const HOOKS: [&str; 19] = [
     "stop_requested",
     "on_block_translated",
     "split_block",
@@ -31,13 +32,15 @@ const HOOKS: [&str; 17] = [
     "on_trap_return",
     "on_idle",
     "on_hart_switch",
+    "on_signal",
+    "on_signal_return",
 ];
 
 /// A model that asks for everything, counts every hook call, and answers
 /// with values a wrapper could not make up.
 #[derive(Default)]
 struct Counting {
-    calls: [u32; 17],
+    calls: [u32; 19],
     clock: [u64; 1],
 }
 
@@ -111,6 +114,12 @@ impl Hooks for Counting {
     fn on_hart_switch(&mut self, _: &HartSwitch) {
         self.count("on_hart_switch");
     }
+    fn on_signal(&mut self, _: &SignalDelivery) {
+        self.count("on_signal");
+    }
+    fn on_signal_return(&mut self, _: &SignalReturn) {
+        self.count("on_signal_return");
+    }
 }
 
 impl CostModel for Counting {
@@ -138,7 +147,8 @@ fn assert_constants<H: Hooks>(name: &str) {
 
 /// Call every hook once, in an order a run could produce: block 0 at
 /// 0x100 (`addi`, then `jal ra` to 0x200) is translated, runs, calls, is
-/// cut by a trap, the handler returns, the hart sleeps, `fence.i` flushes.
+/// cut by a trap, the handler returns, the hart sleeps, a signal handler
+/// runs and returns, `fence.i` flushes.
 /// Checks the answers that must come from the model.
 fn drive<H: Hooks>(h: &mut H, name: &str) {
     let pcs = [0x100, 0x104];
@@ -203,6 +213,22 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
         sp: 0x2000,
         privilege: Privilege::Machine,
         space: 0,
+    });
+    // A Linux signal handler at 0x200 interrupts 0x100 and returns.
+    h.on_signal(&SignalDelivery {
+        signo: 11,
+        pc: 0x100,
+        sp: 0x1000,
+        handler: 0x200,
+        frame: 0xc00,
+        alt_stack: None,
+        instret: 5,
+    });
+    h.on_signal_return(&SignalReturn {
+        pc: 0x204,
+        target: 0x100,
+        sp: 0x1000,
+        instret: 6,
     });
     h.on_cache_flush();
 }

@@ -1,7 +1,8 @@
 //! Trap causes: the exception codes of `mcause`, their names, and the signal
-//! Linux kills a user process with for each synchronous exception. The one
-//! owner of these facts; the simulator raises the codes, the CLI turns them
-//! into exit statuses and messages, and the reports name them.
+//! Linux kills a user process with for each synchronous exception; the
+//! names of Linux signals and of their handlers' contexts in profiles. The
+//! one owner of these facts; the simulator raises the codes, the CLI turns
+//! them into exit statuses and messages, and the reports name them.
 //!
 //! Codes and names: Privileged ISA 20211203, §3.1.15, Table 3.6. Signals:
 //! Linux `arch/riscv/kernel/traps.c` (`do_trap_*_misaligned` → SIGBUS,
@@ -125,9 +126,79 @@ pub fn signal_for_cause(cause: u64) -> i32 {
     }
 }
 
+/// Name of Linux signal `signo` in the numbering of `asm-generic/signal.h`
+/// (RISC-V's): `SIGSEGV` for 11; `None` outside 1..=31 (the real-time
+/// signals 32..=64 have no names of their own).
+pub fn signal_name(signo: i32) -> Option<&'static str> {
+    const NAMES: [&str; 31] = [
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGILL",
+        "SIGTRAP",
+        "SIGABRT",
+        "SIGBUS",
+        "SIGFPE",
+        "SIGKILL",
+        "SIGUSR1",
+        "SIGSEGV",
+        "SIGUSR2",
+        "SIGPIPE",
+        "SIGALRM",
+        "SIGTERM",
+        "SIGSTKFLT",
+        "SIGCHLD",
+        "SIGCONT",
+        "SIGSTOP",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGWINCH",
+        "SIGIO",
+        "SIGPWR",
+        "SIGSYS",
+    ];
+    usize::try_from(signo)
+        .ok()
+        .and_then(|n| n.checked_sub(1))
+        .and_then(|i| NAMES.get(i).copied())
+}
+
+/// Name of the synthetic root under which a profile shows a Linux signal
+/// handler (a signal *context*, the counterpart of a trap context):
+/// `[signal: SIGSEGV]`, or `[signal: 34]` for a signal without a name.
+pub fn signal_context_name(signo: i32) -> String {
+    match signal_name(signo) {
+        Some(name) => format!("[signal: {name}]"),
+        None => format!("[signal: {signo}]"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signal_names_and_contexts() {
+        assert_eq!(signal_name(1), Some("SIGHUP"));
+        assert_eq!(signal_name(11), Some("SIGSEGV"));
+        assert_eq!(signal_name(14), Some("SIGALRM"));
+        assert_eq!(signal_name(31), Some("SIGSYS"));
+        assert_eq!(signal_name(0), None);
+        assert_eq!(signal_name(34), None);
+        assert_eq!(signal_context_name(11), "[signal: SIGSEGV]");
+        assert_eq!(signal_context_name(34), "[signal: 34]");
+        // The signals of the exceptions are named consistently.
+        assert_eq!(
+            signal_name(signal_for_cause(CAUSE_ILLEGAL_INSTRUCTION)),
+            Some("SIGILL")
+        );
+    }
 
     #[test]
     fn signals_of_every_exception_code() {

@@ -93,6 +93,95 @@ pub enum EnvOutcome {
     },
     /// The calling thread has exited (`exit` with other threads alive).
     ThreadExit,
+    /// Linux `rt_sigreturn`: the simulator hands the thread's registers to
+    /// [`crate::Environment::sigreturn`], which restores them from the
+    /// signal frame. Nothing was written to `a0`.
+    SigReturn,
+}
+
+/// A Linux thread's user-visible registers: what a signal frame saves and
+/// `rt_sigreturn` restores (QEMU 7.2 `linux-user/riscv/signal.c`,
+/// `target_sigcontext`: `pc`, `x1`–`x31`, `f0`–`f31`, `fcsr`). On RV32
+/// the integer registers hold XLEN-bit values (the environment writes them
+/// zero-extended; the simulator sign-extends them back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UserContext {
+    /// Program counter: where the thread resumes.
+    pub pc: u64,
+    /// Integer registers (`x[0]` is ignored).
+    pub x: [u64; 32],
+    /// Floating-point registers as raw bits (singles NaN-boxed).
+    pub f: [u64; 32],
+    /// `fcsr`: `frm` in bits 7:5, `fflags` in bits 4:0.
+    pub fcsr: u32,
+}
+
+/// A synchronous fault of a Linux thread, as the simulator raises it
+/// (see [`crate::Environment::raise_fault`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// The signal the exception maps to (`fwprof_isa::signal_for_cause`):
+    /// SIGSEGV, SIGBUS, SIGILL or SIGTRAP.
+    pub signo: i32,
+    /// The faulting instruction's address.
+    pub pc: u64,
+    /// The faulting data address (`mtval` of a memory fault; ignored for
+    /// SIGILL and SIGTRAP, whose `si_addr` is `pc`).
+    pub addr: u64,
+}
+
+/// A signal handler the environment has just started: its frame is on the
+/// stack and the [`UserContext`] given to
+/// [`crate::Environment::deliver_signal`] now runs the handler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HandlerStart {
+    /// The signal.
+    pub signo: i32,
+    /// The handler's address (its first instruction).
+    pub handler: u64,
+    /// The interrupted pc (saved in the frame; `rt_sigreturn` resumes there).
+    pub pc: u64,
+    /// The interrupted `sp`.
+    pub sp: u64,
+    /// The frame's address: the handler's `sp`.
+    pub frame: u64,
+    /// `[base, end)` of the alternate signal stack when the frame is on it
+    /// (`SA_ONSTACK`), else `None` (the frame is below the interrupted `sp`).
+    pub alt_stack: Option<(u64, u64)>,
+}
+
+/// What [`crate::Environment::deliver_signal`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignalOutcome {
+    /// No signal can be delivered now.
+    Idle,
+    /// A handler was started.
+    Handler(HandlerStart),
+    /// The signal's default action ends the process.
+    Killed {
+        /// The signal that kills it.
+        signo: i32,
+        /// Where the signal came from.
+        cause: KillCause,
+    },
+}
+
+/// Why a process is killed (see [`SignalOutcome::Killed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KillCause {
+    /// The synchronous fault last raised with
+    /// [`crate::Environment::raise_fault`].
+    Fault,
+    /// A signal frame could not be written (delivery) or read
+    /// (`rt_sigreturn`) at `addr`: the kernel forces SIGSEGV.
+    Frame {
+        /// The frame's address.
+        addr: u64,
+        /// True when writing it (delivery), false when reading it.
+        write: bool,
+    },
+    /// A signal sent to the process (`kill`, `raise`, a timer, SIGPIPE).
+    Signal,
 }
 
 /// An error of the environment itself (not a guest-visible failure, which is
@@ -126,6 +215,17 @@ pub enum EnvError {
     /// operation, on which QEMU 7.2 aborts).
     #[error("{0}")]
     Unsupported(String),
+    /// A Linux thread waits for a signal (`pause`, `sigsuspend`,
+    /// `rt_sigtimedwait` without a timeout) that can never come: no timer
+    /// is armed that could raise one it waits for. The kernel would let it
+    /// sleep forever.
+    #[error("{call} waits for a signal that can never come ({reason}): it would wait forever")]
+    WaitForever {
+        /// The system call, e.g. `rt_sigsuspend`.
+        call: &'static str,
+        /// Why nothing can come, e.g. `no timer is armed`.
+        reason: String,
+    },
 }
 
 /// Which environment the program runs in.

@@ -225,6 +225,7 @@ pub fn load(
             let layout = linux_stack::build(&info, &inputs, &mut env.linux.aspace, mem)?;
             sp = layout.sp;
             regs[2] = sp;
+            env.linux.signals.trampoline = layout.sigtramp;
             env.stack = Some(layout);
             start = info.entry;
         }
@@ -564,18 +565,21 @@ impl Environment {
 
     /// Serve a Linux system call: number in `a7`, arguments in `a0..a5`,
     /// result (or `-errno`) written to `a0` (sign-extended from 32 bits on
-    /// RV32). See [`linux`] for the calls served.
+    /// RV32). `now` is the guest's clock in nanoseconds when the call is
+    /// made (timers and sleeps run on it, never on host time). See
+    /// [`linux`] for the calls served. Signals the call sends or unblocks
+    /// are delivered afterwards, by [`Environment::deliver_signal`].
     ///
     /// # Errors
-    /// [`EnvError`] only for failures that must stop the run.
+    /// [`EnvError`] only for failures that must stop the run
+    /// ([`EnvError::WaitForever`] for a wait nothing can end).
     pub fn ecall(
         &mut self,
         regs: &mut [u64; 32],
         mem: &mut dyn GuestMemory,
-        instret: u64,
+        now: u64,
     ) -> Result<EnvOutcome, EnvError> {
-        let _ = instret;
-        linux::ecall(self, regs, mem)
+        linux::ecall(self, regs, mem, now)
     }
 
     /// The target this environment serves.

@@ -116,7 +116,9 @@ pub const BOOT_CODE_NAME: &str = "[reset ROM]";
 /// translated address space, N its index in the `address_spaces`
 /// section; [`BOOT_CODE_NAME`] for the boot code's) and one synthetic trap root per trap cause
 /// (`FunctionMap::trap_roots`, named by `fwprof_isa::trap_context_name`,
-/// with the empty range 0..0: it has no code), with no costs yet.
+/// with the empty range 0..0: it has no code) and one per Linux signal
+/// whose handler ran (`FunctionMap::signal_roots`, `[signal: SIGSEGV]`
+/// by `fwprof_isa::signal_context_name`), with no costs yet.
 pub(crate) fn function_records(symbols: &Symbols, map: &FunctionMap) -> Vec<FunctionRecord> {
     let images = symbols.images();
     // A stripped image's code is named by its file: `[uboot.elf 0x…]`.
@@ -165,6 +167,12 @@ pub(crate) fn function_records(symbols: &Symbols, map: &FunctionMap) -> Vec<Func
             (
                 id,
                 FunctionRecord::new(fwprof_isa::trap_context_name(code, interrupt), 0, 0),
+            )
+        }))
+        .chain(map.signal_roots().iter().map(|&(signo, id)| {
+            (
+                id,
+                FunctionRecord::new(fwprof_isa::signal_context_name(signo), 0, 0),
             )
         }))
         .collect();

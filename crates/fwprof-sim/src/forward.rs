@@ -4,7 +4,10 @@
 
 use fwprof_isa::Inst;
 
-use crate::hooks::{BlockId, CodeContext, HartSwitch, Hooks, Jump, TrapInfo, TrapReturn};
+use crate::hooks::{
+    BlockId, CodeContext, HartSwitch, Hooks, Jump, SignalDelivery, SignalReturn, TrapInfo,
+    TrapReturn,
+};
 
 /// A collector around an inner model. Implement this trait instead of
 /// [`Hooks`]: the blanket `impl<W: Forward> Hooks for W` delivers every
@@ -119,6 +122,16 @@ pub trait Forward {
     /// [`Hooks::on_trap_return`].
     #[inline]
     fn on_trap_return(&mut self, ret: &TrapReturn) {
+        let _ = ret;
+    }
+    /// [`Hooks::on_signal`].
+    #[inline]
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        let _ = signal;
+    }
+    /// [`Hooks::on_signal_return`].
+    #[inline]
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
         let _ = ret;
     }
     /// [`Hooks::on_code_context`].
@@ -252,6 +265,16 @@ impl<W: Forward> Hooks for W {
     fn on_trap_return(&mut self, ret: &TrapReturn) {
         self.inner().on_trap_return(ret);
         Forward::on_trap_return(self, ret);
+    }
+    #[inline]
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        self.inner().on_signal(signal);
+        Forward::on_signal(self, signal);
+    }
+    #[inline]
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
+        self.inner().on_signal_return(ret);
+        Forward::on_signal_return(self, ret);
     }
     #[inline]
     fn on_code_context(&mut self, ctx: CodeContext) {

@@ -156,6 +156,52 @@ pub struct HartSwitch {
     pub space: u64,
 }
 
+/// A Linux signal handler that started: the environment wrote the signal
+/// frame and the hart now runs the handler (`fwprof_os::HandlerStart`),
+/// as [`Hooks::on_signal`] receives it.
+///
+/// Signals have hooks of their own rather than [`Hooks::on_trap`]: they
+/// are not RISC-V traps (no `mcause`, no privilege change; the kernel, not
+/// the hart, enters the handler), and a collector that counts traps per
+/// cause must not count them as one. A collector that follows calls
+/// treats a handler as a trap context all the same: it interrupts the
+/// program between two instructions, runs on its own stack frame, and
+/// ends with [`Hooks::on_signal_return`] (or with a non-local exit such as
+/// `siglongjmp`, which only the stack pointer shows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalDelivery {
+    /// The signal (Linux numbering: 11 is SIGSEGV).
+    pub signo: i32,
+    /// The interrupted pc: the faulting instruction for a synchronous
+    /// signal, else the instruction that had not yet run.
+    pub pc: u64,
+    /// `sp` at the interrupted pc.
+    pub sp: u64,
+    /// The handler's first instruction.
+    pub handler: u64,
+    /// `sp` when the handler starts (the frame's address).
+    pub frame: u64,
+    /// `[base, end)` of the alternate signal stack when the handler runs
+    /// on it (`SA_ONSTACK`), else `None`: its frames are then below `sp`.
+    pub alt_stack: Option<(u64, u64)>,
+    /// Instructions executed so far (a faulting instruction included).
+    pub instret: u64,
+}
+
+/// An `rt_sigreturn` that completed, as [`Hooks::on_signal_return`]
+/// receives it: the registers are those the frame saved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignalReturn {
+    /// The `ecall`'s address (in the sigreturn trampoline).
+    pub pc: u64,
+    /// Where the thread resumes (the frame's pc).
+    pub target: u64,
+    /// `sp` after it.
+    pub sp: u64,
+    /// Instructions executed so far, including the `ecall`.
+    pub instret: u64,
+}
+
 /// Collectors implement this. All methods default to no-ops; the simulator is
 /// generic over `H: Hooks` and monomorphised, so unused hooks cost nothing.
 /// Tuples `(A, B)` compose collectors.
@@ -327,6 +373,21 @@ pub trait Hooks {
         let _ = ret;
     }
 
+    /// A Linux signal handler started (see [`SignalDelivery`]), after the
+    /// instruction it interrupts or the system call after which it came.
+    /// Several may start one after the other before any runs (the last
+    /// one runs first).
+    #[inline]
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        let _ = signal;
+    }
+
+    /// An `rt_sigreturn` restored the registers a signal frame saved.
+    #[inline]
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
+        let _ = ret;
+    }
+
     /// The blocks announced by [`Hooks::on_block_translated`] from now on
     /// run in `ctx`. Called before the first translation (with the context
     /// the run starts in) and whenever the context of the next translation
@@ -465,6 +526,16 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     fn on_trap_return(&mut self, ret: &TrapReturn) {
         self.0.on_trap_return(ret);
         self.1.on_trap_return(ret);
+    }
+    #[inline]
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        self.0.on_signal(signal);
+        self.1.on_signal(signal);
+    }
+    #[inline]
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
+        self.0.on_signal_return(ret);
+        self.1.on_signal_return(ret);
     }
     #[inline]
     fn on_code_context(&mut self, ctx: CodeContext) {

@@ -54,8 +54,8 @@ pub use csr::CsrIllegal;
 pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{
-    BlockId, CodeContext, CostModel, HartSwitch, Hooks, Jump, JumpKind, Latency, TrapInfo,
-    TrapReturn,
+    BlockId, CodeContext, CostModel, HartSwitch, Hooks, Jump, JumpKind, Latency, SignalDelivery,
+    SignalReturn, TrapInfo, TrapReturn,
 };
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
@@ -80,6 +80,8 @@ mod tests_fp;
 mod tests_harts;
 #[cfg(test)]
 mod tests_int;
+#[cfg(test)]
+mod tests_signals;
 #[cfg(test)]
 mod tests_sys;
 #[cfg(test)]

@@ -18,11 +18,12 @@ use std::thread::JoinHandle;
 use fwprof_isa::Inst;
 
 use crate::hooks::{
-    BlockId, CodeContext, HartSwitch, Hooks, Jump, JumpKind, Latency, TrapInfo, TrapReturn,
+    BlockId, CodeContext, HartSwitch, Hooks, Jump, JumpKind, Latency, SignalDelivery, SignalReturn,
+    TrapInfo, TrapReturn,
 };
 use crate::Privilege;
 
-/// Words per buffer handed to the worker (each hook call takes 1 to 6).
+/// Words per buffer handed to the worker (each hook call takes 1 to 8).
 const BATCH_WORDS: usize = 1 << 15;
 /// Buffers in flight: the simulator fills one while the worker replays
 /// the others.
@@ -43,7 +44,9 @@ const T_CALL_ARGS: u64 = 11;
 const T_IDLE: u64 = 12;
 const T_FLUSH: u64 = 13;
 const T_CODE_CONTEXT: u64 = 14;
-const T_HART_SWITCH: u64 = 15;
+const T_SIGNAL: u64 = 15;
+const T_SIGNAL_RETURN: u64 = 16;
+const T_HART_SWITCH: u64 = 17;
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
@@ -363,6 +366,28 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
                 });
                 i += 6;
             }
+            T_SIGNAL => {
+                let alt = (arg >> 32) & 1 != 0;
+                hooks.on_signal(&SignalDelivery {
+                    signo: arg as u32 as i32,
+                    pc: w[i + 1],
+                    sp: w[i + 2],
+                    handler: w[i + 3],
+                    frame: w[i + 4],
+                    alt_stack: alt.then_some((w[i + 5], w[i + 6])),
+                    instret: w[i + 7],
+                });
+                i += 8;
+            }
+            T_SIGNAL_RETURN => {
+                hooks.on_signal_return(&SignalReturn {
+                    pc: w[i + 1],
+                    target: w[i + 2],
+                    sp: w[i + 3],
+                    instret: w[i + 4],
+                });
+                i += 5;
+            }
             T_BRANCH_FRONT => {
                 hooks.on_branch_front(BlockId(arg as u32), w[i + 1]);
                 i += 2;
@@ -529,6 +554,25 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
             s.space,
         ]);
     }
+
+    fn on_signal(&mut self, s: &SignalDelivery) {
+        let (lo, hi) = s.alt_stack.unwrap_or_default();
+        let flags = u64::from(s.signo as u32) | u64::from(s.alt_stack.is_some()) << 32;
+        self.put([
+            T_SIGNAL | flags << 8,
+            s.pc,
+            s.sp,
+            s.handler,
+            s.frame,
+            lo,
+            hi,
+            s.instret,
+        ]);
+    }
+
+    fn on_signal_return(&mut self, r: &SignalReturn) {
+        self.put([T_SIGNAL_RETURN, r.pc, r.target, r.sp, r.instret]);
+    }
 }
 
 #[cfg(test)]
@@ -594,6 +638,12 @@ mod tests {
         fn on_trap_return(&mut self, ret: &TrapReturn) {
             self.0.push(format!("trap return {ret:?}"));
         }
+        fn on_signal(&mut self, signal: &SignalDelivery) {
+            self.0.push(format!("signal {signal:?}"));
+        }
+        fn on_signal_return(&mut self, ret: &SignalReturn) {
+            self.0.push(format!("signal return {ret:?}"));
+        }
     }
 
     /// A loop of 300 iterations with a store, a load, a register shift, a
@@ -655,6 +705,42 @@ mod tests {
             assert!(a.iter().any(|l| l.starts_with(kind)), "no {kind} call");
         }
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn signal_hooks_are_replayed_exactly() {
+        let calls = |h: &mut dyn FnMut(&SignalDelivery, &SignalReturn)| {
+            for (signo, alt) in [(11, None), (64, Some((0x7000, 0x9000)))] {
+                let d = SignalDelivery {
+                    signo,
+                    pc: 0x1234,
+                    sp: 0x8000,
+                    handler: 0x2000,
+                    frame: 0x7cc0,
+                    alt_stack: alt,
+                    instret: 42,
+                };
+                let r = SignalReturn {
+                    pc: 0x3004,
+                    target: 0x1234,
+                    sp: 0x8000,
+                    instret: 60,
+                };
+                h(&d, &r);
+            }
+        };
+        let mut direct = Log::default();
+        calls(&mut |d, r| {
+            direct.on_signal(d);
+            direct.on_signal_return(r);
+        });
+        let mut piped = Pipelined::new(Log::default());
+        calls(&mut |d, r| {
+            piped.on_signal(d);
+            piped.on_signal_return(r);
+        });
+        assert_eq!(direct.0, piped.finish().0);
+        assert_eq!(direct.0.len(), 4);
     }
 
     #[test]

@@ -113,6 +113,9 @@ pub struct Rec {
     pub jumps_full: Vec<Jump>,
     /// `on_idle` calls: (ticks, executed).
     pub idles: Vec<(u64, u64)>,
+    /// `on_signal` and `on_signal_return` calls.
+    pub signals: Vec<crate::SignalDelivery>,
+    pub sigreturns: Vec<crate::SignalReturn>,
 }
 
 impl Hooks for Rec {
@@ -147,6 +150,12 @@ impl Hooks for Rec {
     }
     fn on_idle(&mut self, ticks: u64, executed: u64) {
         self.idles.push((ticks, executed));
+    }
+    fn on_signal(&mut self, signal: &crate::SignalDelivery) {
+        self.signals.push(*signal);
+    }
+    fn on_signal_return(&mut self, ret: &crate::SignalReturn) {
+        self.sigreturns.push(*ret);
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 /// A Linux user-mode simulator over `words` at `BASE` (environment built
 /// directly, no ELF).
-fn linux_sim(words: &[u32]) -> crate::Simulator<Rec> {
+pub(crate) fn linux_sim(words: &[u32]) -> crate::Simulator<Rec> {
     use fwprof_os::{Environment, LoadedProgram, RunConfig, Sandbox, Target};
     let cfg = RunConfig {
         program: "prog".into(),

@@ -139,6 +139,16 @@ pub enum SimError {
         /// Who waits, for what.
         reason: String,
     },
+    /// A Linux program waits for a signal that can never come (`pause`,
+    /// `sigsuspend`, `sigwaitinfo` with no timer armed that could send
+    /// one): Linux and QEMU would let it wait forever.
+    #[error("the program waits at pc {pc:#x}: {reason}")]
+    WaitForever {
+        /// PC of the system call.
+        pc: u64,
+        /// The call, what it waits for and why it cannot come.
+        reason: String,
+    },
 }
 
 /// Where a trap went: the privilege it was taken from and to, and whether

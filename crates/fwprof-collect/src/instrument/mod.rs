@@ -65,7 +65,10 @@ mod compensation;
 mod tests;
 mod traps;
 
-use fwprof_sim::{CostModel, Forward, HartSwitch, Jump, JumpKind, TrapInfo, TrapReturn};
+use fwprof_sim::{
+    CostModel, Forward, HartSwitch, Jump, JumpKind, SignalDelivery, SignalReturn, TrapInfo,
+    TrapReturn,
+};
 
 use crate::traps::{TrapCauseStats, TrapCounts};
 
@@ -380,6 +383,9 @@ pub struct InstrumentCollector<M: CostModel = ()> {
     /// one activation stack measures on the process's, so a call that
     /// spans another thread's turn counts that thread's instructions).
     thread_delta: u64,
+    /// Open signal contexts: their root's index in `frames` and where the
+    /// handler runs (to close one a `siglongjmp` left).
+    signals: Vec<(usize, crate::SignalStack)>,
 }
 
 impl InstrumentCollector {
@@ -465,6 +471,7 @@ impl<M: CostModel> InstrumentCollector<M> {
             trap_counts: TrapCounts::default(),
             saved: Vec::new(),
             thread_delta: 0,
+            signals: Vec::new(),
         }
     }
 
@@ -504,7 +511,17 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
 
     /// An `mret`/`sret` closes the innermost trap context, if any.
     fn on_trap_return(&mut self, ret: &TrapReturn) {
-        self.leave_trap(ret);
+        self.leave_trap(ret.instret);
+    }
+
+    /// A Linux signal handler opens a context as a trap does.
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        self.enter_signal(signal);
+    }
+
+    /// `rt_sigreturn` closes the innermost context.
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
+        self.leave_trap(ret.instret);
     }
 
     /// Another thread (or hart) runs: its counts go on from the process's.
@@ -524,6 +541,9 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
     fn on_jump(&mut self, j: &Jump) {
         let (kind, pc, target, sp) = (j.kind, j.pc, j.target, j.sp);
         let now = self.now(j.instret);
+        if !self.signals.is_empty() && kind != JumpKind::Call {
+            self.leave_signals(sp, j.instret);
+        }
         match kind {
             JumpKind::Return => self.ret(target, sp, now),
             JumpKind::Call | JumpKind::CallReturn => {

@@ -279,3 +279,60 @@ fn buckets_are_log2() {
         [0, 0, 1, 1, 2, 2, 3, 9, 10]
     );
 }
+
+#[test]
+fn a_signal_handler_is_a_context_closed_by_siglongjmp() {
+    // main runs foo; a signal interrupts foo (sp 0x0f00); its handler is
+    // bar (instrumented) on a frame below; bar siglongjmps to main: a
+    // return with main's sp (0x1000). Then main calls foo again, which must
+    // not hang under the signal root.
+    let mut c = collector(false, vec![]);
+    let mut r = Run {
+        c: &mut c,
+        t: 0,
+        exit: 0x310,
+    };
+    r.func(
+        0x50,
+        0x100,
+        5,
+        &mut |r: &mut Run| {
+            r.func(0x120, 0x200, 4, &mut |r: &mut Run| r.run(3), 3);
+            r.t += 1;
+            let signal = fwprof_sim::SignalDelivery {
+                signo: 11,
+                pc: 0x220,
+                sp: 0x0f00,
+                handler: 0x400,
+                frame: 0x0800,
+                alt_stack: None,
+                instret: r.t,
+            };
+            fwprof_sim::Hooks::on_signal(r.c, &signal);
+            // bar's prologue with its entry hook, its body, then the
+            // siglongjmp: a return into main with main's sp.
+            r.call(0x700, 0x400, 0, 0, 0x0800);
+            r.run(2);
+            r.hook(0x408, 0x300, 0x400, 0x704, 0x07f0, 3);
+            r.run(10);
+            r.ret(0x130, 0x1000);
+            r.func(0x140, 0x200, 4, &mut |r: &mut Run| r.run(3), 3);
+        },
+        4,
+    );
+    let t = r.t;
+    let d = c.finish(t);
+    let &[(11, root)] = d.map.signal_roots() else {
+        panic!("{:?}", d.map.signal_roots())
+    };
+    let ctx = |f: u32| d.contexts.iter().filter(move |c| c.function == f);
+    // bar runs in one context, under the signal root, a root of the tree.
+    assert!(ctx(root).all(|c| c.parent.is_none()));
+    let bar: Vec<_> = ctx(4).collect();
+    assert_eq!(bar.len(), 1);
+    assert_eq!(d.contexts[bar[0].parent.unwrap() as usize].function, root);
+    // foo's two calls are both under main, none under the root.
+    assert!(ctx(1).all(|c| d.contexts[c.parent.unwrap() as usize].function == 0));
+    assert_eq!(ctx(1).map(|c| c.calls).sum::<u64>(), 2);
+    assert!(d.trap_causes.is_empty(), "a signal is not a trap");
+}

@@ -6,9 +6,11 @@
 //! activations continue with the trap context's time (and hook calls) left
 //! out of their durations, as in the exact call stack
 //! (`crate::call_stack`). Exit hooks and returns inside a handler match
-//! only the handler's activations.
+//! only the handler's activations. A Linux signal handler is a context of
+//! the same kind (`[signal: SIGSEGV]`), closed by its `rt_sigreturn`, or
+//! by a jump that leaves it (`siglongjmp`: [`crate::SignalStack::left_at`]).
 
-use fwprof_sim::{CostModel, TrapInfo, TrapReturn};
+use fwprof_sim::{CostModel, SignalDelivery, TrapInfo};
 
 use super::{add, sub, Epilogue, HookFrame, InstrumentCollector, NONE};
 
@@ -33,9 +35,37 @@ impl<M: CostModel> InstrumentCollector<M> {
     }
 
     pub(super) fn enter_trap(&mut self, trap: &TrapInfo, instret: u64) {
-        let now = self.now(instret);
         let root = self.map.trap_root(trap.cause, trap.interrupt);
         self.trap_counts.count(trap, root);
+        self.enter_context(root, instret);
+    }
+
+    /// A signal handler starts: a context like a trap's.
+    pub(super) fn enter_signal(&mut self, signal: &SignalDelivery) {
+        self.leave_signals(signal.sp, signal.instret);
+        let root = self.map.signal_root(signal.signo);
+        let stack = crate::SignalStack {
+            sp: signal.sp,
+            alt: signal.alt_stack,
+        };
+        self.signals.push((self.frames.len(), stack));
+        self.enter_context(root, signal.instret);
+    }
+
+    /// Close the signal contexts a thread whose `sp` is `sp` has left by
+    /// a non-local exit, innermost first.
+    pub(super) fn leave_signals(&mut self, sp: u64, instret: u64) {
+        while let Some(&(i, _)) = self.signals.iter().find(|(_, s)| s.left_at(sp)) {
+            while self.innermost_trap().is_some_and(|t| t >= i) {
+                self.leave_trap(instret);
+            }
+            self.signals.retain(|&(j, _)| j < i);
+        }
+    }
+
+    /// Push the activation of context root `root`.
+    fn enter_context(&mut self, root: u32, instret: u64) {
+        let now = self.now(instret);
         self.saved.push(Saved {
             hook: self.hook.take(),
             epilogue: self.epilogue.take(),
@@ -46,11 +76,13 @@ impl<M: CostModel> InstrumentCollector<M> {
         self.push_under(parent, root, u64::MAX, 0, now, None, true);
     }
 
-    pub(super) fn leave_trap(&mut self, ret: &TrapReturn) {
+    /// Close the innermost context (an `mret`/`sret`, an `rt_sigreturn`).
+    pub(super) fn leave_trap(&mut self, instret: u64) {
         let Some(i) = self.innermost_trap() else {
             return;
         };
-        let now = self.now(ret.instret);
+        self.signals.retain(|&(s, _)| s < i);
+        let now = self.now(instret);
         let root = self.frames[i];
         let spent = sub(now, root.start);
         let hooks = self.hook_events - root.hooks_at_start;

@@ -32,13 +32,13 @@ pub struct Sample {
     pub truncated: bool,
 }
 
-/// Where a sample taken in a trap handler belongs: the trap contexts open
-/// (outermost first, as `(code, interrupt)`), the innermost one's handler
-/// entry and the pc it interrupted.
+/// Where a sample taken in a trap (or signal) handler belongs: the
+/// contexts open (outermost first), the innermost one's handler entry and
+/// the pc it interrupted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrapPath {
-    /// `(code, interrupt)` of each open trap context, outermost first.
-    pub roots: Vec<(u64, bool)>,
+    /// What each open context's root stands for, outermost first.
+    pub roots: Vec<crate::RootKind>,
     /// The innermost context's handler entry ([`fwprof_sim::TrapInfo::handler`]).
     pub handler: u64,
     /// The pc the innermost context interrupted.
@@ -177,6 +177,7 @@ impl Aggregate {
         let mut frames: Vec<u64> = stack.frames.iter().map(|f| f.address).collect();
         // Call sites of the arcs (frame k+1's address for the arc into frame k).
         let mut sites = frames.clone();
+        let trap = trap.filter(|t| !left_signal_handler(stack, &funcs, t, &mut self.map));
         if let Some(t) = trap {
             let handler = self.map.lookup_or_add(t.handler);
             let (keep, cut) = cut_at_trap(stack, &funcs, handler, t.pc);
@@ -184,8 +185,8 @@ impl Aggregate {
             frames.truncate(keep);
             sites.truncate(keep);
             truncated = cut;
-            for &(code, interrupt) in t.roots.iter().rev() {
-                funcs.push(self.map.trap_root(code, interrupt));
+            for &kind in t.roots.iter().rev() {
+                funcs.push(self.map.context_root(kind));
                 sites.push(0);
             }
         }
@@ -304,6 +305,21 @@ impl Aggregate {
             trap_causes: Vec::new(),
         }
     }
+}
+
+/// True if a sample whose open contexts are `t` is in fact outside them:
+/// they are signal contexts, and the unwinder walked the whole stack
+/// (`funcs`, its frames' functions) without meeting the innermost
+/// handler — the program left it by a non-local exit (`siglongjmp`) that
+/// no hook reports, and now runs deeper than the `sp` the signal
+/// interrupted (the tracker's own test, [`crate::SignalStack::left_at`],
+/// catches it only while `sp` is above that).
+fn left_signal_handler(stack: &Stack, funcs: &[u32], t: &TrapPath, map: &mut FunctionMap) -> bool {
+    let signals = t
+        .roots
+        .iter()
+        .all(|r| matches!(r, crate::RootKind::Signal(_)));
+    signals && !stack.truncated() && !funcs.contains(&map.lookup_or_add(t.handler))
 }
 
 /// How many frames (from the leaf) of a sample taken in a trap handler

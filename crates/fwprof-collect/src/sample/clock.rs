@@ -3,7 +3,10 @@
 //! block boundary after each sampling point.
 
 use fwprof_isa::Inst;
-use fwprof_sim::{BlockId, CodeContext, CostModel, Forward, Hooks, TrapInfo, TrapReturn};
+use fwprof_sim::{
+    BlockId, CodeContext, CostModel, Forward, Hooks, SignalDelivery, SignalReturn, TrapInfo,
+    TrapReturn,
+};
 
 use crate::TrapTracker;
 
@@ -137,6 +140,12 @@ impl<M: CostModel, const PACED: bool> Forward for SampleClock<M, PACED> {
     }
     fn on_trap_return(&mut self, ret: &TrapReturn) {
         self.traps.on_trap_return(ret);
+    }
+    fn on_signal(&mut self, signal: &SignalDelivery) {
+        self.traps.on_signal(signal);
+    }
+    fn on_signal_return(&mut self, ret: &SignalReturn) {
+        self.traps.on_signal_return(ret);
     }
     fn on_code_context(&mut self, ctx: CodeContext) {
         self.traps.on_code_context(ctx);

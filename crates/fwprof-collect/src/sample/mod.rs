@@ -162,12 +162,9 @@ impl Sampler {
             let inst = instruction_at(sim.memory(), regs.pc);
             let t = sim.hooks_mut().traps();
             let privilege = t.privilege().unwrap_or(3);
-            let trap = t.open().last().map(|inner| TrapPath {
-                roots: t
-                    .open()
-                    .iter()
-                    .map(|o| t.roots()[o.root as usize])
-                    .collect(),
+            let open = t.open_at(regs.x[2]);
+            let trap = open.last().map(|inner| TrapPath {
+                roots: open.iter().map(|o| t.roots()[o.root as usize]).collect(),
                 handler: inner.handler,
                 pc: inner.pc,
             });

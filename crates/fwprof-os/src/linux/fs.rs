@@ -328,9 +328,9 @@ impl Environment {
     /// writing to a pipe with no reader raises SIGPIPE, whose default
     /// action kills the process (QEMU passes the host's SIGPIPE on to the
     /// guest the same way).
-    fn write_failed(&self, e: &std::io::Error) -> Sys {
+    fn write_failed(&mut self, e: &std::io::Error) -> Sys {
         match errno_of(e) {
-            libc::EPIPE => self.sigpipe().unwrap_or(err(libc::EPIPE)),
+            libc::EPIPE => self.sigpipe(),
             errno => err(errno),
         }
     }

@@ -15,16 +15,24 @@
 //! `exit_group`, `set_tid_address`, `set_robust_list` and `rseq`
 //! (`ENOSYS`, as QEMU 7.2), `clone` for threads and `futex` (module
 //! `threads`), `clone3` (`ENOSYS`, as QEMU 7.2: glibc then uses `clone`),
-//! `rt_sigaction`, `rt_sigprocmask`,
-//! `sigaltstack`, `kill`/`tkill`/`tgkill` (to itself), `uname`,
+//! `uname`,
 //! `getrandom`, `clock_gettime` (+`64`), `clock_getres`, `gettimeofday`,
-//! `nanosleep`/`clock_nanosleep` (return at once), `sched_yield`,
+//! `nanosleep`/`clock_nanosleep` (in guest time), `sched_yield`,
 //! `getpid`, `getppid`, `getuid`, `geteuid`, `getgid`, `getegid`, `gettid`,
 //! `prlimit64`, `getrlimit`, `futex` (+`_time64`).
+//!
+//! Signals ([`signals`] has the rules, `signal_calls.rs` the calls):
+//! `rt_sigaction`, `rt_sigprocmask`, `rt_sigpending`, `sigaltstack`,
+//! `kill`/`tkill`/`tgkill` (to itself), `rt_sigreturn`, `rt_sigsuspend`,
+//! `rt_sigtimedwait` (+`_time64`), `ppoll` (+`_time64`) with no file
+//! descriptors (glibc's `pause`), `getitimer`/`setitimer` (`ITIMER_REAL`
+//! in guest time).
 
 pub(crate) mod fs;
 pub(crate) mod misc;
 pub(crate) mod mm;
+mod signal_calls;
+pub mod signals;
 pub(crate) mod structs;
 pub mod syscalls;
 pub(crate) mod threads;
@@ -59,22 +67,14 @@ pub(crate) struct LinuxState {
     pub brk_page: u64,
     /// Guest fd table (index = guest fd).
     pub fds: Vec<Option<Fd>>,
-    /// Signal actions as recorded: handler, flags, mask (index = signal).
-    pub sigactions: Vec<[u64; 3]>,
-    /// Blocked signal mask.
-    pub sigmask: u64,
-    /// Alternate signal stack: sp, flags, size.
-    pub altstack: [u64; 3],
+    /// Signal actions, masks, pending signals and timers.
+    pub signals: signals::Signals,
     /// Canonical host path of the program (for `/proc/self/exe`).
     pub exe: Option<PathBuf>,
     /// State of the deterministic `getrandom` generator.
     pub rng: u64,
     /// Unsupported numbers already reported.
     pub warned: BTreeSet<u64>,
-    /// Interval timers (ITIMER_REAL, _VIRTUAL, _PROF): interval and value
-    /// as (seconds, microseconds). Recorded for `getitimer`; fwprof delivers
-    /// no timer signals (see `misc::sys_setitimer`).
-    pub itimers: [[u64; 4]; 3],
     /// The process's threads and futex waiters.
     pub threads: threads::Threads,
 }
@@ -90,13 +90,10 @@ impl LinuxState {
             original_brk: b,
             brk_page: b,
             fds: vec![Some(Fd::Std(0)), Some(Fd::Std(1)), Some(Fd::Std(2))],
-            sigactions: vec![[0; 3]; 65],
-            sigmask: 0,
-            altstack: [0, misc::SS_DISABLE, 0],
+            signals: signals::Signals::default(),
             exe,
             rng: 0x6677_7072_6f66_0001,
             warned: BTreeSet::new(),
-            itimers: [[0; 4]; 3],
             threads: threads::Threads::new(misc::host_pid()),
         }
     }
@@ -119,6 +116,10 @@ impl LinuxState {
 pub(crate) struct Args {
     a: [u64; 6],
     rv64: bool,
+    /// Guest time of the call, in nanoseconds.
+    pub now: u64,
+    /// The caller's `sp`.
+    pub sp: u64,
 }
 
 impl Args {
@@ -152,6 +153,8 @@ pub(crate) enum Sys {
     Exit(i32),
     /// Put this value in `a0`, then sleep this many nanoseconds.
     Sleep(i64, u64),
+    /// `rt_sigreturn`: the simulator restores the registers.
+    SigReturn,
 }
 
 /// `-errno` helper.
@@ -159,17 +162,21 @@ pub(crate) fn err(e: i32) -> Sys {
     Sys::Ret(-i64::from(e))
 }
 
-/// Serve one system call (see [`Environment::ecall`]).
+/// Serve one system call (see [`Environment::ecall`]) made at guest time
+/// `now` (nanoseconds).
 pub(crate) fn ecall(
     env: &mut Environment,
     regs: &mut [u64; 32],
     mem: &mut dyn GuestMemory,
+    now: u64,
 ) -> Result<EnvOutcome, EnvError> {
     let rv64 = env.rv64;
     let number = regs[17];
     let args = Args {
         a: [regs[10], regs[11], regs[12], regs[13], regs[14], regs[15]],
         rv64,
+        now,
+        sp: regs[2],
     };
     let r = match number {
         nr::READ | nr::WRITE | nr::READV | nr::WRITEV | nr::PREAD64 | nr::PWRITE64 => {
@@ -205,16 +212,23 @@ pub(crate) fn ecall(
         nr::SET_ROBUST_LIST | nr::RSEQ => err(libc::ENOSYS),
         nr::RT_SIGACTION => env.sys_rt_sigaction(args, mem),
         nr::RT_SIGPROCMASK => env.sys_rt_sigprocmask(args, mem),
+        nr::RT_SIGPENDING => env.sys_rt_sigpending(args, mem),
         nr::SIGALTSTACK => env.sys_sigaltstack(args, mem),
         nr::KILL | nr::TKILL | nr::TGKILL => env.sys_kill(number, args),
+        nr::RT_SIGRETURN => Sys::SigReturn,
+        nr::RT_SIGSUSPEND => env.sys_rt_sigsuspend(args, mem)?,
+        nr::RT_SIGTIMEDWAIT if rv64 => env.sys_rt_sigtimedwait(args, mem)?,
+        nr::RT_SIGTIMEDWAIT_TIME64 if !rv64 => env.sys_rt_sigtimedwait(args, mem)?,
+        nr::PPOLL if rv64 && args.u(1) == 0 => env.sys_ppoll(args, mem)?,
+        nr::PPOLL_TIME64 if !rv64 && args.u(1) == 0 => env.sys_ppoll(args, mem)?,
         nr::UNAME => env.sys_uname(mem, args),
         nr::GETRANDOM => env.sys_getrandom(args, mem)?,
         nr::CLOCK_GETTIME | nr::CLOCK_GETTIME64 | nr::CLOCK_GETRES => {
             misc::sys_clock_gettime(number, args, mem)
         }
         nr::GETTIMEOFDAY if rv64 => misc::sys_gettimeofday(args, mem),
-        nr::NANOSLEEP => misc::sys_nanosleep(args, mem),
-        nr::CLOCK_NANOSLEEP | nr::CLOCK_NANOSLEEP_TIME64 => misc::sys_clock_nanosleep(args, mem),
+        nr::NANOSLEEP => env.sys_nanosleep(args, mem),
+        nr::CLOCK_NANOSLEEP | nr::CLOCK_NANOSLEEP_TIME64 => env.sys_clock_nanosleep(args, mem),
         nr::GETPPID => Sys::Ret(misc::host_ids()[4]),
         nr::GETUID => Sys::Ret(misc::host_ids()[0]),
         nr::GETEUID => Sys::Ret(misc::host_ids()[1]),
@@ -244,6 +258,7 @@ pub(crate) fn ecall(
             Ok(EnvOutcome::Sleep { ns })
         }
         Sys::Exit(code) => Ok(EnvOutcome::Exit(code)),
+        Sys::SigReturn => Ok(EnvOutcome::SigReturn),
     }
 }
 

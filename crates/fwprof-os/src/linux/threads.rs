@@ -103,6 +103,11 @@ impl Threads {
         self.list[self.current].tid
     }
 
+    /// True if `tid` is one of the process's threads that has not exited.
+    pub(crate) fn has_tid(&self, tid: i64) -> bool {
+        self.list.iter().any(|t| t.tid == tid && !t.exited)
+    }
+
     /// Threads that have not exited.
     fn live(&self) -> usize {
         self.list.iter().filter(|t| !t.exited).count()

@@ -498,11 +498,22 @@ fn unknown_calls_and_exit() {
         r.sys_outcome(nr::EXIT_GROUP, &[0x1ff]).0,
         EnvOutcome::Exit(0xff)
     );
-    // abort(): tgkill(self, SIGABRT) with the default action ends the run.
+    // abort(): tgkill(self, SIGABRT) sends it; with the default action
+    // its delivery after the call ends the run.
     let pid = std::process::id() as u64;
+    assert_eq!(r.sys(nr::TGKILL, &[pid, pid, 6]), 0);
+    let mut ctx = crate::UserContext {
+        pc: 0,
+        x: [0; 32],
+        f: [0; 32],
+        fcsr: 0,
+    };
     assert_eq!(
-        r.sys_outcome(nr::TGKILL, &[pid, pid, 6]).0,
-        EnvOutcome::Exit(134)
+        r.env.deliver_signal(&mut ctx, &mut r.mem),
+        crate::SignalOutcome::Killed {
+            signo: 6,
+            cause: crate::KillCause::Signal
+        }
     );
 }
 

@@ -6,4 +6,5 @@ mod linux_calls;
 mod load;
 mod props;
 mod semihosting;
+mod signals;
 mod stack;

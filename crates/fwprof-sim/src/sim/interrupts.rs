@@ -68,6 +68,9 @@ impl<H: Hooks> Simulator<H> {
     /// hart takes now, if any (Privileged ISA 20211203, §3.1.9). Returns
     /// true if one was taken.
     pub(super) fn take_interrupt(&mut self) -> bool {
+        if self.target == Target::Linux {
+            return self.take_signal_timer();
+        }
         if self.hart.mie == 0 {
             self.hart.since = [None; 16];
             return false;
@@ -108,6 +111,9 @@ impl<H: Hooks> Simulator<H> {
     /// interrupt is still taken at the first instruction boundary at or
     /// after it.
     pub(super) fn interrupt_point(&mut self) -> u64 {
+        if self.target == Target::Linux {
+            return self.signal_timer_point();
+        }
         if self.hart.mie & (crate::irq::MTIP | crate::irq::STIP) == 0 {
             return u64::MAX;
         }
@@ -115,6 +121,14 @@ impl<H: Hooks> Simulator<H> {
         let Some(deadline) = self.hart.next_deadline(base, u64::MAX) else {
             return u64::MAX;
         };
+        self.deadline_point(deadline)
+    }
+
+    /// The executed count at which guest time may have reached `deadline`
+    /// (ns), approached in steps with a core model (see
+    /// [`Simulator::interrupt_point`]).
+    pub(super) fn deadline_point(&mut self, deadline: u64) -> u64 {
+        let base = self.boundary_base();
         let left = self
             .hart
             .base_reaching(deadline)

@@ -5,6 +5,7 @@
 mod bus;
 mod harts;
 mod interrupts;
+mod signals;
 
 pub use bus::UnmodelledCount;
 pub use harts::DEFAULT_QUANTUM;
@@ -48,6 +49,9 @@ pub struct Simulator<H: Hooks> {
     bus: bus::Bus,
     /// The harts besides the running one (`sim/harts.rs`).
     harts: harts::Harts,
+    /// Linux: the end of the run a signal delivered at a timer's deadline
+    /// decided (`sim/signals.rs`), for the run loop to return.
+    signal_stop: Option<StopReason>,
 }
 
 /// Exceptions at one pc, of one cause, with no trap return between them,
@@ -107,6 +111,7 @@ impl<H: Hooks> Simulator<H> {
             announced: None,
             bus,
             harts: harts::Harts::new(n),
+            signal_stop: None,
         };
         sim.clone_harts();
         sim
@@ -302,6 +307,9 @@ impl<H: Hooks> Simulator<H> {
         // quantum (`self.harts.switch_at`) is one more point to cut at.
         let mut local_limit = limit.saturating_sub(self.harts.others_executed);
         self.take_interrupt();
+        if let Some(stop) = self.signal_stop.take() {
+            return Ok(stop);
+        }
         let mut irq_at = self.interrupt_point();
         let mut cut = local_limit.min(irq_at).min(self.harts.switch_at);
         let mut checkpoint = next_checkpoint(self.hart.executed, cut);
@@ -330,6 +338,9 @@ impl<H: Hooks> Simulator<H> {
                 }
                 if self.hart.executed >= irq_at {
                     if self.take_interrupt() {
+                        if let Some(stop) = self.signal_stop.take() {
+                            return Ok(stop);
+                        }
                         chain_from = None;
                         next_id = NO_BLOCK;
                     }
@@ -641,13 +652,7 @@ impl<H: Hooks> Simulator<H> {
             self.hart.icount_skip += 1;
         }
         if self.target == Target::Linux {
-            self.hart.pc = pc;
-            return Ok(Some(StopReason::Signal {
-                signo: signal_for_cause(exc.cause),
-                cause: exc.cause,
-                pc,
-                tval: exc.tval,
-            }));
+            return Ok(self.linux_fault(exc, pc));
         }
         let vector = self.hart.trap_vector(exc, false);
         let storm = &mut self.hart.storm;
@@ -677,12 +682,7 @@ impl<H: Hooks> Simulator<H> {
     #[cold]
     fn fetch_fault(&mut self, exc: Exc, pc: u64) -> Option<StopReason> {
         if self.target == Target::Linux {
-            return Some(StopReason::Signal {
-                signo: signal_for_cause(exc.cause),
-                cause: exc.cause,
-                pc,
-                tval: exc.tval,
-            });
+            return self.linux_fault(exc, pc);
         }
         let vector = self.hart.trap_vector(exc, false);
         // No handler, or the handler itself cannot be fetched (would loop forever).
@@ -726,7 +726,7 @@ impl<H: Hooks> Simulator<H> {
         semihost: bool,
         at: (u32, u32),
     ) -> Result<Option<StopReason>, SimError> {
-        let retired = self.retired_before_last();
+        let now = if semihost { 0 } else { self.guest_ns(at) };
         let time = if semihost {
             let base = self.clock_base(at, false);
             self.hart.clock.mtime(base)
@@ -745,7 +745,7 @@ impl<H: Hooks> Simulator<H> {
         let out = if semihost {
             env.semihost(self.hart.xs_mut(), &mut self.mem, time)
         } else {
-            env.ecall(self.hart.xs_mut(), &mut self.mem, retired)
+            env.ecall(self.hart.xs_mut(), &mut self.mem, now)
         };
         self.hart.normalize_x();
         self.hart.pc = next;
@@ -753,7 +753,7 @@ impl<H: Hooks> Simulator<H> {
             self.invalidate_written_code();
         }
         match out {
-            Ok(EnvOutcome::Continue) => Ok(None),
+            Ok(EnvOutcome::Continue) => Ok(self.after_syscall(semihost)),
             Ok(EnvOutcome::Sleep { ns }) => {
                 // Rounded up to whole ticks of the guest clock.
                 let ns = ns.div_ceil(100).saturating_mul(100);
@@ -763,8 +763,9 @@ impl<H: Hooks> Simulator<H> {
                 } else {
                     self.sleep_ns(ns);
                 }
-                Ok(None)
+                Ok(self.after_syscall(semihost))
             }
+            Ok(EnvOutcome::SigReturn) => Ok(self.sigreturn(pc)),
             Ok(EnvOutcome::Exit(code)) => Ok(Some(StopReason::Exit(code))),
             Ok(EnvOutcome::NewThread { thread, stack, tls }) => {
                 self.spawn_thread(thread, stack, tls);
@@ -778,7 +779,7 @@ impl<H: Hooks> Simulator<H> {
                 self.thread_exited();
                 Ok(None)
             }
-            Err(source) => Err(SimError::Environment { pc, source }),
+            Err(source) => Err(signals::env_error(pc, source)),
         }
     }
 }
