@@ -66,7 +66,8 @@ impl<H: Hooks> Simulator<H> {
     /// At an instruction boundary: latch the timers, note when each
     /// interrupt became pending and enabled, and take the interrupt the
     /// hart takes now, if any (Privileged ISA 20211203, §3.1.9). Returns
-    /// true if one was taken.
+    /// true if one was taken. A Linux program has no interrupts: its
+    /// `ITIMER_REAL` deadline is looked at instead (`sim/signals.rs`).
     pub(super) fn take_interrupt(&mut self) -> bool {
         if self.target == Target::Linux {
             return self.take_signal_timer();
@@ -109,7 +110,7 @@ impl<H: Hooks> Simulator<H> {
     /// whose relation to instructions is not known ahead: the point then
     /// approaches the deadline in steps of 1/16 of the cycles left, so the
     /// interrupt is still taken at the first instruction boundary at or
-    /// after it.
+    /// after it. Linux: the point of the next `ITIMER_REAL` deadline.
     pub(super) fn interrupt_point(&mut self) -> u64 {
         if self.target == Target::Linux {
             return self.signal_timer_point();
