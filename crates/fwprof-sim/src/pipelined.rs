@@ -48,6 +48,21 @@ const T_SIGNAL: u64 = 15;
 const T_SIGNAL_RETURN: u64 = 16;
 const T_HART_SWITCH: u64 = 17;
 
+/// Block every asynchronous signal in the calling thread (the collector
+/// thread), so that a signal sent to the process (Ctrl-C, `kill`) is
+/// handled by the simulator's thread, in the order it arrived: with two
+/// threads able to take signals, two sent one after the other could be
+/// handled in either order.
+fn block_async_signals() {
+    // SAFETY: sigfillset and pthread_sigmask only write the set and the
+    // calling thread's mask; failure leaves the mask as it was.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut set);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
 /// front sees every translation and every block's final branch, in the
 /// simulator's order, and turns the branch into one word delivered to the
@@ -144,6 +159,7 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
         let worker = std::thread::Builder::new()
             .name("fwprof-collector".into())
             .spawn(move || {
+                block_async_signals();
                 let mut hooks = hooks;
                 for request in requests {
                     let mut batch = match request {
