@@ -447,8 +447,8 @@ impl CallStack {
     #[inline]
     fn level_clock(&self, level: u32) -> Clock {
         let mut c = self.clock;
-        for e in 0..MAX_EXTRA_EVENTS {
-            c[e] = c[e].saturating_sub(self.strand_off[e]);
+        for (v, off) in c.iter_mut().zip(&self.strand_off) {
+            *v = v.saturating_sub(*off);
         }
         if let Some(x) = self.excluded_clock.get(level as usize) {
             for e in 0..MAX_EXTRA_EVENTS {
