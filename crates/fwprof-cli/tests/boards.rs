@@ -385,7 +385,7 @@ fn load_outside_memory_or_of_a_bad_file_is_one_line() {
     );
     assert_eq!(out.status.code(), Some(125));
     assert!(
-        text(&out.stderr).contains("is a Linux program: --machine, --board, --bios, --append and --load apply to bare-metal programs"),
+        text(&out.stderr).contains("is a Linux program: --machine, --board, --bios, --append, --load and --harts apply to bare-metal programs"),
         "{}",
         text(&out.stderr)
     );

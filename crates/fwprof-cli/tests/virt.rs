@@ -493,7 +493,7 @@ fn machine_options_on_a_linux_program_are_refused() {
         assert_one_line_error(
             &opts.join(" "),
             &r.out,
-            "--machine, --board, --bios, --append and --load apply to bare-metal programs",
+            "--machine, --board, --bios, --append, --load and --harts apply to bare-metal programs",
         );
     }
 }
