@@ -32,15 +32,28 @@ fn threads_match_live_qemu() {
     let mut failures = Vec::new();
     for name in ["pthreads", "timedwait"] {
         let program = elf(&format!("{name}.elf"));
-        let mut q = Command::new("qemu-riscv64");
-        q.arg(&program);
+        let qemu = || {
+            let mut q = Command::new("qemu-riscv64");
+            q.arg(&program);
+            run_with_timeout(q, None, TIMEOUT)
+        };
         let mut f = Command::new(common::fwprof());
         f.arg("run").arg(&program);
-        let (q, f) = std::thread::scope(|s| {
-            let q = s.spawn(|| run_with_timeout(q, None, TIMEOUT));
+        let (mut q, f) = std::thread::scope(|s| {
+            let q = s.spawn(qemu);
             let f = s.spawn(|| run_with_timeout(f, None, TIMEOUT));
             (q.join().unwrap(), f.join().unwrap())
         });
+        // qemu-riscv64 7.2 itself dies of SIGABRT, with nothing on stderr,
+        // in about 4% of runs of `timedwait` (threads exiting while others
+        // are created; 8 of 200 runs on the development machine): a QEMU
+        // run killed by a host signal is not a reference, so run it again.
+        for _ in 0..4 {
+            if q.out.status.code().is_some() {
+                break;
+            }
+            q = qemu();
+        }
         let expected = common::repo().join(format!("tests/threads/expected/{name}.out"));
         let expected = std::fs::read(expected).unwrap();
         if q.out.stdout != f.out.stdout
