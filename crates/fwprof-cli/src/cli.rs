@@ -282,6 +282,12 @@ pub struct RecordArgs {
     /// that run its code (compared byte for byte).
     #[arg(long, value_name = "FILE[@ADDR]", value_parser = fwprof_record::SymbolFile::parse)]
     pub symbols: Vec<fwprof_record::SymbolFile>,
+    /// Bare metal: the kernel's context-switch function, for a kernel that
+    /// switches tasks by a call returning on another task's stack rather
+    /// than by a trap return (tasks are told apart without it otherwise;
+    /// docs/concurrency.md, "Tasks of an operating system").
+    #[arg(long, value_name = "SYMBOL")]
+    pub task_hint: Option<String>,
     /// No progress line and no summary on stderr.
     #[arg(short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
@@ -390,6 +396,20 @@ pub struct ReportArgs {
     /// a table of the threads, then each one's own report.
     #[arg(long, conflicts_with_all = ["privilege", "format"])]
     pub per_thread: bool,
+    /// An operating system's tasks (bare metal, one hart): report only
+    /// what the task NAME executed, the traps taken while it ran included
+    /// (docs/concurrency.md, "Tasks of an operating system").
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["hart", "thread", "per_hart", "per_thread"])]
+    pub task: Option<String>,
+    /// A table of the tasks (instructions, context switches voluntary and
+    /// by interrupt), then each task's own report, named by its entry
+    /// function.
+    #[arg(long, conflicts_with_all = ["privilege", "format", "per_hart", "per_thread", "task"])]
+    pub per_task: bool,
+    /// The stack high-water marks: the deepest use of each task's stack
+    /// and of each trap context's own stack, in bytes.
+    #[arg(long, conflicts_with_all = ["per_hart", "per_thread", "per_task"])]
+    pub stack: bool,
 }
 
 /// A privilege level for `report --privilege`.
@@ -515,6 +535,10 @@ pub struct ExportArgs {
     /// id TID executed.
     #[arg(long, value_name = "TID", conflicts_with = "hart")]
     pub thread: Option<i64>,
+    /// An operating system's tasks: only what the task NAME executed
+    /// (`report --per-task` lists them).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["hart", "thread"])]
+    pub task: Option<String>,
 }
 
 /// `fwprof html`.
@@ -550,6 +574,10 @@ pub struct HtmlArgs {
     /// id TID executed.
     #[arg(long, value_name = "TID", conflicts_with = "hart")]
     pub thread: Option<i64>,
+    /// An operating system's tasks: only what the task NAME executed
+    /// (`report --per-task` lists them).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["hart", "thread"])]
+    pub task: Option<String>,
 }
 
 /// `fwprof diff`.
@@ -740,6 +768,7 @@ pub fn record_options(a: &RecordArgs) -> anyhow::Result<fwprof_record::RecordOpt
         core: a.core.clone(),
         save_env: a.save_env,
         symbols: a.symbols.clone(),
+        task_hint: a.task_hint.clone(),
     })
 }
 

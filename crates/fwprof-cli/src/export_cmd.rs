@@ -29,6 +29,7 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
         .unwrap_or_else(|| a.format.default_output().into());
     refuse_output_over_input(&out, &inputs(&a.file, a.program.as_deref()))?;
     let profile = crate::files::restrict_to_thread(read(&a.file)?, a.hart, a.thread)?;
+    let profile = crate::files::restrict_to_task(profile, a.task.as_deref())?;
     let found = crate::files::find_program(&profile, a.program.as_deref(), a.force)?;
     let mut opts = ExportOptions::new(fwprof_report::primary_event(&profile, a.event.as_deref())?);
     opts.program = Some(&found);
@@ -73,6 +74,7 @@ pub fn export(a: &ExportArgs) -> Result<u8> {
 pub fn html(a: &HtmlArgs) -> Result<u8> {
     refuse_output_over_input(&a.output, &inputs(&a.file, a.program.as_deref()))?;
     let profile = crate::files::restrict_to_thread(read(&a.file)?, a.hart, a.thread)?;
+    let profile = crate::files::restrict_to_task(profile, a.task.as_deref())?;
     let found = crate::files::find_program(&profile, a.program.as_deref(), a.force)?;
     let mut opts = ExportOptions::new(fwprof_report::primary_event(&profile, None)?);
     opts.program = Some(&found);

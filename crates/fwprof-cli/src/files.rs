@@ -29,6 +29,19 @@ pub fn restrict_to_thread(
     }
 }
 
+/// `profile` restricted to what the task `task` (`--task NAME`) executed,
+/// or as it is.
+///
+/// # Errors
+/// The profile has no tasks, or no such task (one line).
+pub fn restrict_to_task(profile: Profile, task: Option<&str>) -> Result<Profile> {
+    match task {
+        Some(t) => fwprof_report::restrict_to_task(&profile, t)
+            .with_context(|| format!("cannot show --task {t}")),
+        None => Ok(profile),
+    }
+}
+
 /// Read a profile, naming the file in the error. A version-1 file (no
 /// checksum) is read with one note on stderr saying that its damage
 /// cannot be detected; sections this build does not read (written by a

@@ -130,12 +130,26 @@ pub fn annotate(profile: &Profile, a: &AnnotateArgs, w: &mut impl Write) -> Resu
 pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     let mut profile = crate::files::read_profile(&a.file)?;
     profile = crate::files::restrict_to_thread(profile, a.hart, a.thread)?;
+    if a.stack {
+        let stdout = std::io::stdout();
+        let mut w = std::io::BufWriter::new(stdout.lock());
+        fwprof_report::write_stacks(&profile, &mut w).context("cannot report --stack")?;
+        w.flush()?;
+        return Ok(0);
+    }
+    profile = crate::files::restrict_to_task(profile, a.task.as_deref())?;
     if let Some(level) = a.privilege {
         profile = fwprof_report::restrict_to_privilege(&profile, level.level())
             .with_context(|| format!("cannot report --privilege {:?}", level))?;
     }
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
+    if a.per_task {
+        let opts = text_options(&profile, a, color)?;
+        fwprof_report::write_per_task(&profile, &opts, &mut w).context("cannot report --per-task")?;
+        w.flush()?;
+        return Ok(0);
+    }
     if a.per_hart || a.per_thread {
         let opts = text_options(&profile, a, color)?;
         let flag = if a.per_hart {

@@ -458,6 +458,11 @@ impl CallStack {
         c
     }
 
+    /// The privilege the running strand runs at (0 U, 1 S, 3 M).
+    pub fn privilege(&self) -> u8 {
+        self.privilege
+    }
+
     /// The number of open trap contexts (0 while the program runs outside
     /// every handler).
     pub fn trap_level(&self) -> u32 {

@@ -14,6 +14,8 @@ use fwprof_sim::{
 
 use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
+use crate::stacks::{StackMark, StackTracker};
+use crate::tasks::{TaskStats, TaskTracker};
 use crate::traps::{TrapCauseStats, TrapCounts};
 
 /// Static facts of one executed instruction address.
@@ -88,6 +90,11 @@ pub struct ExactData {
     pub strands: Vec<u32>,
     /// Per context, the index in `strands` of its hart.
     pub context_strands: Vec<u32>,
+    /// The tasks found ([`ExactCollector::detect_tasks`]; empty when not
+    /// asked). A task's strand key is its index.
+    pub tasks: Vec<TaskStats>,
+    /// Stack high-water marks, in order of first use ([`StackTracker`]).
+    pub stacks: Vec<StackMark>,
 }
 
 /// What the collector keeps per hart besides its call stack while
@@ -116,6 +123,8 @@ struct BlockMeta {
     func: u32,
     /// Address space it was translated in (`satp`, 0 for physical).
     space: u64,
+    /// It writes `sp` ([`StackTracker::translated`]).
+    sp: bool,
 }
 
 /// Exact profile collector: per-block execution counts and a shadow call stack.
@@ -163,8 +172,12 @@ pub struct ExactCollector<M: CostModel = ()> {
     /// Address space of the blocks being translated (the latest
     /// [`CodeContext::space`]).
     translating: u64,
-    /// Per hart that does not run (several harts), what it left.
+    /// Per strand that does not run (a hart, a task), what it left.
     strands: HashMap<u32, StrandState>,
+    /// Task detection, when asked for ([`ExactCollector::detect_tasks`]).
+    tasks: Option<TaskTracker>,
+    /// Stack high-water marks.
+    stacks: StackTracker,
 }
 
 impl ExactCollector {
@@ -206,6 +219,26 @@ impl<M: CostModel> ExactCollector<M> {
             last_sp: sp,
             translating: 0,
             strands: HashMap::new(),
+            tasks: None,
+            stacks: StackTracker::new(),
+        }
+    }
+
+    /// Tell an operating system's tasks apart (one hart, bare metal or a
+    /// system: see [`TaskTracker`]); `hint`: the entry address of the
+    /// kernel's context-switch function (`--task-hint`). Call before the
+    /// run.
+    pub fn detect_tasks(&mut self, hint: Option<u64>) {
+        self.tasks = Some(TaskTracker::new(self.entry, 0, hint));
+    }
+
+    /// The running strand's own instruction count at the hart's count
+    /// `now` (they differ once tasks switch).
+    #[inline(always)]
+    fn local(&self, now: u64) -> u64 {
+        match &self.tasks {
+            Some(t) => t.local(now),
+            None => now,
         }
     }
 
@@ -240,6 +273,7 @@ impl<M: CostModel> ExactCollector<M> {
             let root = self.map.lookup_or_add(self.entry);
             self.map.set_space(space);
             self.stack.enter_root(root, self.entry_sp, 0);
+            self.stacks.report(self.entry_sp);
             self.cur_fn = root;
         }
     }
@@ -298,6 +332,7 @@ impl<M: CostModel> ExactCollector<M> {
         let meta = self.blocks[id as usize];
         let site = self.last_pc(self.prev_block);
         // The activation starts at the block's first instruction.
+        let now = self.local(now);
         self.jump_in(meta.func, site, now);
     }
 
@@ -376,9 +411,12 @@ impl<M: CostModel> ExactCollector<M> {
             .collect();
         sites.sort_by_key(|s| (s.addr, s.space, s.function));
         let total = sites.iter().map(|s| s.count).sum();
+        let local = self.local(executed);
+        let tasks = self.tasks.take().map_or(Vec::new(), |t| t.finish(executed));
+        let stacks = std::mem::take(&mut self.stacks).finish();
         let mut stack = self.stack;
         stack.reserve_functions(self.map.len());
-        let done = stack.finish_with_extra(executed);
+        let done = stack.finish_with_extra(local);
         let mut traps: Vec<TrapStats> = self
             .traps
             .into_iter()
@@ -402,6 +440,8 @@ impl<M: CostModel> ExactCollector<M> {
             contexts_folded: done.contexts_folded,
             strands: done.strands,
             context_strands: done.context_strands,
+            tasks,
+            stacks,
         };
         (data, self.model)
     }
@@ -443,6 +483,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
 
     /// Folds the block counts into per-address counts (see the type's docs).
     fn on_cache_flush(&mut self) {
+        self.stacks.flushed();
         if self.prev_block != u32::MAX {
             self.prev_flushed_pc = self.last_pc(self.prev_block);
             self.prev_block = PREV_FLUSHED;
@@ -461,6 +502,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                     len: 0,
                     func: u32::MAX,
                     space: 0,
+                    sp: false,
                 },
             );
         }
@@ -473,6 +515,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
             len: insts.len() as u32,
             func,
             space: self.translating,
+            sp: self.stacks.translated(id.0, insts),
         };
         self.insts
             .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
@@ -487,6 +530,9 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         // Ids are dense and were announced by on_block_translated.
         if let Some(meta) = self.blocks.get_mut(i) {
             meta.count += 1;
+            if meta.sp {
+                self.stacks.block(id.0);
+            }
             if meta.func != self.cur_fn {
                 self.block_enters_other_function(id.0, executed);
             }
@@ -495,26 +541,55 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     }
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        self.stacks.cut(id.0, executed);
         *self.cuts.entry((id.0, executed)).or_insert(0) += 1;
     }
 
     #[inline]
     fn on_jump(&mut self, j: &Jump) {
-        let (pc, target, instret, sp) = (j.pc, j.target, j.instret, j.sp);
+        let (pc, target, sp) = (j.pc, j.target, j.sp);
         // The jump's target is in the space of the block that jumps.
-        if let Some(m) = self.blocks.get(j.block.0 as usize) {
-            self.map.set_space(m.space);
-        }
+        let space = match self.blocks.get(j.block.0 as usize) {
+            Some(m) => {
+                self.map.set_space(m.space);
+                m.space
+            }
+            None => self.translating,
+        };
         self.start();
         self.sync_clock(true);
+        self.stacks.report(sp);
         self.last_sp = sp;
+        let instret = self.local(j.instret);
         match j.kind {
             JumpKind::Call => {
                 let caller = self.block_function(j);
                 let callee = self.map.lookup_or_add(target);
                 self.stack.call(caller, callee, pc, j.ret, sp, instret);
+                if let Some(t) = &mut self.tasks {
+                    t.call(target, sp, space, j.ret);
+                }
             }
-            JumpKind::Return => self.stack.ret(target, sp, instret),
+            JumpKind::Return => {
+                let hint = match &mut self.tasks {
+                    Some(t) => t.ret(target, sp, space, j.instret),
+                    None => None,
+                };
+                match hint {
+                    None => self.stack.ret(target, sp, instret),
+                    Some((sw, ret, call_sp)) => {
+                        // The switch function's activation ends in the task
+                        // that called it; the other task takes up where it
+                        // called it (or, new, starts in `target`'s function).
+                        self.stack.ret(ret, call_sp, sw.from_now);
+                        let privilege = self.stack.privilege();
+                        self.switch_strands(
+                            sw.from, sw.to, sw.from_now, sw.to_now, privilege, target, sp, space,
+                        );
+                        self.stacks.report(sp);
+                    }
+                }
+            }
             JumpKind::CallReturn => {
                 // Pop then push (coroutine swap, Table 2.1).
                 self.stack.ret(target, sp, instret);
@@ -543,46 +618,17 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     fn on_hart_switch(&mut self, sw: &HartSwitch) {
         self.start();
         self.sync_clock(true);
-        let out = StrandState {
-            started: self.started,
-            entry: self.entry,
-            entry_sp: self.entry_sp,
-            cur_fn: self.cur_fn,
-            prev_pc: self.last_pc(self.prev_block),
-            last_sp: self.last_sp,
-        };
-        self.strands.insert(sw.from, out);
-        let next = self.strands.remove(&sw.to).unwrap_or(StrandState {
-            started: false,
-            entry: sw.pc,
-            entry_sp: sw.sp,
-            cur_fn: u32::MAX,
-            prev_pc: 0,
-            last_sp: sw.sp,
-        });
-        self.stack.switch_strand(
+        self.switch_strands(
+            sw.from,
             sw.to,
             sw.from_executed,
             sw.to_executed,
             sw.privilege.bits() as u8,
+            sw.pc,
+            sw.sp,
+            sw.space,
         );
-        self.started = next.started;
-        self.entry = next.entry;
-        self.entry_sp = next.entry_sp;
-        self.cur_fn = next.cur_fn;
-        self.prev_block = PREV_FLUSHED;
-        self.prev_flushed_pc = next.prev_pc;
-        self.last_sp = next.last_sp;
-        if !self.started {
-            // Its first block is in the address space it starts in.
-            let space = self.map.space();
-            self.map.set_space(sw.space);
-            let root = self.map.lookup_or_add(self.entry);
-            self.map.set_space(space);
-            self.started = true;
-            self.stack.enter_root(root, self.entry_sp, sw.to_executed);
-            self.cur_fn = root;
-        }
+        self.stacks.report(sw.sp);
     }
 
     /// The first context announced is the privilege the run starts at;
@@ -604,6 +650,12 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         *self.traps.entry((trap.pc, trap.cause | flag)).or_insert(0) += 1;
         let root = self.map.trap_root(trap.cause, trap.interrupt);
         self.trap_counts.count(&trap, root);
+        let space = self.space_now();
+        if let Some(t) = &mut self.tasks {
+            t.trap(sp, space, trap.interrupt);
+        }
+        self.stacks.enter(root, sp, false);
+        let instret = self.local(instret);
         self.stack.set_privilege(trap.to.bits() as u8, instret);
         self.stack.enter_trap(root, trap.pc, sp, instret);
         self.cur_fn = root;
@@ -621,8 +673,14 @@ impl<M: CostModel> Forward for ExactCollector<M> {
             sp: signal.sp,
             alt: signal.alt_stack,
         };
-        self.stack
-            .enter_signal(root, signal.pc, stack, signal.instret);
+        let on_alt = signal
+            .alt_stack
+            .is_some_and(|(lo, hi)| (lo..hi).contains(&signal.frame));
+        let now = self.local(signal.instret);
+        self.stack.enter_signal(root, signal.pc, stack, now);
+        self.stacks.sync_level(self.stack.trap_level() - 1);
+        self.stacks.enter(root, signal.sp, on_alt);
+        self.stacks.report(signal.frame);
         self.cur_fn = root;
         self.last_sp = signal.frame;
     }
@@ -633,7 +691,8 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     fn on_signal_return(&mut self, ret: &SignalReturn) {
         self.start();
         self.sync_clock(true);
-        let (instret, sp) = (ret.instret, ret.sp);
+        let (instret, sp) = (self.local(ret.instret), ret.sp);
+        self.stacks.before_leave();
         if self.stack.trap_return(instret).is_some() {
             let func = self.map.lookup_or_add(ret.target);
             if self.stack.current() != Some(func) {
@@ -642,6 +701,8 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         } else {
             self.stack.resync(sp, instret);
         }
+        self.stacks.sync_level(self.stack.trap_level());
+        self.stacks.report(sp);
         self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 
@@ -654,11 +715,31 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     /// lower privilege), it is a return as before (matched, else
     /// resynchronised by `sp`).
     fn on_trap_return(&mut self, ret: &TrapReturn) {
-        let (target, instret, sp) = (ret.target, ret.instret, ret.sp);
+        let (target, sp) = (ret.target, ret.sp);
         self.start();
         self.sync_clock(true);
+        self.stacks.before_leave();
+        let instret = self.local(ret.instret);
         match self.stack.trap_return(instret) {
             Some(_) => {
+                self.stacks.leave();
+                let switch = match &mut self.tasks {
+                    Some(t) => t.trap_return(target, sp, ret.space, ret.instret),
+                    None => None,
+                };
+                if let Some(sw) = switch {
+                    self.switch_strands(
+                        sw.from,
+                        sw.to,
+                        sw.from_now,
+                        sw.to_now,
+                        ret.to.bits() as u8,
+                        target,
+                        sp,
+                        ret.space,
+                    );
+                }
+                let instret = self.local(ret.instret);
                 self.map.set_space(ret.space);
                 let func = self.map.lookup_or_add(target);
                 if self.stack.current() != Some(func) {
@@ -667,12 +748,77 @@ impl<M: CostModel> Forward for ExactCollector<M> {
             }
             None => self.stack.ret(target, sp, instret),
         }
+        self.stacks.report(sp);
+        let instret = self.local(ret.instret);
         self.stack.set_privilege(ret.to.bits() as u8, instret);
         self.cur_fn = self.stack.current().unwrap_or(u32::MAX);
     }
 }
 
 impl<M: CostModel> ExactCollector<M> {
+    /// The strand `to` (a hart, a task) runs instead of `from`, at their
+    /// own instruction counts `from_now` and `to_now`: its call stack and
+    /// where it was are taken up again; the first time, it starts at `pc`
+    /// with `sp` in address space `space`, at `privilege`.
+    #[allow(clippy::too_many_arguments)]
+    fn switch_strands(
+        &mut self,
+        from: u32,
+        to: u32,
+        from_now: u64,
+        to_now: u64,
+        privilege: u8,
+        pc: u64,
+        sp: u64,
+        space: u64,
+    ) {
+        let out = StrandState {
+            started: self.started,
+            entry: self.entry,
+            entry_sp: self.entry_sp,
+            cur_fn: self.cur_fn,
+            prev_pc: self.last_pc(self.prev_block),
+            last_sp: self.last_sp,
+        };
+        self.strands.insert(from, out);
+        let next = self.strands.remove(&to).unwrap_or(StrandState {
+            started: false,
+            entry: pc,
+            entry_sp: sp,
+            cur_fn: u32::MAX,
+            prev_pc: 0,
+            last_sp: sp,
+        });
+        self.stack.switch_strand(to, from_now, to_now, privilege);
+        self.stacks.switch_strand(to);
+        self.started = next.started;
+        self.entry = next.entry;
+        self.entry_sp = next.entry_sp;
+        self.cur_fn = next.cur_fn;
+        self.prev_block = PREV_FLUSHED;
+        self.prev_flushed_pc = next.prev_pc;
+        self.last_sp = next.last_sp;
+        if !self.started {
+            // Its first block is in the address space it starts in.
+            let keep = self.map.space();
+            self.map.set_space(space);
+            let root = self.map.lookup_or_add(self.entry);
+            self.map.set_space(keep);
+            self.started = true;
+            self.stack.enter_root(root, self.entry_sp, to_now);
+            self.cur_fn = root;
+        }
+    }
+
+    /// The address space of the code running now (that of the last
+    /// block, or of the blocks being translated).
+    fn space_now(&self) -> u64 {
+        match self.blocks.get(self.prev_block as usize) {
+            Some(m) => m.space,
+            None => self.translating,
+        }
+    }
+
     /// The function of the block that ends with jump `j` (the function of
     /// every instruction in it, recorded when it was translated).
     #[inline]

@@ -17,6 +17,8 @@ mod exact;
 mod function_map;
 mod instrument;
 pub mod sample;
+mod stacks;
+mod tasks;
 #[cfg(test)]
 mod tests_signals;
 #[cfg(test)]
@@ -33,4 +35,6 @@ pub use instrument::{
     Clock, HookAddresses, HookKind, InstrumentCollector, InstrumentConfig, InstrumentData,
     InstrumentedArc, InstrumentedContext, InstrumentedFunction, INSTRUMENT_EVENTS,
 };
+pub use stacks::{sp_ops, SpOp, StackMark, StackOwner, StackTracker};
+pub use tasks::{TaskStats, TaskSwitch, TaskTracker};
 pub use traps::{OpenTrap, RootKind, SignalStack, Spread, TrapCauseStats, TrapCounts, TrapTracker};

@@ -120,6 +120,48 @@ impl Inst {
             raw,
         }
     }
+
+    /// True if the instruction writes integer register `rd` (an `x`
+    /// register: not an `f` register, a store, a branch or a fence, whose
+    /// `rd` field names no `x` register), and `rd` is not `zero`.
+    pub fn writes_x(&self) -> bool {
+        use crate::InstClass as C;
+        match self.op.class() {
+            C::Store | C::FpStore | C::Branch | C::Fence | C::FpLoad => false,
+            C::FpAdd
+            | C::FpMul
+            | C::FpFma
+            | C::FpDiv
+            | C::FpSqrt
+            | C::FpMove
+            | C::FpCmp
+            | C::FpCvt => {
+                self.rd != 0
+                    && matches!(
+                        self.op,
+                        Op::FcvtWS
+                            | Op::FcvtWuS
+                            | Op::FcvtLS
+                            | Op::FcvtLuS
+                            | Op::FmvXW
+                            | Op::FeqS
+                            | Op::FltS
+                            | Op::FleS
+                            | Op::FclassS
+                            | Op::FcvtWD
+                            | Op::FcvtWuD
+                            | Op::FcvtLD
+                            | Op::FcvtLuD
+                            | Op::FmvXD
+                            | Op::FeqD
+                            | Op::FltD
+                            | Op::FleD
+                            | Op::FclassD
+                    )
+            }
+            _ => self.rd != 0,
+        }
+    }
 }
 
 /// Register width of the hart the code is decoded for.

@@ -50,6 +50,7 @@ pub mod output;
 mod privilege;
 pub mod sections;
 mod spaces;
+mod tasks;
 mod threads;
 mod traps;
 mod validate;
@@ -67,5 +68,6 @@ pub use model::{
 pub use privilege::{ContextLevelCost, FunctionLevelCost, Level, LevelCost, PrivilegeSection};
 pub use sections::{Section, SectionKind, Sections};
 pub use spaces::{AddressSpace, AddressSpaceSection, SpaceFunctionCost};
+pub use tasks::{StackRecord, StackSection, TaskRecord, TaskSection};
 pub use threads::{ThreadRecord, ThreadSection};
 pub use traps::{trap_context_costs, Spread, TrapCause, TrapLatency, TrapSection};

@@ -43,7 +43,8 @@ use crate::model::Profile;
 /// of its layout it understands: `traps` ([`crate::TrapSection`]),
 /// `privilege` ([`crate::PrivilegeSection`]), `address_spaces`
 /// ([`crate::AddressSpaceSection`]), `images` ([`crate::ImageSection`])
-/// and `threads` ([`crate::ThreadSection`]). A new section type adds its
+/// `threads` ([`crate::ThreadSection`]), `tasks` ([`crate::TaskSection`])
+/// and `stacks` ([`crate::StackSection`]). A new section type adds its
 /// [`SectionKind`] implementation and its entry here.
 pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
     (crate::TrapSection::NAME, crate::TrapSection::VERSION),
@@ -57,6 +58,8 @@ pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
     ),
     (crate::ImageSection::NAME, crate::ImageSection::VERSION),
     (crate::ThreadSection::NAME, crate::ThreadSection::VERSION),
+    (crate::TaskSection::NAME, crate::TaskSection::VERSION),
+    (crate::StackSection::NAME, crate::StackSection::VERSION),
 ];
 
 /// Longest section name accepted, in bytes.
@@ -226,6 +229,14 @@ impl Profile {
         };
         let problem = match (problem, self.section::<crate::ThreadSection>()?) {
             (None, Some(s)) => s.problem(self),
+            (problem, _) => problem,
+        };
+        let problem = match (problem, self.section::<crate::TaskSection>()?) {
+            (None, Some(s)) => s.problem(self),
+            (problem, _) => problem,
+        };
+        let problem = match (problem, self.section::<crate::StackSection>()?) {
+            (None, Some(s)) => s.problem(),
             (problem, _) => problem,
         };
         problem.map_or(Ok(()), |m| Err(Error::Inconsistent(m)))

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use fwprof_collect::{ExactCollector, ExactData, FunctionMap};
+use fwprof_collect::{ExactCollector, ExactData, FunctionMap, StackOwner};
 use fwprof_profile::{
     events, AddressCost, AddressSpace, AddressSpaceSection, Arc, ContextRecord, FunctionId, Meta,
-    Profile, SpaceFunctionCost, ThreadRecord, ThreadSection, TrapRecord,
+    Profile, SpaceFunctionCost, StackRecord, StackSection, TaskRecord, TaskSection, ThreadRecord,
+    ThreadSection, TrapRecord,
 };
 use fwprof_sim::Pipelined;
 use fwprof_timing::{CoreConfig, TimingModel};
@@ -27,21 +28,31 @@ pub(crate) struct Exact {
     timing: Option<Timing>,
     /// The run's harts, with several.
     threads: Option<ThreadSection>,
+    /// Task detection ran (with the `--task-hint` symbol's name, if any).
+    tasks: Option<Option<String>>,
 }
 
 /// Run the program under the exact collector (and the core's timing model,
 /// on a second thread beside the simulator: the same calls in the same
-/// order, so the same profile).
+/// order, so the same profile). `tasks`: tell an operating system's tasks
+/// apart, with the `--task-hint` function's address and name if any.
 pub(crate) fn run(
     p: &Prepared,
     ctl: &Control,
     map: FunctionMap,
     core: Option<CoreConfig>,
+    tasks: Option<(Option<u64>, Option<String>)>,
 ) -> Result<(RunEnd, Exact), Error> {
+    let hint_name = tasks.as_ref().map(|t| t.1.clone());
+    let tasks = tasks.map(|t| t.0);
     Ok(match core {
         None => {
             let sim = p.launch(ctl, |prog| {
-                ExactCollector::new(boot_code(map, prog), prog.start, prog.sp)
+                let mut c = ExactCollector::new(boot_code(map, prog), prog.start, prog.sp);
+                if let Some(hint) = tasks {
+                    c.detect_tasks(hint);
+                }
+                c
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let data = hooks.finish(end.running_executed());
@@ -53,6 +64,7 @@ pub(crate) fn run(
                     data,
                     timing: None,
                     threads,
+                    tasks: hint_name.clone(),
                 },
             )
         }
@@ -61,7 +73,10 @@ pub(crate) fn run(
                 let model = TimingModel::new(core, prog.rv64);
                 let front = model.branch_front();
                 let map = boot_code(map, prog);
-                let collector = ExactCollector::with_model(map, prog.start, prog.sp, model);
+                let mut collector = ExactCollector::with_model(map, prog.start, prog.sp, model);
+                if let Some(hint) = tasks {
+                    collector.detect_tasks(hint);
+                }
                 Pipelined::with_front(collector, front)
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
@@ -75,6 +90,7 @@ pub(crate) fn run(
                     data,
                     timing,
                     threads,
+                    tasks: hint_name,
                 },
             )
         }
@@ -293,7 +309,119 @@ pub(crate) fn profile(
     if let Some(t) = &run.threads {
         let _ = profile.set_section(t);
     }
+    let tasks = run
+        .tasks
+        .as_ref()
+        .map(|hint| task_section(data, &profile, hint.clone()));
+    if let Some(t) = &tasks {
+        let _ = profile.set_section(t);
+    }
+    let stacks = stack_section(data, &profile, run.threads.as_ref(), tasks.as_ref());
+    if !stacks.stacks.is_empty() {
+        let _ = profile.set_section(&stacks);
+    }
     profile
+}
+
+/// The roots in the calling-context tree of strand index `i`.
+fn strand_roots(data: &ExactData, i: usize) -> Vec<u32> {
+    data.contexts
+        .iter()
+        .zip(&data.context_strands)
+        .enumerate()
+        .filter(|(_, (c, &s))| c.parent.is_none() && s as usize == i)
+        .map(|(k, _)| k as u32)
+        .collect()
+}
+
+/// The `tasks` section: each task named by its entry function (the first
+/// root of its calling contexts that is not boot code), its roots and
+/// counts. `hint`: the `--task-hint` symbol.
+fn task_section(data: &ExactData, profile: &Profile, hint: Option<String>) -> TaskSection {
+    let boot = data.map.boot_code();
+    let mut names: Vec<String> = Vec::new();
+    let tasks = data
+        .tasks
+        .iter()
+        .map(|t| {
+            let roots = match data.strands.iter().position(|&k| k == t.key) {
+                Some(i) => strand_roots(data, i),
+                // Strand 0 before any switch has no key listed.
+                None if t.key == 0 => strand_roots(data, 0),
+                None => Vec::new(),
+            };
+            let entry_fn = roots
+                .iter()
+                .map(|&r| profile.contexts[r as usize].function)
+                .find(|f| Some(f.0) != boot)
+                .and_then(|f| profile.function(f))
+                .map_or_else(|| format!("{:#x}", t.entry), |f| f.name.clone());
+            let same = names.iter().filter(|n| n.split('#').next() == Some(&entry_fn)).count();
+            let name = if same == 0 {
+                entry_fn
+            } else {
+                format!("{entry_fn}#{}", same + 1)
+            };
+            names.push(name.clone());
+            TaskRecord {
+                name,
+                entry: t.entry,
+                executed: t.executed,
+                voluntary: t.voluntary,
+                involuntary: t.involuntary,
+                roots,
+            }
+        })
+        .collect();
+    TaskSection {
+        tasks,
+        switches: data.tasks.iter().map(|t| t.voluntary + t.involuntary).sum(),
+        hint,
+    }
+}
+
+/// The `stacks` section: every stack's high-water mark, named by its
+/// owner (a task, hart or thread, `main`, or a trap context's root).
+fn stack_section(
+    data: &ExactData,
+    profile: &Profile,
+    threads: Option<&ThreadSection>,
+    tasks: Option<&TaskSection>,
+) -> StackSection {
+    let stacks = data
+        .stacks
+        .iter()
+        .map(|m| {
+            let (name, kind) = match m.owner {
+                StackOwner::Context(root) => (
+                    profile
+                        .function(FunctionId(root))
+                        .map_or_else(|| format!("context {root}"), |f| f.name.clone()),
+                    "context",
+                ),
+                StackOwner::Strand(key) => {
+                    let name = if let Some(t) = tasks.and_then(|t| t.tasks.get(key as usize)) {
+                        t.name.clone()
+                    } else if let Some(t) = threads.and_then(|t| t.threads.iter().find(|t| t.hart == key)) {
+                        t.name.clone()
+                    } else if key == 0 {
+                        "main".to_string()
+                    } else {
+                        format!("strand {key}")
+                    };
+                    (name, "task")
+                }
+            };
+            StackRecord {
+                name,
+                kind: kind.to_string(),
+                top: m.top,
+                lowest: m.lowest,
+                bytes: m.bytes(),
+            }
+        })
+        .collect();
+    StackSection { stacks }
 }
 
 /// Add `v` to `dst`, event by event.

@@ -101,7 +101,8 @@ impl Plan {
 /// Run the program under the instrumentation collector; with a core model
 /// the timing model runs inside the collector on the simulator's thread
 /// (the collector reads its cycle count at every hook call). Returns how
-/// the run ended, the data, and whether cycles were measured.
+/// the run ended, the data, and whether cycles were measured. `tasks`:
+/// give each of an operating system's tasks an activation stack of its own.
 pub(crate) fn run(
     p: &Prepared,
     ctl: &Control,
@@ -109,11 +110,16 @@ pub(crate) fn run(
     plan: &Plan,
     map: FunctionMap,
     core: Option<CoreConfig>,
+    tasks: bool,
 ) -> Result<(RunEnd, InstrumentData, bool), Error> {
     let (end, data, with_cycles) = match core {
         None => {
             let sim = p.launch(ctl, |prog| {
-                InstrumentCollector::new(map, plan.config(o.unit, prog.rv64))
+                let mut c = InstrumentCollector::new(map, plan.config(o.unit, prog.rv64));
+                if tasks {
+                    c.detect_tasks(prog.start);
+                }
+                c
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let data = hooks.finish_with_model(end.running_executed()).0;
@@ -122,7 +128,12 @@ pub(crate) fn run(
         Some(core) => {
             let sim = p.launch(ctl, |prog| {
                 let model = TimingModel::new(core, prog.rv64);
-                InstrumentCollector::with_model(map, plan.config(o.unit, prog.rv64), model)
+                let mut c =
+                    InstrumentCollector::with_model(map, plan.config(o.unit, prog.rv64), model);
+                if tasks {
+                    c.detect_tasks(prog.start);
+                }
+                c
             })?;
             let (end, hooks) = sim.run(ctl, &mut Steady);
             let data = hooks.finish_with_model(end.running_executed()).0;
@@ -274,8 +285,9 @@ pub(crate) fn profile(
         .filter(|(_, f)| f.self_cost.iter().any(|&c| c > 0))
         .map(|(i, f)| (f.start, i))
         .collect();
+    // (address, function) keys: the synthetic roots of trap contexts all
+    // have address 0, and each keeps its own cost.
     firsts.sort_unstable();
-    firsts.dedup_by_key(|e| e.0);
     for (addr, i) in firsts {
         let (raw, len) = instruction_at(&program.main, addr);
         // Sorted, unique addresses and one cost per event: push cannot fail.

@@ -21,6 +21,7 @@
 //!     core: None,
 //!     save_env: false,
 //!     symbols: Vec::new(),
+//!     task_hint: None,
 //! };
 //! let ran = Session::new(opts)?.run(&Control::unattended())?;
 //! let profile = ran.into_profile()?.profile;
@@ -143,6 +144,13 @@ impl Session {
                 )));
             }
         }
+        if let Some(h) = &opts.task_hint {
+            if !matches!(opts.method, Method::Exact) || opts.exec.harts > 1 {
+                return Err(Error::Options(format!(
+                    "--task-hint {h}: tasks are told apart by --method exact on one hart (docs/concurrency.md)"
+                )));
+            }
+        }
         // A bad core description stops here: nothing runs.
         let mut core = opts.core.as_deref().map(CoreConfig::load).transpose()?;
         let prepared = Prepared::new(&opts.exec)?;
@@ -167,6 +175,20 @@ impl Session {
             )),
             Method::Instrument(i) => Plan::Instrument(instrument::Plan::new(i, &program, path)?),
         };
+        if let Some(h) = &opts.task_hint {
+            if !prepared.bare_metal() {
+                return Err(Error::Options(format!(
+                    "--task-hint {h}: {} is a Linux program; tasks are told apart in bare-metal programs (a Linux program's threads are followed by themselves)",
+                    path.display()
+                )));
+            }
+            if !program.symbols().iter().any(|s| &s.name == h) {
+                return Err(Error::Options(format!(
+                    "--task-hint {h}: {} has no symbol named {h}",
+                    path.display()
+                )));
+            }
+        }
         let mut symbols = Symbols::new(program, &opts.symbols)?;
         if prepared.bare_metal() {
             symbols = symbols.with_images(opts.exec.bios.as_deref())?;
@@ -209,12 +231,23 @@ impl Session {
                 (end, Data::Sample(o, Box::new(agg), Box::new(unwinder)))
             }
             (Method::Instrument(o), Plan::Instrument(plan)) => {
-                let (end, d, cycles) = instrument::run(p, ctl, &o, &plan, map, core)?;
+                let tasks = p.bare_metal() && self.opts.exec.harts == 1;
+                let (end, d, cycles) = instrument::run(p, ctl, &o, &plan, map, core, tasks)?;
                 (end, Data::Instrument(o, Box::new(d), plan.matched, cycles))
             }
             // `Session::new` makes the plan of the method.
             _ => {
-                let (end, exact) = exact::run(p, ctl, map, core)?;
+                // An operating system's tasks, on one hart of a bare-metal
+                // machine (a Linux program's threads are the simulator's own).
+                let tasks = (p.bare_metal() && self.opts.exec.harts == 1).then(|| {
+                    let hint = self.opts.task_hint.as_ref();
+                    let addr = hint.and_then(|h| {
+                        let syms = self.symbols.main.symbols();
+                        syms.iter().find(|s| &s.name == h).map(|s| s.address)
+                    });
+                    (addr, hint.cloned())
+                });
+                let (end, exact) = exact::run(p, ctl, map, core, tasks)?;
                 (end, Data::Exact(Box::new(exact)))
             }
         };

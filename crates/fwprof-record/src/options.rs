@@ -155,6 +155,10 @@ pub struct RecordOptions {
     /// `--symbols FILE[@ADDR]`: ELF files whose symbols describe code the
     /// program runs, applied to the address spaces that run their code.
     pub symbols: Vec<crate::SymbolFile>,
+    /// `--task-hint SYMBOL`: the kernel's context-switch function, for
+    /// kernels that switch tasks by a call rather than a trap return
+    /// (docs/concurrency.md, "Tasks of an operating system").
+    pub task_hint: Option<String>,
 }
 
 /// Build the guest environment like `qemu-riscv64`: the `host`

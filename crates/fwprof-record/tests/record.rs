@@ -21,6 +21,7 @@ fn record(method: Method) -> fwprof_record::Recording {
         core: None,
         save_env: false,
         symbols: Vec::new(),
+        task_hint: None,
     };
     let ran = Session::new(opts)
         .unwrap()
@@ -83,6 +84,7 @@ fn a_stop_request_ends_the_run_with_a_partial_profile() {
         core: None,
         save_env: false,
         symbols: Vec::new(),
+        task_hint: None,
     };
     let r = Session::new(opts)
         .unwrap()
@@ -107,6 +109,7 @@ fn cycles_without_a_core_is_refused_before_anything_runs() {
         core: None,
         save_env: false,
         symbols: Vec::new(),
+        task_hint: None,
     };
     let e = Session::new(opts).err().unwrap();
     assert_eq!(

@@ -52,6 +52,7 @@ mod privilege;
 mod report;
 mod spaces;
 mod style;
+mod tasks;
 mod threads;
 mod traps;
 
@@ -73,6 +74,7 @@ pub use options::{AnnotateOptions, CallGraphOptions, FlatOptions, ReportOptions,
 pub use privilege::{restrict_to_privilege, PrivilegeError};
 pub use report::write_report;
 pub use spaces::write_space_table;
+pub use tasks::{restrict_to_task, write_per_task, write_stacks, TaskError};
 pub use threads::{restrict_to_hart, restrict_to_thread, write_per_thread, ThreadError};
 pub use traps::write_trap_table;
 

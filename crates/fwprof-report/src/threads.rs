@@ -119,12 +119,20 @@ pub fn restrict_to_thread(profile: &Profile, tid: i64) -> Result<Profile, Thread
 
 /// `profile` restricted to the contexts of the threads `keep` accepts.
 fn restrict(profile: &Profile, sec: &ThreadSection, keep: impl Fn(usize) -> bool) -> Profile {
+    restrict_to_owners(profile, sec.context_threads(profile), keep)
+}
+
+/// `profile` restricted to the contexts whose owner (a thread's, a
+/// task's index; `owners`, per context) `keep` accepts: the contexts'
+/// self costs, calls and arcs (see the module docs); traps, privilege
+/// levels and address spaces, which are of every owner, are left out.
+pub(crate) fn restrict_to_owners(
+    profile: &Profile,
+    owners: Vec<Option<usize>>,
+    keep: impl Fn(usize) -> bool,
+) -> Profile {
     let n = profile.events.len();
-    let mine: Vec<bool> = sec
-        .context_threads(profile)
-        .into_iter()
-        .map(|t| t.is_some_and(&keep))
-        .collect();
+    let mine: Vec<bool> = owners.into_iter().map(|t| t.is_some_and(&keep)).collect();
     let ctx_self: Vec<Vec<u64>> = profile
         .contexts
         .iter()
@@ -139,7 +147,7 @@ fn restrict(profile: &Profile, sec: &ThreadSection, keep: impl Fn(usize) -> bool
     }
     let mut out = restrict_to_contexts(profile, ctx_self, Some(&mine));
     out.totals = totals;
-    // Traps, privilege levels and address spaces are of every hart.
+    // Traps, privilege levels and address spaces are of every owner.
     for name in [
         <fwprof_profile::TrapSection as fwprof_profile::SectionKind>::NAME,
         <fwprof_profile::PrivilegeSection as fwprof_profile::SectionKind>::NAME,

@@ -287,37 +287,10 @@ pub(crate) fn scan_leaf(
     Some(frame)
 }
 
-/// True if the instruction writes integer register `rd` (not an `f`
-/// register, a store or a branch, whose `rd` field is not an `x` register).
+/// True if the instruction writes integer register `rd` (see
+/// [`fwprof_isa::Inst::writes_x`]).
 pub(crate) fn writes_x(inst: &fwprof_isa::Inst) -> bool {
-    use InstClass as C;
-    match inst.op.class() {
-        C::Store | C::FpStore | C::Branch | C::Fence | C::FpLoad => false,
-        C::FpAdd | C::FpMul | C::FpFma | C::FpDiv | C::FpSqrt | C::FpMove | C::FpCmp | C::FpCvt => {
-            matches!(
-                inst.op,
-                Op::FcvtWS
-                    | Op::FcvtWuS
-                    | Op::FcvtLS
-                    | Op::FcvtLuS
-                    | Op::FmvXW
-                    | Op::FeqS
-                    | Op::FltS
-                    | Op::FleS
-                    | Op::FclassS
-                    | Op::FcvtWD
-                    | Op::FcvtWuD
-                    | Op::FcvtLD
-                    | Op::FcvtLuD
-                    | Op::FmvXD
-                    | Op::FeqD
-                    | Op::FltD
-                    | Op::FleD
-                    | Op::FclassD
-            )
-        }
-        _ => inst.rd != 0,
-    }
+    inst.writes_x()
 }
 
 /// True if an instruction in `[start, pc)` (decoded in sequence) sets `s0`

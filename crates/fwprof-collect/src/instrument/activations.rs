@@ -44,6 +44,36 @@ impl<M: CostModel> InstrumentCollector<M> {
         None
     }
 
+    /// The jumps seen since the last hook call, oldest first: what a
+    /// trap context or another task puts aside (its own hook calls would
+    /// make them stale) for [`InstrumentCollector::restore_transfers`].
+    pub(super) fn take_transfers(&mut self) -> Vec<Transfer> {
+        let mut out = Vec::new();
+        for k in 0..TRANSFERS {
+            let i = (self.next_transfer + k) % TRANSFERS;
+            let t = self.transfers[i];
+            if t.seq == self.hook_events {
+                out.push(t);
+            }
+            self.transfers[i].seq = u64::MAX;
+        }
+        out
+    }
+
+    /// The interrupted code's jumps since its last hook call are again
+    /// the latest, their clocks moved on by the `spent` time of what ran
+    /// meanwhile; the ones made since are dropped.
+    pub(super) fn restore_transfers(&mut self, saved: &[Transfer], spent: Clock) {
+        for t in self.transfers.iter_mut() {
+            t.seq = u64::MAX;
+        }
+        for t in saved {
+            let mut at = t.at;
+            add(&mut at, spent);
+            self.record_transfer(t.target, t.pc, at);
+        }
+    }
+
     pub(super) fn record_transfer(&mut self, target: u64, pc: u64, at: Clock) {
         self.transfers[self.next_transfer] = Transfer {
             target,

@@ -57,12 +57,13 @@ impl<M: CostModel> InstrumentCollector<M> {
     /// the model's cycles), compensate, and return the data and the model.
     pub fn finish_with_model(mut self, executed: u64) -> (InstrumentData, M) {
         let now = self.now(executed);
-        let open = self.frames.len() as u64;
+        let open = self.frames.len() as u64 + self.parked_frames();
         while self.pop(now, false).is_some() {}
         self.charge(now);
         if self.epilogue.take().is_some() {
             self.unmeasured += 1;
         }
+        self.close_parked(now);
         self.ensure_fn(self.map.len().saturating_sub(1) as u32);
         let (hc, ht) = (self.hook_calls, self.hook_total);
         // round(n * hook_total / hook_calls), per event.

@@ -63,6 +63,7 @@ mod activations;
 mod compensation;
 #[cfg(test)]
 mod tests;
+mod tasks;
 mod traps;
 
 use fwprof_sim::{
@@ -245,7 +246,7 @@ pub struct InstrumentData {
 
 /// A jump seen recently: `(target, pc, clock, hook events before it)`.
 #[derive(Clone, Copy, Debug)]
-struct Transfer {
+pub(super) struct Transfer {
     target: u64,
     pc: u64,
     at: Clock,
@@ -386,6 +387,13 @@ pub struct InstrumentCollector<M: CostModel = ()> {
     /// Open signal contexts: their root's index in `frames` and where the
     /// handler runs (to close one a `siglongjmp` left).
     signals: Vec<(usize, crate::SignalStack)>,
+    /// Task detection, when asked for
+    /// ([`InstrumentCollector::detect_tasks`]).
+    tasks: Option<crate::TaskTracker>,
+    /// Address space of the code running (the latest trap return's).
+    space: u64,
+    /// Per task that does not run, its activation stack.
+    parked: std::collections::HashMap<u32, tasks::Parked>,
 }
 
 impl InstrumentCollector {
@@ -472,7 +480,18 @@ impl<M: CostModel> InstrumentCollector<M> {
             saved: Vec::new(),
             thread_delta: 0,
             signals: Vec::new(),
+            tasks: None,
+            space: 0,
+            parked: std::collections::HashMap::new(),
         }
+    }
+
+    /// Give each of an operating system's tasks an activation stack of
+    /// its own (one hart, bare metal: see [`crate::TaskTracker`]; a task
+    /// switch is a trap return on another stack). `entry`: where the run
+    /// starts. Call before the run.
+    pub fn detect_tasks(&mut self, entry: u64) {
+        self.tasks = Some(crate::TaskTracker::new(entry, 0, None));
     }
 
     /// The cost model.
@@ -505,13 +524,27 @@ impl<M: CostModel> Forward for InstrumentCollector<M> {
     const WANTS_CALL_ARGS: bool = true;
 
     /// A trap opens a trap context (see the trap rules of `docs/traps.md`).
-    fn on_trap(&mut self, trap: TrapInfo, instret: u64, _sp: u64) {
+    fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {
+        if let Some(t) = &mut self.tasks {
+            t.trap(sp, self.space, trap.interrupt);
+        }
         self.enter_trap(&trap, instret);
     }
 
-    /// An `mret`/`sret` closes the innermost trap context, if any.
+    /// An `mret`/`sret` closes the innermost trap context, if any; on
+    /// another task's stack, that task's activations go on.
     fn on_trap_return(&mut self, ret: &TrapReturn) {
+        let had_trap = self.innermost_trap().is_some();
         self.leave_trap(ret.instret);
+        self.space = ret.space;
+        let switch = match &mut self.tasks {
+            Some(t) if had_trap => t.trap_return(ret.target, ret.sp, ret.space, ret.instret),
+            _ => None,
+        };
+        if let Some(sw) = switch {
+            let now = self.now(ret.instret);
+            self.switch_task(sw.from, sw.to, now);
+        }
     }
 
     /// A Linux signal handler opens a context as a trap does.

@@ -12,14 +12,30 @@
 
 use fwprof_sim::{CostModel, SignalDelivery, TrapInfo};
 
-use super::{add, sub, Epilogue, HookFrame, InstrumentCollector, NONE};
+use super::{add, sub, Epilogue, HookFrame, InstrumentCollector, Transfer, NONE};
 
 /// What a trap context puts aside of the interrupted code: a hook call
 /// or epilogue being measured.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(super) struct Saved {
     hook: Option<HookFrame>,
     epilogue: Option<Epilogue>,
+    /// The jumps since the interrupted code's last hook call (a jump
+    /// into a function whose entry hook the trap delayed).
+    transfers: Vec<Transfer>,
+}
+
+impl Saved {
+    /// Move its clocks on by `spent` (another task ran meanwhile).
+    pub(super) fn shift(&mut self, spent: super::Clock) {
+        if let Some(h) = self.hook.as_mut() {
+            add(&mut h.start, spent);
+        }
+        for t in &mut self.transfers {
+            t.shift(spent);
+        }
+        self.epilogue = self.epilogue.map(|e| e.shifted(spent));
+    }
 }
 
 impl<M: CostModel> InstrumentCollector<M> {
@@ -66,9 +82,11 @@ impl<M: CostModel> InstrumentCollector<M> {
     /// Push the activation of context root `root`.
     fn enter_context(&mut self, root: u32, instret: u64) {
         let now = self.now(instret);
+        let transfers = self.take_transfers();
         self.saved.push(Saved {
             hook: self.hook.take(),
             epilogue: self.epilogue.take(),
+            transfers,
         });
         let parent = self
             .innermost_trap()
@@ -101,7 +119,9 @@ impl<M: CostModel> InstrumentCollector<M> {
         let saved = self.saved.pop().unwrap_or(Saved {
             hook: None,
             epilogue: None,
+            transfers: Vec::new(),
         });
+        self.restore_transfers(&saved.transfers, spent);
         self.hook = saved.hook.map(|mut h| {
             add(&mut h.start, spent);
             h
