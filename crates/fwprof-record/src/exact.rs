@@ -412,11 +412,17 @@ fn stack_section(
                     (name, "task")
                 }
             };
+            // RV32's registers hold sign-extended values.
+            let mask = if profile.meta.xlen == 32 {
+                0xffff_ffff
+            } else {
+                u64::MAX
+            };
             StackRecord {
                 name,
                 kind: kind.to_string(),
-                top: m.top,
-                lowest: m.lowest,
+                top: m.top & mask,
+                lowest: m.lowest & mask,
                 bytes: m.bytes(),
             }
         })
