@@ -198,6 +198,15 @@ mod tests {
         ];
         p.functions[work.0 as usize].calls = 2;
         p.functions[work.0 as usize].self_cost = vec![8];
+        let arc = |caller, site| fwprof_profile::Arc {
+            caller: Some(caller),
+            callee: work,
+            call_site: site,
+            calls: 1,
+            tail: false,
+            inclusive: vec![4],
+        };
+        p.arcs = vec![arc(a, 5), arc(b, 9)];
         p.totals = vec![12];
         let task = |name: &str, roots, executed| TaskRecord {
             name: name.into(),
@@ -271,8 +280,9 @@ mod tests {
         write_stacks(&p, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let rows: Vec<&str> = text.lines().skip(3).collect();
-        assert!(rows[0].trim_start().starts_with("368  task_a  task"), "{text}");
-        assert!(rows[1].contains("48  [interrupt: machine timer]  context"), "{text}");
+        let cols = |r: &str| r.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(cols(rows[0])[..3], ["368", "task_a", "task"], "{text}");
+        assert!(rows[1].trim_start().starts_with("48  [interrupt: machine timer]"), "{text}");
         let mut bare = p.clone();
         bare.sections.clear();
         assert!(write_stacks(&bare, &mut Vec::new()).is_err());
