@@ -407,8 +407,9 @@ pub struct ReportArgs {
     #[arg(long, conflicts_with_all = ["privilege", "format", "per_hart", "per_thread", "task"])]
     pub per_task: bool,
     /// The stack high-water marks: the deepest use of each task's stack
-    /// and of each trap context's own stack, in bytes.
-    #[arg(long, conflicts_with_all = ["per_hart", "per_thread", "per_task"])]
+    /// and of each trap context's own stack, in bytes (with `--format
+    /// json`, the profile's `stacks` section).
+    #[arg(long, conflicts_with_all = ["per_hart", "per_thread", "per_task", "task", "privilege"])]
     pub stack: bool,
 }
 

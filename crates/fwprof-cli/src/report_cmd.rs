@@ -133,7 +133,23 @@ pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     if a.stack {
         let stdout = std::io::stdout();
         let mut w = std::io::BufWriter::new(stdout.lock());
-        fwprof_report::write_stacks(&profile, &mut w).context("cannot report --stack")?;
+        match a.format {
+            FormatArg::Text => {
+                fwprof_report::write_stacks(&profile, &mut w).context("cannot report --stack")?
+            }
+            // The `stacks` section as it is stored: `{"stacks": [{name,
+            // kind, top, lowest, bytes}]}` (docs/profile-format.md).
+            FormatArg::Json => {
+                let sec = profile
+                    .section::<fwprof_profile::StackSection>()
+                    .ok()
+                    .flatten()
+                    .ok_or(fwprof_report::TaskError::NoStacks)
+                    .context("cannot report --stack")?;
+                serde_json::to_writer_pretty(&mut w, &sec)?;
+                writeln!(w)?;
+            }
+        }
         w.flush()?;
         return Ok(0);
     }

@@ -274,6 +274,18 @@ fn report_per_task_and_stack() {
     let stacks = common::fwprof_stdout(dir.path(), &["report", "--stack", "rtos.rv64.prof"]);
     let first = stacks.lines().nth(3).unwrap();
     assert!(first.trim_start().starts_with("592  _start"), "{stacks}");
+    let json = common::fwprof_stdout(
+        dir.path(),
+        &["report", "--stack", "--format", "json", "rtos.rv64.prof"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let main = v["stacks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "_start")
+        .unwrap();
+    assert_eq!(main["bytes"], 592);
     let bad = common::run_fwprof(dir.path(), &["report", "--task", "task_z", "rtos.rv64.prof"]);
     assert!(!bad.status.success());
     let err = text(&bad.stderr);
