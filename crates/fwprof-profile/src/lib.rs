@@ -50,6 +50,7 @@ pub mod output;
 mod privilege;
 pub mod sections;
 mod spaces;
+mod owners;
 mod tasks;
 mod threads;
 mod traps;

@@ -53,59 +53,19 @@ impl TaskSection {
     /// Per context, the index in [`TaskSection::tasks`] of the task it
     /// belongs to (`None` for a context under no listed root).
     pub fn context_tasks(&self, profile: &Profile) -> Vec<Option<usize>> {
-        let mut of = vec![None; profile.contexts.len()];
-        for (t, rec) in self.tasks.iter().enumerate() {
-            for &r in &rec.roots {
-                if let Some(slot) = of.get_mut(r as usize) {
-                    *slot = Some(t);
-                }
-            }
-        }
-        // Parents come before their children.
-        for i in 0..profile.contexts.len() {
-            if let Some(p) = profile.contexts[i].parent {
-                of[i] = of.get(p as usize).copied().flatten();
-            }
-        }
-        of
+        crate::owners::context_owners(profile, self.tasks.iter().map(|t| &t.roots[..]))
     }
 
     /// Per task, the self cost of its contexts per event.
     pub fn costs(&self, profile: &Profile) -> Vec<Vec<u64>> {
-        let n = profile.events.len();
-        let mut out = vec![vec![0u64; n]; self.tasks.len()];
-        for (c, t) in profile.contexts.iter().zip(self.context_tasks(profile)) {
-            if let Some(t) = t {
-                for (d, s) in out[t].iter_mut().zip(&c.self_cost) {
-                    *d += s;
-                }
-            }
-        }
-        out
+        crate::owners::owner_costs(profile, &self.context_tasks(profile), self.tasks.len())
     }
 
     /// What makes the section not fit `profile`, if anything: a root out
     /// of range, not a root, or listed twice.
     pub(crate) fn problem(&self, profile: &Profile) -> Option<String> {
-        let mut seen = vec![false; profile.contexts.len()];
-        for t in &self.tasks {
-            for &r in &t.roots {
-                let Some(c) = profile.contexts.get(r as usize) else {
-                    return Some(format!(
-                        "section \"tasks\": {} has root context {r} of {}",
-                        t.name,
-                        profile.contexts.len()
-                    ));
-                };
-                if c.parent.is_some() || std::mem::replace(&mut seen[r as usize], true) {
-                    return Some(format!(
-                        "section \"tasks\": {}'s root context {r} is not a root of its own",
-                        t.name
-                    ));
-                }
-            }
-        }
-        None
+        let owners = self.tasks.iter().map(|t| (t.name.as_str(), &t.roots[..]));
+        crate::owners::roots_problem("tasks", profile, owners)
     }
 }
 
