@@ -628,6 +628,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
             sw.sp,
             sw.space,
         );
+        self.stacks.set_privilege(sw.privilege.bits() as u8);
         self.stacks.report(sw.sp);
     }
 
@@ -638,6 +639,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         if !self.privilege_known {
             self.privilege_known = true;
             self.stack.set_privilege(ctx.privilege.bits() as u8, 0);
+            self.stacks.set_privilege(ctx.privilege.bits() as u8);
         }
     }
 
@@ -746,8 +748,28 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                     self.stack.resync(sp, instret);
                 }
             }
-            None => self.stack.ret(target, sp, instret),
+            None => {
+                let from_space = self.space_now();
+                let switch = match &mut self.tasks {
+                    Some(t) => t.hand_over(target, sp, ret.space, from_space, ret.instret),
+                    None => None,
+                };
+                match switch {
+                    Some(sw) => self.switch_strands(
+                        sw.from,
+                        sw.to,
+                        sw.from_now,
+                        sw.to_now,
+                        ret.to.bits() as u8,
+                        target,
+                        sp,
+                        ret.space,
+                    ),
+                    None => self.stack.ret(target, sp, instret),
+                }
+            }
         }
+        self.stacks.set_privilege(ret.to.bits() as u8);
         self.stacks.report(sp);
         let instret = self.local(ret.instret);
         self.stack.set_privilege(ret.to.bits() as u8, instret);

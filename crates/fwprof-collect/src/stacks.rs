@@ -16,7 +16,9 @@
 //! Which stack a segment is on is decided when it closes: a trap or signal
 //! context uses the stack it interrupted (its frame is pushed there) until
 //! it sets `sp` — then it is on a stack of its own, named by its context
-//! (`[interrupt: machine timer]`); otherwise the running strand's. So a
+//! (`[interrupt: machine timer]`); otherwise the running strand's at the
+//! privilege it runs at (start-up code that drops to a lower privilege
+//! usually gives that code a stack of its own). So a
 //! task's mark includes the trap frames pushed on its stack, and a
 //! kernel's interrupt stack is measured per trap cause.
 
@@ -55,8 +57,11 @@ pub fn sp_ops(insts: &[Inst]) -> Vec<(u32, SpOp)> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StackOwner {
     /// A strand of execution: its key ([`crate::CallStack::switch_strand`];
-    /// 0 is the main program, or hart 0).
-    Strand(u32),
+    /// 0 is the main program, or hart 0), and the privilege it ran at
+    /// (0 U, 1 S, 3 M) outside trap contexts: start-up code that enters a
+    /// lower privilege (an `mret` with no trap open) usually runs there on
+    /// another stack.
+    Strand(u32, u8),
     /// A trap or signal context that set `sp` (its synthetic root
     /// function id, [`crate::FunctionMap::context_root`]).
     Context(u32),
@@ -96,6 +101,7 @@ struct Segment {
 struct ParkedStrand {
     seg: Segment,
     open: Vec<(u32, bool)>,
+    privilege: u8,
 }
 
 const NO_BLOCK: u32 = u32::MAX;
@@ -117,6 +123,8 @@ pub struct StackTracker {
     /// its own).
     open: Vec<(u32, bool)>,
     strand: u32,
+    /// The privilege the running strand runs at outside trap contexts.
+    privilege: u8,
     parked: HashMap<u32, ParkedStrand>,
     marks: Vec<StackMark>,
     /// Index in `marks` of the owner segments close to now, if created.
@@ -140,6 +148,7 @@ impl StackTracker {
             seg: Segment::default(),
             open: Vec::new(),
             strand: 0,
+            privilege: 3,
             parked: HashMap::new(),
             marks: Vec::new(),
             cur: None,
@@ -271,7 +280,7 @@ impl StackTracker {
     fn owner(&self) -> StackOwner {
         match self.open.iter().rev().find(|c| c.1) {
             Some(&(root, _)) => StackOwner::Context(root),
-            None => StackOwner::Strand(self.strand),
+            None => StackOwner::Strand(self.strand, self.privilege),
         }
     }
 
@@ -300,6 +309,16 @@ impl StackTracker {
         }
     }
 
+    /// The running strand runs at `privilege` (0 U, 1 S, 3 M) from now on
+    /// (report its `sp` next): after a trap return, or at the start.
+    pub fn set_privilege(&mut self, privilege: u8) {
+        if privilege != self.privilege {
+            self.settle();
+            self.privilege = privilege;
+            self.cur = None;
+        }
+    }
+
     /// The running strand has `level` trap and signal contexts open (a
     /// non-local exit left some without a return).
     pub fn sync_level(&mut self, level: u32) {
@@ -311,7 +330,8 @@ impl StackTracker {
     }
 
     /// The running strand becomes `key` (a hart's, a thread's or a task's;
-    /// report the `sp` it resumes with next).
+    /// report the `sp` it resumes with next); a new one starts at the
+    /// privilege of the one that stops (set it next if not).
     pub fn switch_strand(&mut self, key: u32) {
         self.settle();
         if key == self.strand {
@@ -320,11 +340,16 @@ impl StackTracker {
         let out = ParkedStrand {
             seg: self.seg,
             open: std::mem::take(&mut self.open),
+            privilege: self.privilege,
         };
         self.parked.insert(self.strand, out);
-        let back = self.parked.remove(&key).unwrap_or_default();
+        let back = self.parked.remove(&key).unwrap_or(ParkedStrand {
+            privilege: self.privilege,
+            ..ParkedStrand::default()
+        });
         self.seg = back.seg;
         self.open = back.open;
+        self.privilege = back.privilege;
         self.strand = key;
         self.cur = None;
     }
@@ -405,7 +430,7 @@ mod tests {
         assert_eq!(
             t.finish(),
             vec![StackMark {
-                owner: StackOwner::Strand(0),
+                owner: StackOwner::Strand(0, 3),
                 top: 0x1000,
                 lowest: 0x1000 - 48
             }]
@@ -446,7 +471,7 @@ mod tests {
             marks,
             vec![
                 StackMark {
-                    owner: StackOwner::Strand(0),
+                    owner: StackOwner::Strand(0, 3),
                     top: 0x8000,
                     lowest: 0x7f00 - 256
                 },
@@ -473,6 +498,28 @@ mod tests {
         assert_eq!(marks[0].lowest, 0x4000);
     }
 
+    /// M-mode start-up code on one stack drops to U-mode code on another
+    /// (an `mret` with no trap open): two stacks.
+    #[test]
+    fn a_lower_privilege_is_another_stack() {
+        let mut t = StackTracker::new();
+        t.translated(0, &[mv_sp()]);
+        t.translated(1, &[addi_sp(-16)]);
+        t.report(0x8800_0000);
+        t.block(1);
+        t.block(0);
+        t.set_privilege(0);
+        t.report(0x80_0000);
+        t.block(1);
+        t.report(0x80_0000 - 16);
+        let marks = t.finish();
+        assert_eq!(marks.len(), 2, "{marks:?}");
+        assert_eq!(marks[0].owner, StackOwner::Strand(0, 3));
+        assert_eq!((marks[0].top, marks[0].bytes()), (0x8800_0000, 16));
+        assert_eq!(marks[1].owner, StackOwner::Strand(0, 0));
+        assert_eq!((marks[1].top, marks[1].bytes()), (0x80_0000, 16));
+    }
+
     #[test]
     fn strands_keep_their_own_segments() {
         let mut t = StackTracker::new();
@@ -487,7 +534,7 @@ mod tests {
         t.report(0x1000 - 16);
         let marks = t.finish();
         let of = |o| marks.iter().find(|m| m.owner == o).unwrap().bytes();
-        assert_eq!(of(StackOwner::Strand(0)), 16);
-        assert_eq!(of(StackOwner::Strand(3)), 32);
+        assert_eq!(of(StackOwner::Strand(0, 3)), 16);
+        assert_eq!(of(StackOwner::Strand(3, 3)), 32);
     }
 }

@@ -15,6 +15,9 @@
 //! the callee-saved registers and `sp`, loads another task's and returns
 //! on its stack) is named with `--task-hint SYMBOL`: a return from that
 //! function with another `sp` than it was called with is a switch too.
+//! Start-up code that enters a lower privilege in another address space
+//! (an `sret` with no trap open: a kernel starting its first process)
+//! hands over to a new task as well.
 
 use std::collections::HashMap;
 
@@ -156,7 +159,29 @@ impl TaskTracker {
         if t.sp == sp && t.space == space {
             return None;
         }
-        Some(self.switch(t.sp, t.space, !t.interrupt, target, sp, space, now))
+        Some(self.switch(t.sp, t.space, Some(!t.interrupt), target, sp, space, now))
+    }
+
+    /// A trap return with no trap open (start-up code entering a lower
+    /// privilege, a boot stage handing over to the next) to `target` with
+    /// `sp` in `space`, from code in `from_space`, at the hart's count
+    /// `now`: in another address space, the code it enters is a new task
+    /// (a kernel starting its first process); the starting code is parked
+    /// and is not counted as switched away.
+    pub fn hand_over(
+        &mut self,
+        target: u64,
+        sp: u64,
+        space: u64,
+        from_space: u64,
+        now: u64,
+    ) -> Option<TaskSwitch> {
+        if space == from_space {
+            return None;
+        }
+        let sw = self.switch(sp, from_space, None, target, sp, space, now);
+        self.switches -= 1;
+        Some(sw)
     }
 
     /// A call to `target` with `sp` (after it) in `space`, returning to `ret`.
@@ -197,18 +222,20 @@ impl TaskTracker {
         if p.sp == sp && p.space == space {
             return None;
         }
-        let sw = self.switch(p.sp, p.space, p.voluntary, target, sp, space, now);
+        let sw = self.switch(p.sp, p.space, Some(p.voluntary), target, sp, space, now);
         Some((sw, p.ret, p.sp))
     }
 
     /// The running task stops, to resume at `(out_space, out_sp)`; the
     /// task parked at `(space, sp)` runs, or a new one entering at `entry`.
+    /// `voluntary`: how the stopping task gave the hart away (`None`: not
+    /// a switch to count on it).
     #[allow(clippy::too_many_arguments)]
     fn switch(
         &mut self,
         out_sp: u64,
         out_space: u64,
-        voluntary: bool,
+        voluntary: Option<bool>,
         entry: u64,
         sp: u64,
         space: u64,
@@ -219,10 +246,10 @@ impl TaskTracker {
         let from_now = now - self.off;
         let me = &mut self.tasks[from as usize];
         me.executed += now - self.since;
-        if voluntary {
-            me.voluntary += 1;
-        } else {
-            me.involuntary += 1;
+        match voluntary {
+            Some(true) => me.voluntary += 1,
+            Some(false) => me.involuntary += 1,
+            None => {}
         }
         self.parked.insert(
             from,
@@ -314,6 +341,18 @@ mod tests {
         assert_eq!((tasks[0].voluntary, tasks[0].involuntary), (2, 0));
         assert_eq!((tasks[1].voluntary, tasks[1].involuntary), (0, 1));
         assert_eq!(tasks[1].entry, 0x500);
+    }
+
+    #[test]
+    fn start_up_code_entering_another_space_hands_over_to_a_new_task() {
+        let mut t = TaskTracker::new(0x100, 0, None);
+        assert_eq!(t.hand_over(0x400, 0x9000, 0, 0, 10), None);
+        let s = t.hand_over(0x400, 0x9000, 7, 0, 10).unwrap();
+        assert_eq!((s.from, s.to, s.fresh), (0, 1, true));
+        assert_eq!(t.switches(), 0);
+        let tasks = t.finish(20);
+        assert_eq!((tasks[0].voluntary, tasks[0].involuntary), (0, 0));
+        assert_eq!((tasks[0].executed, tasks[1].executed), (10, 10));
     }
 
     #[test]

@@ -8,14 +8,15 @@
 //! merged function (a run without the section ran in the physical space
 //! only) — when any run has it; `images` — images matched by name,
 //! functions mapped to the merged ones, copies combined — when every run
-//! has it. Anything else is dropped and named in a warning.
+//! has it; `stacks` — per stack name, the deepest run's mark — when any
+//! run has it. Anything else is dropped and named in a warning.
 
 use std::collections::BTreeMap;
 
 use fwprof_profile::{
     AddressSpace, AddressSpaceSection, ContextLevelCost, FunctionId, FunctionLevelCost, Image,
     ImageSection, Level, LevelCost, PrivilegeSection, Profile, SectionKind, SpaceFunctionCost,
-    TrapCause, TrapSection,
+    StackRecord, StackSection, TrapCause, TrapSection,
 };
 
 /// The sections being combined, run by run.
@@ -35,6 +36,8 @@ pub(crate) struct SectionMerger {
     /// `images_complete` while every run had the section.
     images: Vec<Image>,
     images_complete: bool,
+    /// Stack marks by name, in order of first appearance: the deepest.
+    stacks: Vec<StackRecord>,
     runs: usize,
 }
 
@@ -55,6 +58,15 @@ impl SectionMerger {
             self.traps_complete = true;
             self.privilege_complete = true;
             self.images_complete = true;
+        }
+        if let Some(s) = p.section::<StackSection>().ok().flatten() {
+            for r in s.stacks {
+                match self.stacks.iter_mut().find(|m| m.name == r.name) {
+                    Some(m) if m.bytes >= r.bytes => {}
+                    Some(m) => *m = r,
+                    None => self.stacks.push(r),
+                }
+            }
         }
         match p.section::<ImageSection>().ok().flatten() {
             Some(s) => {
@@ -242,6 +254,12 @@ impl SectionMerger {
                 .collect();
             if out.set_section(&AddressSpaceSection { spaces }).is_ok() {
                 kept.push(AddressSpaceSection::NAME);
+            }
+        }
+        if !self.stacks.is_empty() {
+            let stacks = self.stacks;
+            if out.set_section(&StackSection { stacks }).is_ok() {
+                kept.push(StackSection::NAME);
             }
         }
         if self.images_complete && !self.images.is_empty() {

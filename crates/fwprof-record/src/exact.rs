@@ -309,9 +309,11 @@ pub(crate) fn profile(
     if let Some(t) = &run.threads {
         let _ = profile.set_section(t);
     }
+    // A run that never switched tasks has nothing to split.
     let tasks = run
         .tasks
         .as_ref()
+        .filter(|_| data.tasks.len() > 1)
         .map(|hint| task_section(data, &profile, hint.clone()));
     if let Some(t) = &tasks {
         let _ = profile.set_section(t);
@@ -388,9 +390,29 @@ fn stack_section(
     threads: Option<&ThreadSection>,
     tasks: Option<&TaskSection>,
 ) -> StackSection {
+    // A strand whose stacks are at several privileges names each.
+    let levels = |key: u32| {
+        let mut l: Vec<u8> = data
+            .stacks
+            .iter()
+            .filter_map(|m| match m.owner {
+                StackOwner::Strand(k, p) if k == key => Some(p),
+                _ => None,
+            })
+            .collect();
+        l.dedup();
+        l.len()
+    };
+    // RV32's registers hold sign-extended values.
+    let mask = if profile.meta.xlen == 32 {
+        0xffff_ffff
+    } else {
+        u64::MAX
+    };
     let stacks = data
         .stacks
         .iter()
+        .filter(|m| m.lowest & mask <= m.top & mask)
         .map(|m| {
             let (name, kind) = match m.owner {
                 StackOwner::Context(root) => (
@@ -399,31 +421,34 @@ fn stack_section(
                         .map_or_else(|| format!("context {root}"), |f| f.name.clone()),
                     "context",
                 ),
-                StackOwner::Strand(key) => {
+                StackOwner::Strand(key, privilege) => {
                     let name = if let Some(t) = tasks.and_then(|t| t.tasks.get(key as usize)) {
                         t.name.clone()
-                    } else if let Some(t) = threads.and_then(|t| t.threads.iter().find(|t| t.hart == key)) {
+                    } else if let Some(t) =
+                        threads.and_then(|t| t.threads.iter().find(|t| t.hart == key))
+                    {
                         t.name.clone()
                     } else if key == 0 {
                         "main".to_string()
                     } else {
                         format!("strand {key}")
                     };
+                    let name = if levels(key) > 1 {
+                        let level = ["U", "S", "H", "M"][usize::from(privilege & 3)];
+                        format!("{name} ({level})")
+                    } else {
+                        name
+                    };
                     (name, "task")
                 }
             };
-            // RV32's registers hold sign-extended values.
-            let mask = if profile.meta.xlen == 32 {
-                0xffff_ffff
-            } else {
-                u64::MAX
-            };
+            let (top, lowest) = (m.top & mask, m.lowest & mask);
             StackRecord {
                 name,
                 kind: kind.to_string(),
-                top: m.top & mask,
-                lowest: m.lowest & mask,
-                bytes: m.bytes(),
+                top,
+                lowest,
+                bytes: top - lowest,
             }
         })
         .collect();

@@ -16,7 +16,8 @@ use crate::threads::restrict_to_owners;
 #[non_exhaustive]
 pub enum TaskError {
     /// The profile has no `tasks` section: not an exact recording of a
-    /// bare-metal program on one hart, or from an older fwprof.
+    /// bare-metal program on one hart, a run that never switched tasks, or
+    /// from an older fwprof.
     NoSection,
     /// No task has this name.
     NoSuchTask {
@@ -33,7 +34,7 @@ impl std::fmt::Display for TaskError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TaskError::NoSection => f.write_str(
-                "the profile has no tasks (tasks are told apart by record --method exact of a bare-metal program on one hart)",
+                "the profile has no tasks (tasks are told apart by record --method exact of a bare-metal program on one hart, when it switches between them)",
             ),
             TaskError::NoSuchTask { name, names } => {
                 write!(f, "the profile has no task {name} (its tasks: {})", names.join(", "))
