@@ -162,7 +162,8 @@ pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
     let mut w = std::io::BufWriter::new(stdout.lock());
     if a.per_task {
         let opts = text_options(&profile, a, color)?;
-        fwprof_report::write_per_task(&profile, &opts, &mut w).context("cannot report --per-task")?;
+        fwprof_report::write_per_task(&profile, &opts, &mut w)
+            .context("cannot report --per-task")?;
         w.flush()?;
         return Ok(0);
     }

@@ -25,7 +25,12 @@ use std::time::Duration;
 use common::run_with_timeout;
 use fwprof_profile::{Profile, StackSection, TaskSection};
 
-const CASES: [&str; 4] = ["rtos.rv32", "rtos.rv64", "rtos_instr.rv32", "rtos_instr.rv64"];
+const CASES: [&str; 4] = [
+    "rtos.rv32",
+    "rtos.rv64",
+    "rtos_instr.rv32",
+    "rtos_instr.rv64",
+];
 
 fn elf(case: &str) -> PathBuf {
     common::built_elf("rtos", &format!("{case}.elf"))
@@ -80,8 +85,17 @@ fn output_and_status_are_qemus() {
             .arg("--")
             .arg(elf(case));
         let mut q = Command::new(qemu);
-        q.args(["-M", "virt", "-m", "128M", "-nographic", "-bios", "none", "-kernel"])
-            .arg(elf(case));
+        q.args([
+            "-M",
+            "virt",
+            "-m",
+            "128M",
+            "-nographic",
+            "-bios",
+            "none",
+            "-kernel",
+        ])
+        .arg(elf(case));
         let (f, q) = std::thread::scope(|s| {
             let f = s.spawn(|| run_with_timeout(f, None, Duration::from_secs(120)));
             let q = have_qemu.then(|| run_with_timeout(q, None, Duration::from_secs(60)));
@@ -124,7 +138,11 @@ fn check_tasks(case: &str, p: &Profile) {
     let executed: u64 = sec.tasks.iter().map(|t| t.executed).sum();
     assert_eq!(executed, p.totals[0], "{case}: the tasks' instructions");
     for (t, c) in sec.tasks.iter().zip(sec.costs(p)) {
-        assert_eq!(t.executed, c[0], "{case} {}: its contexts carry its count", t.name);
+        assert_eq!(
+            t.executed, c[0],
+            "{case} {}: its contexts carry its count",
+            t.name
+        );
     }
     assert_eq!(
         sec.switches,
@@ -135,17 +153,43 @@ fn check_tasks(case: &str, p: &Profile) {
     let own: [(&str, &[(&str, u64)]); 4] = [
         (
             "task_a",
-            &[("work_a", 300), ("queue_send", 300), ("task_yield", 3), ("kcall", 1204), ("task_exit", 1)],
+            &[
+                ("work_a", 300),
+                ("queue_send", 300),
+                ("task_yield", 3),
+                ("kcall", 1204),
+                ("task_exit", 1),
+            ],
         ),
         (
             "task_b",
-            &[("work_b", 200), ("queue_send", 200), ("task_yield", 4), ("kcall", 805), ("task_exit", 1)],
+            &[
+                ("work_b", 200),
+                ("queue_send", 200),
+                ("task_yield", 4),
+                ("kcall", 805),
+                ("task_exit", 1),
+            ],
         ),
         (
             "task_c",
-            &[("work_c", 100), ("queue_recv", 500), ("task_yield", 4), ("uart_write", 2), ("kcall", 2007)],
+            &[
+                ("work_c", 100),
+                ("queue_recv", 500),
+                ("task_yield", 4),
+                ("uart_write", 2),
+                ("kcall", 2007),
+            ],
         ),
-        ("_start", &[("thread_create", 4), ("uart_write", 10), ("kcall", 11), ("sched_start", 1)]),
+        (
+            "_start",
+            &[
+                ("thread_create", 4),
+                ("uart_write", 10),
+                ("kcall", 11),
+                ("sched_start", 1),
+            ],
+        ),
     ];
     let whole = |f: &str| function(p, f).map_or(0, |r| r.self_cost[0]);
     for (task, want) in own {
@@ -169,10 +213,19 @@ fn check_tasks(case: &str, p: &Profile) {
     // ecall, one timer_isr per timer interrupt, in trap contexts only.
     let traps: u64 = p.traps.iter().map(|t| t.count).sum();
     assert_eq!(calls(p, "irq_dispatch"), traps, "{case}");
-    let ecalls: u64 = p.traps.iter().filter(|t| t.cause == 11).map(|t| t.count).sum();
+    let ecalls: u64 = p
+        .traps
+        .iter()
+        .filter(|t| t.cause == 11)
+        .map(|t| t.count)
+        .sum();
     assert_eq!(calls(p, "syscall_dispatch"), ecalls, "{case}");
     let idle = fwprof_report::restrict_to_task(p, "idle_task").unwrap();
-    assert_eq!(ecalls, 1204 + 805 + 2007 + 11 + calls(&idle, "kcall"), "{case}");
+    assert_eq!(
+        ecalls,
+        1204 + 805 + 2007 + 11 + calls(&idle, "kcall"),
+        "{case}"
+    );
     assert_eq!(calls(p, "uart_tx_put"), 12, "{case}");
 }
 
@@ -260,7 +313,13 @@ fn report_per_task_and_stack() {
     record(dir.path(), "rtos.rv64", &[]);
     let out = common::fwprof_stdout(
         dir.path(),
-        &["report", "--per-task", "-b", "--no-call-graph", "rtos.rv64.prof"],
+        &[
+            "report",
+            "--per-task",
+            "-b",
+            "--no-call-graph",
+            "rtos.rv64.prof",
+        ],
     );
     assert!(out.starts_with("Tasks: 5 ("), "{out}");
     for t in ["_start", "idle_task", "task_a", "task_b", "task_c"] {
@@ -268,7 +327,14 @@ fn report_per_task_and_stack() {
     }
     let a = common::fwprof_stdout(
         dir.path(),
-        &["report", "--task", "task_a", "-b", "--no-call-graph", "rtos.rv64.prof"],
+        &[
+            "report",
+            "--task",
+            "task_a",
+            "-b",
+            "--no-call-graph",
+            "rtos.rv64.prof",
+        ],
     );
     assert!(a.contains(" work_a\n") && !a.contains(" work_b\n"), "{a}");
     let stacks = common::fwprof_stdout(dir.path(), &["report", "--stack", "rtos.rv64.prof"]);
@@ -286,11 +352,17 @@ fn report_per_task_and_stack() {
         .find(|s| s["name"] == "_start")
         .unwrap();
     assert_eq!(main["bytes"], 592);
-    let bad = common::run_fwprof(dir.path(), &["report", "--task", "task_z", "rtos.rv64.prof"]);
+    let bad = common::run_fwprof(
+        dir.path(),
+        &["report", "--task", "task_z", "rtos.rv64.prof"],
+    );
     assert!(!bad.status.success());
     let err = text(&bad.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("no task task_z") && err.contains("task_a"), "{err}");
+    assert!(
+        err.contains("no task task_z") && err.contains("task_a"),
+        "{err}"
+    );
 }
 
 /// `name → (self, calls)`.
@@ -372,7 +444,10 @@ fn instrumented_kernel_agrees_with_exact_within_2_percent() {
             let e = 100.0 * (got as f64 - want as f64) / want.max(1) as f64;
             eprintln!("{case} {f}: compensated self {got}, exact {want} ({e:+.3}%)");
             if is[*f].1 != xs[*f].1 {
-                failures.push(format!("{case} {f}: calls {} vs exact {}", is[*f].1, xs[*f].1));
+                failures.push(format!(
+                    "{case} {f}: calls {} vs exact {}",
+                    is[*f].1, xs[*f].1
+                ));
             }
             if e.abs() > 2.0 {
                 failures.push(format!("{case} {f}: {got} vs exact {want} ({e:+.2}%)"));
@@ -381,8 +456,18 @@ fn instrumented_kernel_agrees_with_exact_within_2_percent() {
         }
         assert!(compared >= 12, "{case}: {compared} functions compared");
         for f in [
-            "work_a", "work_b", "work_c", "queue_send", "queue_recv", "sem_wait", "mutex_lock",
-            "sched_switch", "irq_dispatch", "syscall_dispatch", "timer_isr", "uart_isr",
+            "work_a",
+            "work_b",
+            "work_c",
+            "queue_send",
+            "queue_recv",
+            "sem_wait",
+            "mutex_lock",
+            "sched_switch",
+            "irq_dispatch",
+            "syscall_dispatch",
+            "timer_isr",
+            "uart_isr",
         ] {
             assert!(is_instrumented(f), "{case}: {f} compared");
         }

@@ -558,7 +558,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         };
         self.start();
         self.sync_clock(true);
-        self.stacks.report(sp);
+        self.stacks.jump(sp);
         self.last_sp = sp;
         let instret = self.local(j.instret);
         match j.kind {
@@ -584,7 +584,14 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                         self.stack.ret(ret, call_sp, sw.from_now);
                         let privilege = self.stack.privilege();
                         self.switch_strands(
-                            sw.from, sw.to, sw.from_now, sw.to_now, privilege, target, sp, space,
+                            sw.from,
+                            sw.to,
+                            sw.from_now,
+                            sw.to_now,
+                            privilege,
+                            target,
+                            sp,
+                            space,
                         );
                         self.stacks.report(sp);
                     }

@@ -4,14 +4,15 @@
 //! (`docs/concurrency.md`, "Stack high-water marks").
 //!
 //! The simulator reports `sp` exactly at every jump, trap, trap return and
-//! signal; in between, the collector follows it through the blocks that
-//! ran: each block's writes to `sp` are found when it is translated
+//! signal; the collector follows it through the blocks that ran, and takes
+//! a jump's report only when it needs one (after a set): each block's writes to `sp` are found when it is translated
 //! ([`sp_ops`]): `addi sp, sp, imm` (and `c.addi16sp`, `c.addi sp`) moves it
 //! by a known amount, any other write (`mv sp, t0`, `ld sp, 8(sp)`,
 //! `csrrw sp, mscratch, sp`, `addi sp, s0, -N`) sets it to a value known
 //! only at the next report. A *segment* runs from one report or set to the
-//! next; its lowest point is its start plus its lowest running offset, so
-//! the mark is exact however many instructions lie between two reports.
+//! next; its lowest and highest points are its start plus its lowest and
+//! highest running offsets, so the marks are exact however many
+//! instructions lie between two reports.
 //!
 //! Which stack a segment is on is decided when it closes: a trap or signal
 //! context uses the stack it interrupted (its frame is pushed there) until
@@ -94,6 +95,21 @@ struct Segment {
     off: i64,
     /// Lowest running offset (≤ 0).
     min_off: i64,
+    /// Highest running offset (≥ 0).
+    max_off: i64,
+}
+
+/// How one block moves `sp`: its ops in `StackTracker::ops`, and when it
+/// has no set, the lowest and highest offsets its adds reach and where
+/// they leave `sp` (bytes, from the block's first instruction).
+#[derive(Clone, Copy, Debug, Default)]
+struct BlockSp {
+    first: u32,
+    n: u32,
+    set: bool,
+    dip: i32,
+    peak: i32,
+    net: i32,
 }
 
 /// What a strand that does not run left behind.
@@ -113,10 +129,12 @@ const NO_BLOCK: u32 = u32::MAX;
 pub struct StackTracker {
     /// `sp` ops of every block translated since the last cache flush.
     ops: Vec<(u32, SpOp)>,
-    /// Per block id: `(first, count)` in `ops`.
-    blocks: Vec<(u32, u32)>,
+    /// Per block id, how it moves `sp`.
+    blocks: Vec<BlockSp>,
     /// A block with `sp` ops that started and whose ops are not applied yet.
     pending: u32,
+    /// The pending block sets `sp`.
+    pending_set: bool,
     seg: Segment,
     /// The open trap and signal contexts of the running strand, outermost
     /// first: root function id, and whether it set `sp` (is on a stack of
@@ -145,6 +163,7 @@ impl StackTracker {
             ops: Vec::new(),
             blocks: Vec::new(),
             pending: NO_BLOCK,
+            pending_set: false,
             seg: Segment::default(),
             open: Vec::new(),
             strand: 0,
@@ -160,9 +179,24 @@ impl StackTracker {
         let ops = sp_ops(insts);
         let i = id as usize;
         if self.blocks.len() <= i {
-            self.blocks.resize(i + 1, (0, 0));
+            self.blocks.resize(i + 1, BlockSp::default());
         }
-        self.blocks[i] = (self.ops.len() as u32, ops.len() as u32);
+        let mut b = BlockSp {
+            first: self.ops.len() as u32,
+            n: ops.len() as u32,
+            ..BlockSp::default()
+        };
+        for &(_, op) in &ops {
+            match op {
+                SpOp::Add(d) => {
+                    b.net = b.net.saturating_add(d);
+                    b.dip = b.dip.min(b.net);
+                    b.peak = b.peak.max(b.net);
+                }
+                SpOp::Set => b.set = true,
+            }
+        }
+        self.blocks[i] = b;
         self.ops.extend(ops.iter().copied());
         !ops.is_empty()
     }
@@ -179,12 +213,24 @@ impl StackTracker {
     pub fn block(&mut self, id: u32) {
         self.settle();
         self.pending = id;
+        self.pending_set = self.blocks.get(id as usize).is_some_and(|b| b.set);
+    }
+
+    /// A jump left `sp` at `sp`: only needed (and only taken as a report)
+    /// when a set made the segment's start unknown — in between, the adds
+    /// say where `sp` is.
+    #[inline]
+    pub fn jump(&mut self, sp: u64) {
+        if self.pending_set || self.seg.base.is_none() {
+            self.report(sp);
+        }
     }
 
     /// Block `id` was left after its first `executed` instructions.
     pub fn cut(&mut self, id: u32, executed: u32) {
         if self.pending == id {
             self.pending = NO_BLOCK;
+            self.pending_set = false;
             self.apply(id, executed);
         }
     }
@@ -194,16 +240,24 @@ impl StackTracker {
     fn settle(&mut self) {
         if self.pending != NO_BLOCK {
             let id = std::mem::replace(&mut self.pending, NO_BLOCK);
+            self.pending_set = false;
             self.apply(id, u32::MAX);
         }
     }
 
     /// Apply the ops of block `id` at indices below `upto`.
     fn apply(&mut self, id: u32, upto: u32) {
-        let Some(&(first, n)) = self.blocks.get(id as usize) else {
+        let Some(&b) = self.blocks.get(id as usize) else {
             return;
         };
-        for k in first..first + n {
+        if !b.set && upto == u32::MAX {
+            let s = &mut self.seg;
+            s.min_off = s.min_off.min(s.off + i64::from(b.dip));
+            s.max_off = s.max_off.max(s.off + i64::from(b.peak));
+            s.off += i64::from(b.net);
+            return;
+        }
+        for k in b.first..b.first + b.n {
             let (at, op) = self.ops[k as usize];
             if at >= upto {
                 break;
@@ -212,6 +266,7 @@ impl StackTracker {
                 SpOp::Add(d) => {
                     self.seg.off += i64::from(d);
                     self.seg.min_off = self.seg.min_off.min(self.seg.off);
+                    self.seg.max_off = self.seg.max_off.max(self.seg.off);
                 }
                 SpOp::Set => {
                     self.close_open_segment();
@@ -234,15 +289,17 @@ impl StackTracker {
     pub fn report(&mut self, sp: u64) {
         self.settle();
         let s = self.seg;
-        if s.off == 0 && s.min_off == 0 && s.base == Some(sp) {
+        if s.off == 0 && s.min_off == 0 && s.max_off == 0 && s.base == Some(sp) {
             return;
         }
         let base = sp.wrapping_sub(s.off as u64);
-        self.mark(base.max(sp), base.wrapping_add(s.min_off as u64));
+        self.mark(
+            base.wrapping_add(s.max_off as u64),
+            base.wrapping_add(s.min_off as u64),
+        );
         self.seg = Segment {
             base: Some(sp),
-            off: 0,
-            min_off: 0,
+            ..Segment::default()
         };
     }
 
@@ -371,8 +428,8 @@ impl StackTracker {
     fn close_open_segment(&mut self) {
         if let Some(base) = self.seg.base {
             let low = base.wrapping_add(self.seg.min_off as u64);
-            let end = base.wrapping_add(self.seg.off as u64);
-            self.mark(base.max(end), low);
+            let high = base.wrapping_add(self.seg.max_off as u64);
+            self.mark(high, low);
         }
     }
 }
@@ -435,6 +492,23 @@ mod tests {
                 lowest: 0x1000 - 48
             }]
         );
+    }
+
+    /// A segment that starts deep in a call chain (a trap return) and
+    /// returns above its start: the top is the highest point; jumps in
+    /// between are not needed as reports.
+    #[test]
+    fn the_top_is_the_highest_point_of_a_segment() {
+        let mut t = StackTracker::new();
+        t.translated(0, &[addi_sp(32)]);
+        t.translated(1, &[addi_sp(-64), nop()]);
+        t.report(0x1000);
+        t.block(0);
+        t.jump(0x1020);
+        t.block(1);
+        t.jump(0x1020 - 64);
+        let marks = t.finish();
+        assert_eq!((marks[0].top, marks[0].lowest), (0x1020, 0x1020 - 64));
     }
 
     #[test]

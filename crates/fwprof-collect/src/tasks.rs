@@ -154,7 +154,13 @@ impl TaskTracker {
 
     /// A trap return to `target` with `sp` in `space`, at the hart's count
     /// `now`: the switch it makes, if any.
-    pub fn trap_return(&mut self, target: u64, sp: u64, space: u64, now: u64) -> Option<TaskSwitch> {
+    pub fn trap_return(
+        &mut self,
+        target: u64,
+        sp: u64,
+        space: u64,
+        now: u64,
+    ) -> Option<TaskSwitch> {
         let t = self.traps.pop()?;
         if t.sp == sp && t.space == space {
             return None;
@@ -323,10 +329,16 @@ mod tests {
         let mut t = TaskTracker::new(0x100, 0, None);
         t.trap(0x1000, 0, false);
         let s = t.trap_return(0x500, 0x2000, 0, 10).unwrap();
-        assert_eq!((s.from, s.to, s.fresh, s.from_now, s.to_now), (0, 1, true, 10, 0));
+        assert_eq!(
+            (s.from, s.to, s.fresh, s.from_now, s.to_now),
+            (0, 1, true, 10, 0)
+        );
         t.trap(0x1f00, 0, true);
         let s = t.trap_return(0x120, 0x1000, 0, 30).unwrap();
-        assert_eq!((s.from, s.to, s.fresh, s.from_now, s.to_now), (1, 0, false, 20, 10));
+        assert_eq!(
+            (s.from, s.to, s.fresh, s.from_now, s.to_now),
+            (1, 0, false, 20, 10)
+        );
         assert_eq!(t.local(35), 15);
         // A trap that returns where it was taken is no switch.
         t.trap(0x1000, 0, true);
@@ -372,7 +384,10 @@ mod tests {
         t.call(0x950, 0x0ff0, 0, 0x910);
         assert_eq!(t.ret(0x910, 0x0ff0, 0, 5), None);
         let (s, ret, sp) = t.ret(0x600, 0x3000, 0, 8).unwrap();
-        assert_eq!((s.from, s.to, s.fresh, ret, sp), (0, 1, true, 0x104, 0x1000));
+        assert_eq!(
+            (s.from, s.to, s.fresh, ret, sp),
+            (0, 1, true, 0x104, 0x1000)
+        );
         t.call(0x900, 0x2f00, 0, 0x640);
         let (s, _, _) = t.ret(0x104, 0x1000, 0, 20).unwrap();
         assert_eq!((s.to, s.fresh, s.to_now), (0, false, 8));

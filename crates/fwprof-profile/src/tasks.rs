@@ -153,7 +153,10 @@ mod tests {
             switches: 3,
             hint: None,
         };
-        assert_eq!(s.context_tasks(&p), vec![Some(0), Some(0), Some(1), Some(1)]);
+        assert_eq!(
+            s.context_tasks(&p),
+            vec![Some(0), Some(0), Some(1), Some(1)]
+        );
         assert_eq!(s.costs(&p), vec![vec![13], vec![24]]);
         assert_eq!(s.problem(&p), None);
         let mut bad = s.clone();

@@ -358,7 +358,10 @@ fn task_section(data: &ExactData, profile: &Profile, hint: Option<String>) -> Ta
                 .find(|f| Some(f.0) != boot)
                 .and_then(|f| profile.function(f))
                 .map_or_else(|| format!("{:#x}", t.entry), |f| f.name.clone());
-            let same = names.iter().filter(|n| n.split('#').next() == Some(&entry_fn)).count();
+            let same = names
+                .iter()
+                .filter(|n| n.split('#').next() == Some(&entry_fn))
+                .count();
             let name = if same == 0 {
                 entry_fn
             } else {

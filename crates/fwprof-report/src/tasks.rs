@@ -69,9 +69,11 @@ pub fn restrict_to_task(profile: &Profile, name: &str) -> Result<Profile, TaskEr
             names: sec.tasks.iter().map(|t| t.name.clone()).collect(),
         });
     };
-    Ok(restrict_to_owners(profile, sec.context_tasks(profile), |t| {
-        t == i
-    }))
+    Ok(restrict_to_owners(
+        profile,
+        sec.context_tasks(profile),
+        |t| t == i,
+    ))
 }
 
 /// `report --per-task`: a table of the tasks (instructions executed,
@@ -81,7 +83,11 @@ pub fn restrict_to_task(profile: &Profile, name: &str) -> Result<Profile, TaskEr
 /// # Errors
 /// [`TaskError`] as an [`io::Error`] of kind `InvalidInput` when the
 /// profile has no `tasks` section; write errors.
-pub fn write_per_task(profile: &Profile, opts: &ReportOptions, w: &mut dyn Write) -> io::Result<()> {
+pub fn write_per_task(
+    profile: &Profile,
+    opts: &ReportOptions,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let sec = section(profile).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let costs = sec.costs(profile);
     let e = opts.event.min(profile.events.len().saturating_sub(1));
@@ -267,9 +273,15 @@ mod tests {
         let mut out = Vec::new();
         write_per_task(&p, &ReportOptions::default(), &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.starts_with("Tasks: 3 (9 context switches: 3 voluntary, 6 by interrupt)"), "{text}");
+        assert!(
+            text.starts_with("Tasks: 3 (9 context switches: 3 voluntary, 6 by interrupt)"),
+            "{text}"
+        );
         assert!(text.contains("==== task task_b ===="));
-        let row = text.lines().find(|l| l.trim_start().starts_with("task_b")).unwrap();
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("task_b"))
+            .unwrap();
         let cols: Vec<&str> = row.split_whitespace().collect();
         assert_eq!(cols, ["task_b", "6", "50.00%", "6", "1", "2"]);
     }
@@ -283,7 +295,12 @@ mod tests {
         let rows: Vec<&str> = text.lines().skip(3).collect();
         let cols = |r: &str| r.split_whitespace().map(str::to_string).collect::<Vec<_>>();
         assert_eq!(cols(rows[0])[..3], ["368", "task_a", "task"], "{text}");
-        assert!(rows[1].trim_start().starts_with("48  [interrupt: machine timer]"), "{text}");
+        assert!(
+            rows[1]
+                .trim_start()
+                .starts_with("48  [interrupt: machine timer]"),
+            "{text}"
+        );
         let mut bare = p.clone();
         bare.sections.clear();
         assert!(write_stacks(&bare, &mut Vec::new()).is_err());

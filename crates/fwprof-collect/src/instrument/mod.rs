@@ -61,9 +61,9 @@
 
 mod activations;
 mod compensation;
+mod tasks;
 #[cfg(test)]
 mod tests;
-mod tasks;
 mod traps;
 
 use fwprof_sim::{
