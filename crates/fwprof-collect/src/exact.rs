@@ -135,6 +135,12 @@ struct BlockMeta {
 /// counts are folded into per-address counts and the per-block state is
 /// dropped: the cost is the blocks translated since the previous flush, and
 /// memory stays bounded by the program's code, however often it flushes.
+///
+/// It also follows `sp` for the stack high-water marks ([`StackTracker`]:
+/// a few operations per executed block that writes `sp`, nothing for the
+/// others) and, when asked ([`ExactCollector::detect_tasks`]), an
+/// operating system's tasks, each with its own call stack
+/// ([`TaskTracker`]).
 #[derive(Debug)]
 pub struct ExactCollector<M: CostModel = ()> {
     /// The cost model, which sees every hook first.
@@ -558,7 +564,6 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         };
         self.start();
         self.sync_clock(true);
-        self.stacks.jump(sp);
         self.last_sp = sp;
         let instret = self.local(j.instret);
         match j.kind {
@@ -569,6 +574,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                 if let Some(t) = &mut self.tasks {
                     t.call(target, sp, space, j.ret);
                 }
+                self.stacks.jump(sp);
             }
             JumpKind::Return => {
                 let hint = match &mut self.tasks {
@@ -576,7 +582,10 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                     None => None,
                 };
                 match hint {
-                    None => self.stack.ret(target, sp, instret),
+                    None => {
+                        self.stack.ret(target, sp, instret);
+                        self.stacks.jump(sp);
+                    }
                     Some((sw, ret, call_sp)) => {
                         // The switch function's activation ends in the task
                         // that called it; the other task takes up where it
@@ -593,6 +602,8 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                             sp,
                             space,
                         );
+                        // The switch function's `sp` load ran on the
+                        // stopping task; the `sp` it loaded is the other's.
                         self.stacks.report(sp);
                     }
                 }
@@ -603,8 +614,10 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                 let caller = self.block_function(j);
                 let callee = self.map.lookup_or_add(target);
                 self.stack.call(caller, callee, pc, j.ret, sp, instret);
+                self.stacks.jump(sp);
             }
             JumpKind::Jump | JumpKind::LinkOther => {
+                self.stacks.jump(sp);
                 // A jump to a function's entry is a tail call — also to the
                 // jumping function's own entry (tail recursion: the entry is
                 // where a new activation begins, as `_mcount` in a `-pg`
@@ -716,13 +729,17 @@ impl<M: CostModel> Forward for ExactCollector<M> {
     }
 
     /// An `mret`/`sret` closes the innermost trap context and resumes the
-    /// interrupted activations. If it returns elsewhere than into the
-    /// interrupted function (an RTOS switching tasks, a handler that
-    /// changed `mepc` to another function), the stack resynchronises by
-    /// `sp` ([`CallStack::resync`]) and the next block enters its function
-    /// as a jump-call. With no trap context open (start-up code entering a
-    /// lower privilege), it is a return as before (matched, else
-    /// resynchronised by `sp`).
+    /// interrupted activations. With task detection, a return on another
+    /// stack or address space switches to the task parked there (or a new
+    /// one, whose root is entered): see [`TaskTracker`]. If it returns
+    /// elsewhere than into the resumed task's function (a handler that
+    /// changed `mepc` to another function; a kernel's task switch without
+    /// task detection), the stack resynchronises by `sp`
+    /// ([`CallStack::resync`]) and the next block enters its function as a
+    /// jump-call. With no trap context open (start-up code entering a lower
+    /// privilege), it is a return as before (matched, else resynchronised
+    /// by `sp`), or, into another address space, a hand-over to a new task
+    /// ([`TaskTracker::hand_over`]).
     fn on_trap_return(&mut self, ret: &TrapReturn) {
         let (target, sp) = (ret.target, ret.sp);
         self.start();
