@@ -27,7 +27,7 @@ LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
   -Wl,--defsym=__stack_size=0x10000)
 
 # name: what it checks is at the top of src/<name>.c
-PROGRAMS="timer_spin timer_wfi soft_irq nested vectored deleg ecalls paging pmp"
+PROGRAMS="timer_spin timer_wfi soft_irq nested vectored deleg ecalls paging pmp coop"
 # paging's two U-mode programs on their own, linked where they run
 # (0x400000), for `record --symbols` (their code is the code paging runs).
 USER_PROGRAMS="user_a user_b"

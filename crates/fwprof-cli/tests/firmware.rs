@@ -30,6 +30,7 @@ const PROGRAMS: &[&str] = &[
     "ecalls",
     "paging",
     "pmp",
+    "coop",
 ];
 const CONFIGS: &[&str] = &["rv32", "rv64"];
 /// Shifts compared: 1 ns per instruction (100 per mtime tick) and 8 ns,

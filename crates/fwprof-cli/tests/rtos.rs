@@ -13,7 +13,9 @@
 //!   and the lowest sp");
 //! * the `-finstrument-functions` builds' compensated self instructions
 //!   agree with the exact profile of the same ELF within 2%, across tasks,
-//!   interrupts and the scheduler.
+//!   interrupts and the scheduler;
+//! * a kernel that switches by a call (`tests/firmware/src/coop.c`) is
+//!   one task without `--task-hint` and its three with it.
 
 mod common;
 
@@ -473,4 +475,73 @@ fn instrumented_kernel_agrees_with_exact_within_2_percent() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// tests/firmware's `coop`: main switches to task_one 50 times and to
+/// task_two 30 times by calling `coop_switch`, which returns on the other
+/// task's stack. No trap is taken: without `--task-hint` it is one task.
+#[test]
+fn a_kernel_that_switches_by_a_call_needs_the_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    for config in ["rv32", "rv64"] {
+        let elf = common::firmware_elf(&format!("coop.{config}.elf"));
+        let (plain_out, plain) =
+            common::record_into(dir.path(), "plain.prof", &elf, &["--machine", "virt"]);
+        assert!(plain_out.status.success());
+        assert!(
+            plain.section::<TaskSection>().unwrap().is_none(),
+            "{config}"
+        );
+        let (out, p) = common::record_into(
+            dir.path(),
+            "hint.prof",
+            &elf,
+            &["--machine", "virt", "--task-hint", "coop_switch"],
+        );
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_eq!(out.stdout, plain_out.stdout);
+        p.check_invariants().unwrap();
+        let sec: TaskSection = p.section().unwrap().expect("tasks");
+        assert_eq!(sec.hint.as_deref(), Some("coop_switch"));
+        let names: Vec<&str> = sec.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["_start", "task_one", "task_two"], "{config}");
+        let switches: Vec<(u64, u64)> = sec
+            .tasks
+            .iter()
+            .map(|t| (t.voluntary, t.involuntary))
+            .collect();
+        assert_eq!(switches, [(80, 0), (50, 0), (30, 0)], "{config}");
+        assert_eq!(sec.switches, 160);
+        assert_eq!(calls(&p, "coop_switch"), 160, "{config}");
+        for (task, work, n) in [("task_one", "work_one", 50), ("task_two", "work_two", 30)] {
+            let one = fwprof_report::restrict_to_task(&p, task).unwrap();
+            assert_eq!(calls(&one, work), n, "{config} {task}");
+            let whole = function(&p, work).unwrap().self_cost[0];
+            assert_eq!(function(&one, work).unwrap().self_cost[0], whole);
+        }
+        // Each task's stack is its own: their tops are the two stacks'
+        // tops, 2048 bytes apart, and each holds one small frame.
+        let stacks: StackSection = p.section().unwrap().unwrap();
+        let top = |n: &str| stacks.stacks.iter().find(|s| s.name == n).unwrap();
+        let (one, two) = (top("task_one"), top("task_two"));
+        assert_eq!(one.top.abs_diff(two.top), 2048, "{config}: {stacks:?}");
+        assert!(one.bytes > 0 && one.bytes <= 64, "{config}: {one:?}");
+        assert!(top("_start").bytes < 1024, "{config}: {stacks:?}");
+        let bad = common::run_fwprof(
+            dir.path(),
+            &[
+                "record",
+                "--machine",
+                "virt",
+                "--task-hint",
+                "no_such_fn",
+                "--",
+                elf.to_str().unwrap(),
+            ],
+        );
+        assert!(!bad.status.success());
+        let err = text(&bad.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("no symbol named no_such_fn"), "{err}");
+    }
 }

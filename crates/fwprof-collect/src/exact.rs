@@ -564,7 +564,6 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         };
         self.start();
         self.sync_clock(true);
-        self.stacks.jump(sp);
         self.last_sp = sp;
         let instret = self.local(j.instret);
         match j.kind {
@@ -575,6 +574,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                 if let Some(t) = &mut self.tasks {
                     t.call(target, sp, space, j.ret);
                 }
+                self.stacks.jump(sp);
             }
             JumpKind::Return => {
                 let hint = match &mut self.tasks {
@@ -582,7 +582,10 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                     None => None,
                 };
                 match hint {
-                    None => self.stack.ret(target, sp, instret),
+                    None => {
+                        self.stack.ret(target, sp, instret);
+                        self.stacks.jump(sp);
+                    }
                     Some((sw, ret, call_sp)) => {
                         // The switch function's activation ends in the task
                         // that called it; the other task takes up where it
@@ -599,6 +602,8 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                             sp,
                             space,
                         );
+                        // The switch function's `sp` load ran on the
+                        // stopping task; the `sp` it loaded is the other's.
                         self.stacks.report(sp);
                     }
                 }
@@ -609,8 +614,10 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                 let caller = self.block_function(j);
                 let callee = self.map.lookup_or_add(target);
                 self.stack.call(caller, callee, pc, j.ret, sp, instret);
+                self.stacks.jump(sp);
             }
             JumpKind::Jump | JumpKind::LinkOther => {
+                self.stacks.jump(sp);
                 // A jump to a function's entry is a tail call — also to the
                 // jumping function's own entry (tail recursion: the entry is
                 // where a new activation begins, as `_mcount` in a `-pg`
