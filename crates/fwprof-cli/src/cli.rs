@@ -116,9 +116,27 @@ pub enum MachineArg {
     Virt,
 }
 
+/// Execution engines accepted by `--tier`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TierArg {
+    /// The interpreter only (the reference).
+    Interp,
+    /// Translate blocks run more than --jit-threshold times to host code.
+    Jit,
+}
+
 /// Options shared by `run` and `record`.
 #[derive(Args, Debug)]
 pub struct ExecArgs {
+    /// Execution engine: `jit` translates blocks executed often to host
+    /// code (the default, fastest), `interp` interprets everything. Both
+    /// give the same results, counts and profiles.
+    #[arg(long, value_enum, value_name = "TIER", default_value = "jit")]
+    pub tier: TierArg,
+    /// With --tier jit: how many times a block is interpreted before it is
+    /// translated (0: every block is translated before it first runs).
+    #[arg(long, value_name = "N", default_value_t = fwprof_sim::DEFAULT_JIT_THRESHOLD)]
+    pub jit_threshold: u32,
     /// Environment: bare metal or Linux user mode (default: detected from the ELF).
     #[arg(long, value_enum)]
     pub target: Option<TargetArg>,
@@ -714,6 +732,11 @@ pub fn exec_options(a: &ExecArgs) -> anyhow::Result<fwprof_record::ExecOptions> 
         kernel_entry: None,
         harts: a.harts,
         quantum: a.quantum,
+        tier: match a.tier {
+            TierArg::Interp => fwprof_sim::Tier::Interp,
+            TierArg::Jit => fwprof_sim::Tier::Jit,
+        },
+        jit_threshold: a.jit_threshold,
     };
     // A raw kernel is a `--load` image; the firmware becomes the program
     // (the ELF whose symbols the profile reads) and the reset ROM's

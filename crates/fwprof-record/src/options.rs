@@ -58,6 +58,12 @@ pub struct ExecOptions {
     /// Instructions each hart runs per turn (`--quantum`; `None`: the
     /// simulator's default, `fwprof_sim::DEFAULT_QUANTUM`).
     pub quantum: Option<u64>,
+    /// The execution engine (`--tier`; default translated code,
+    /// [`fwprof_sim::Tier::Jit`]).
+    pub tier: fwprof_sim::Tier,
+    /// Times a block is interpreted before it is translated
+    /// (`--jit-threshold`; default [`fwprof_sim::DEFAULT_JIT_THRESHOLD`]).
+    pub jit_threshold: u32,
 }
 
 impl ExecOptions {
@@ -83,6 +89,8 @@ impl ExecOptions {
             kernel_entry: None,
             harts: 1,
             quantum: None,
+            tier: fwprof_sim::Tier::default(),
+            jit_threshold: fwprof_sim::DEFAULT_JIT_THRESHOLD,
         }
     }
 }

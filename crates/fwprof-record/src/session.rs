@@ -130,6 +130,8 @@ pub(crate) struct Prepared {
     pub(crate) icount_shift: Option<u32>,
     /// `--quantum`.
     pub(crate) quantum: Option<u64>,
+    /// `--tier`, `--jit-threshold`.
+    pub(crate) tier: (fwprof_sim::Tier, u32),
 }
 
 impl Prepared {
@@ -232,6 +234,7 @@ impl Prepared {
             limit: a.max_instructions.unwrap_or(u64::MAX),
             icount_shift: a.icount_shift,
             quantum: a.quantum,
+            tier: (a.tier, a.jit_threshold),
         })
     }
 
@@ -281,6 +284,7 @@ impl Prepared {
         if let Some(q) = self.quantum {
             sim.set_quantum(q);
         }
+        sim.set_tier(self.tier.0, self.tier.1);
         Ok(Launched {
             sim,
             target: prog.target,

@@ -227,6 +227,10 @@ pub trait Hooks {
     /// polled per block too; leave false unless the collector must stop the
     /// run at a point it decides, e.g. a sampler paced by modelled cycles).
     const STOPS: bool = false;
+    /// False when [`Hooks::on_block_exec`] does nothing: translated code
+    /// then runs from block to block without calling it. Leave true
+    /// (the default) for any collector that implements it.
+    const WANTS_BLOCK_EXEC: bool = true;
 
     /// Asked before each block starts (after the previous block and all
     /// its hooks completed), only with [`Hooks::STOPS`]: true stops the
@@ -409,7 +413,9 @@ pub trait Hooks {
     }
 }
 
-impl Hooks for () {}
+impl Hooks for () {
+    const WANTS_BLOCK_EXEC: bool = false;
+}
 
 impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     const WANTS_JUMPS: bool = A::WANTS_JUMPS || B::WANTS_JUMPS;
@@ -438,6 +444,7 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
     /// The first collector that models cycles provides them.
     const MODELS_CYCLES: bool = A::MODELS_CYCLES || B::MODELS_CYCLES;
     const STOPS: bool = A::STOPS || B::STOPS;
+    const WANTS_BLOCK_EXEC: bool = A::WANTS_BLOCK_EXEC || B::WANTS_BLOCK_EXEC;
     /// Both are asked (either may count blocks); either stops the run.
     #[inline]
     fn stop_requested(&mut self) -> bool {

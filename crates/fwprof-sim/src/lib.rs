@@ -37,6 +37,7 @@ mod hart;
 mod hooks;
 mod host_pages;
 mod irq;
+mod jit;
 mod memory;
 mod mmu;
 mod pipelined;
@@ -52,6 +53,7 @@ pub mod devices;
 pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use forward::Forward;
+pub use jit::{JitStats, Tier, DEFAULT_JIT_THRESHOLD};
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{
     BlockId, CodeContext, CostModel, HartSwitch, Hooks, Jump, JumpKind, Latency, SignalDelivery,

@@ -144,6 +144,39 @@ const EMPTY_CACHE: HitCache = HitCache {
     code_hi: 0,
 };
 
+/// Byte offsets, inside [`Memory`], of the hit-cache fields the translation
+/// tier's inline load and store fast paths read (`jit/emit.rs`): they
+/// repeat [`Memory`]'s `load_u*`/`store_u*` tests exactly, except that a
+/// store anywhere inside the region's code extent takes the slow path.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FastPathOffsets {
+    pub load_start: i32,
+    pub load_fast_len: i32,
+    pub load_ptr: i32,
+    pub store_start: i32,
+    pub store_fast_len: i32,
+    pub store_ptr: i32,
+    pub store_code_lo: i32,
+    pub store_code_hi: i32,
+}
+
+/// See [`FastPathOffsets`].
+pub(crate) const FAST_PATH: FastPathOffsets = {
+    use std::mem::offset_of;
+    let rc = offset_of!(Memory, rc);
+    let wc = offset_of!(Memory, wc);
+    FastPathOffsets {
+        load_start: (rc + offset_of!(HitCache, start)) as i32,
+        load_fast_len: (rc + offset_of!(HitCache, fast_len)) as i32,
+        load_ptr: (rc + offset_of!(HitCache, ptr)) as i32,
+        store_start: (wc + offset_of!(HitCache, start)) as i32,
+        store_fast_len: (wc + offset_of!(HitCache, fast_len)) as i32,
+        store_ptr: (wc + offset_of!(HitCache, ptr)) as i32,
+        store_code_lo: (wc + offset_of!(HitCache, code_lo)) as i32,
+        store_code_hi: (wc + offset_of!(HitCache, code_hi)) as i32,
+    }
+};
+
 /// Which permission an access needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Access {

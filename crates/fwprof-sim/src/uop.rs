@@ -119,7 +119,7 @@ pub(crate) enum K {
 impl K {
     /// Shifts by a register amount and divisions: their timing may depend
     /// on the operand values ([`Hooks::on_operands`]).
-    fn operands_matter(self) -> bool {
+    pub(crate) fn operands_matter(self) -> bool {
         matches!(
             self,
             K::Sll
@@ -395,26 +395,8 @@ pub(crate) fn exec_block<const RV64: bool, H: Hooks>(
             K::Nop => continue,
             K::General => {
                 let pc = start.wrapping_add(u64::from(u.off));
-                // Counter CSRs read the count before this instruction.
-                h.csr_point = h.executed + n as u64;
-                let inst = &insts[n];
-                let access = if H::WANTS_MEMORY {
-                    general_access::<RV64>(h, inst)
-                } else {
-                    None
-                };
-                if H::MODELS_CYCLES && inst.op.class() == InstClass::Csr {
-                    h.model_cycles = Some(hooks.cycles_before(BlockId(id), n as u32));
-                }
-                let result = step::<RV64>(h, m, inst, pc);
-                if H::MODELS_CYCLES {
-                    h.model_cycles = None;
-                }
-                match result {
+                match general::<RV64, H>(h, m, hooks, id, n, &insts[n], pc) {
                     Ok(p) => {
-                        if let Some(acc) = access {
-                            report_general_access(h, hooks, n as u32, inst, acc);
-                        }
                         // Only a block's last instruction can leave the
                         // straight line (`mret`); elsewhere `p` is just the
                         // next instruction's pc.
@@ -579,6 +561,45 @@ pub(crate) fn exec_block<const RV64: bool, H: Hooks>(
         h.x[usize::from(u.rd)] = if RV64 { v } else { sext32(v) };
     }
     (next, uops.len())
+}
+
+/// Execute instruction `n` of block `id`, `inst` at `pc`, which has no
+/// micro-op form, on the general path ([`step`]), with the hooks it needs:
+/// counter CSRs read the count before it, a timing model supplies the
+/// cycles a CSR read sees, and its data accesses are reported. Returns the
+/// next pc. Shared by [`exec_block`] and the translation tier
+/// (`jit/helpers.rs`).
+///
+/// # Errors
+/// The exception it raises (see [`step`]).
+#[inline(always)]
+pub(crate) fn general<const RV64: bool, H: Hooks>(
+    h: &mut Hart,
+    m: &mut Memory,
+    hooks: &mut H,
+    id: u32,
+    n: usize,
+    inst: &Inst,
+    pc: u64,
+) -> Result<u64, Exc> {
+    // Counter CSRs read the count before this instruction.
+    h.csr_point = h.executed + n as u64;
+    let access = if H::WANTS_MEMORY {
+        general_access::<RV64>(h, inst)
+    } else {
+        None
+    };
+    if H::MODELS_CYCLES && inst.op.class() == InstClass::Csr {
+        h.model_cycles = Some(hooks.cycles_before(BlockId(id), n as u32));
+    }
+    let result = step::<RV64>(h, m, inst, pc);
+    if H::MODELS_CYCLES {
+        h.model_cycles = None;
+    }
+    if let (Ok(_), Some(acc)) = (&result, access) {
+        report_general_access(h, hooks, n as u32, inst, acc);
+    }
+    result
 }
 
 /// Execute a block's last instruction when it is a branch, `jal` or `jalr`

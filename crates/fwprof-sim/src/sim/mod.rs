@@ -18,6 +18,7 @@ use crate::trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U,
     CAUSE_LOAD_ACCESS, CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
+use crate::jit::{Code, JitCall, JitStats, Tier};
 use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
 use fwprof_isa::{signal_for_cause, Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
@@ -43,6 +44,8 @@ pub struct Simulator<H: Hooks> {
     target: Target,
     hooks: H,
     cache: BlockCache,
+    /// The translation tier (`jit/`).
+    jit: crate::jit::Jit,
     /// The code context last announced to the hooks (`None` after a flush).
     announced: Option<crate::CodeContext>,
     /// The machine's devices (`sim/bus.rs`).
@@ -108,6 +111,7 @@ impl<H: Hooks> Simulator<H> {
             target,
             hooks,
             cache: BlockCache::new(),
+            jit: crate::jit::Jit::new(),
             announced: None,
             bus,
             harts: harts::Harts::new(n),
@@ -205,10 +209,28 @@ impl<H: Hooks> Simulator<H> {
         self.cache.stats()
     }
 
+    /// Choose the execution tier (`--tier`) and, for [`Tier::Jit`], how
+    /// many times a block is interpreted before it is translated
+    /// (`--jit-threshold`; 0 translates every block before its first
+    /// execution). Default: [`Tier::Jit`], [`crate::DEFAULT_JIT_THRESHOLD`].
+    /// Both tiers give the same results: registers, memory, counts and
+    /// every hook call.
+    pub fn set_tier(&mut self, tier: Tier, threshold: u32) {
+        self.jit.tier = tier;
+        self.jit.threshold = threshold;
+    }
+
+    /// Counters of the translation tier: blocks translated and refused,
+    /// instructions run as translated code.
+    pub fn jit_stats(&self) -> JitStats {
+        self.jit.stats
+    }
+
     /// Kill every block, then tell the hooks ([`Hooks::on_cache_flush`]).
     /// The run loop must not follow a chain or use a block id taken before.
     fn flush_cache(&mut self) {
         self.cache.flush();
+        self.jit.flush();
         self.announced = None;
         self.hooks.on_cache_flush();
     }
@@ -391,17 +413,70 @@ impl<H: Hooks> Simulator<H> {
                 }
                 continue;
             }
-            let uops = &self.cache.uops[first..first + count];
-            let (mut next_pc, status) = exec_block::<RV64, H>(
-                &mut self.hart,
-                &mut self.mem,
-                &mut self.hooks,
-                id,
-                &uops[..body],
-                &self.cache.insts[first..],
-                b.start,
-                b.end,
-            );
+            let code = if self.jit.tier == Tier::Jit {
+                match self.jit.lookup(id) {
+                    Code::Ready(f) => Some(f),
+                    Code::Interpret => None,
+                    Code::Translate => self.jit.translate::<RV64, H>(
+                        id,
+                        &b,
+                        &self.cache.uops[first..first + count],
+                    ),
+                }
+            } else {
+                None
+            };
+            // Translated code may run several blocks: `id` and `b` become
+            // the last one's, whose final branch or jump it ran too
+            // (`jit_taken`).
+            let (id, b, mut next_pc, status, jit_taken) = match code {
+                Some(f) => {
+                    let before = self.hart.executed;
+                    let mut call = JitCall {
+                        hart: &mut self.hart,
+                        mem: &mut self.mem,
+                        hooks: (&mut self.hooks as *mut H).cast::<u8>(),
+                        insts: self.cache.insts.as_ptr(),
+                        blocks: self.cache.blocks.as_ptr(),
+                        entries: self.jit.entries(),
+                        checkpoint,
+                        next: b.end,
+                        value: 0,
+                        block: id,
+                        taken: 0,
+                    };
+                    // SAFETY: `f` was translated for this block, this XLEN
+                    // and `H` (the tier's entries are per block id and
+                    // cleared with the block cache); the pointers are to
+                    // live, distinct fields and arenas, lent for the call,
+                    // which translates nothing.
+                    let status = unsafe { self.jit.enter(&mut call, f) } as usize;
+                    let last = self.cache.blocks[call.block as usize];
+                    let ran = if status & EXCEPTION != 0 {
+                        status & !EXCEPTION
+                    } else {
+                        usize::from(last.count)
+                    };
+                    self.jit.stats.executed += self.hart.executed - before + ran as u64;
+                    (call.block, last, call.next, status, Some(call.taken != 0))
+                }
+                None => {
+                    let uops = &self.cache.uops[first..first + count];
+                    let (p, st) = exec_block::<RV64, H>(
+                        &mut self.hart,
+                        &mut self.mem,
+                        &mut self.hooks,
+                        id,
+                        &uops[..body],
+                        &self.cache.insts[first..],
+                        b.start,
+                        b.end,
+                    );
+                    (id, b, p, st, None)
+                }
+            };
+            let (count, first) = (usize::from(b.count), b.first as usize);
+            let body = count - usize::from(b.term);
             if status != body {
                 if let Some(stop) = self.block_stopped::<RV64>(id, next_pc, status)? {
                     return Ok(stop);
@@ -414,7 +489,11 @@ impl<H: Hooks> Simulator<H> {
                 self.hart.last = (id, count as u32);
             }
             if b.term {
-                let taken = match exec_term::<RV64>(&mut self.hart, &uops[body], b.end) {
+                let outcome = match jit_taken {
+                    Some(taken) => taken.then_some(next_pc),
+                    None => exec_term::<RV64>(&mut self.hart, &self.cache.uops[first + body], b.end),
+                };
+                let taken = match outcome {
                     None => {
                         next_pc = b.end;
                         next_id = b.fall;
@@ -545,8 +624,11 @@ impl<H: Hooks> Simulator<H> {
                     self.hooks.on_code_context(ctx);
                     self.announced = Some(ctx);
                 }
-                self.cache
-                    .translate(pc, xlen, &mut self.mem, &mut self.hooks)?
+                let id = self
+                    .cache
+                    .translate(pc, xlen, &mut self.mem, &mut self.hooks)?;
+                self.jit.reserve(id);
+                id
             }
         };
         if let Some((from, fall)) = chain_from {

@@ -1,0 +1,909 @@
+//! Lowering one block's micro-ops to Cranelift IR.
+//!
+//! The function made here does what [`crate::uop::exec_block`] does for the
+//! same micro-ops, value for value: it takes a [`super::JitCall`] and
+//! returns the same status. Guest integer registers live in Cranelift
+//! variables inside the block (loaded from the hart at first use, written
+//! back at every exit and before a helper that reads or writes them), so a
+//! value computed by one instruction reaches the next in a host register.
+//!
+//! Every arithmetic rule below mirrors the interpreter's arm of the same
+//! kind in `uop.rs` (RV32 values are kept sign-extended in 64 bits, results
+//! are sign-extended from bit 31 on RV32; division by zero and overflow per
+//! Unprivileged ISA 20191213, Table 7.1). The QEMU differential suite and
+//! the interpreter-vs-translation tests (`jit/tests.rs`) check them.
+
+use super::{helpers, JitCall};
+use crate::hart::Hart;
+use crate::hooks::Hooks;
+use crate::memory::FAST_PATH;
+use crate::block::{Block, AFTER_JUMP, NO_BLOCK};
+use crate::uop::{Uop, K};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
+};
+use cranelift_codegen::isa::CallConv;
+use cranelift_frontend::{FunctionBuilder, Variable};
+use std::mem::offset_of;
+
+const I64: Type = types::I64;
+const I32: Type = types::I32;
+
+/// Where a guest register's current value is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reg {
+    /// In the hart (not loaded yet, or a helper may have changed it).
+    InHart,
+    /// In its variable, equal to the hart's copy.
+    Clean,
+    /// In its variable only: to be written back.
+    Dirty,
+}
+
+/// Why a block cannot be translated (it then runs in the interpreter).
+#[derive(Debug)]
+pub(super) struct Unsupported;
+
+/// The emitter of one block.
+pub(super) struct Emitter<'a, 'f> {
+    b: &'a mut FunctionBuilder<'f>,
+    call: Value,
+    hart: Value,
+    mem: Value,
+    vars: [Variable; 32],
+    regs: [Reg; 32],
+    rv64: bool,
+    sigs: Sigs,
+    /// The block's id and the arena index of its first instruction.
+    id: u32,
+    first: u32,
+}
+
+/// Signatures of the helpers, imported once per function.
+struct Sigs {
+    load: SigRef,
+    store: SigRef,
+    hook4: SigRef,
+    hook3: SigRef,
+    general: SigRef,
+    value: SigRef,
+    block_exec: SigRef,
+    tail: SigRef,
+}
+
+/// The addresses of the helpers for one XLEN and hooks type.
+#[derive(Clone, Copy)]
+pub(super) struct HelperAddrs {
+    load: usize,
+    store: usize,
+    mem_hook: usize,
+    operands_hook: usize,
+    general: usize,
+    bitmanip: usize,
+    block_exec: usize,
+    wants_memory: bool,
+    wants_operands: bool,
+    wants_block_exec: bool,
+    /// Translated code may run the next block itself after a branch or a
+    /// fall-through, and after a `jal`/`jalr` when `chain_jumps`: nothing
+    /// the run loop does between two such blocks is needed by these hooks.
+    pub(super) chain: bool,
+    pub(super) chain_jumps: bool,
+}
+
+impl HelperAddrs {
+    pub(super) fn of<const RV64: bool, H: Hooks>() -> HelperAddrs {
+        HelperAddrs {
+            load: helpers::load_slow::<H> as *const () as usize,
+            store: helpers::store_slow::<H> as *const () as usize,
+            mem_hook: helpers::mem_hook::<H> as *const () as usize,
+            operands_hook: helpers::operands_hook::<H> as *const () as usize,
+            general: helpers::general::<RV64, H> as *const () as usize,
+            bitmanip: helpers::bitmanip::<RV64> as *const () as usize,
+            block_exec: helpers::block_exec::<H> as *const () as usize,
+            wants_memory: H::WANTS_MEMORY,
+            wants_operands: H::WANTS_OPERANDS,
+            wants_block_exec: H::WANTS_BLOCK_EXEC,
+            chain: !H::WANTS_BRANCHES && !H::MODELS_CYCLES && !H::STOPS,
+            chain_jumps: !H::WANTS_JUMPS,
+        }
+    }
+}
+
+fn sig(call_conv: CallConv, params: usize, ret: bool) -> Signature {
+    let mut s = Signature::new(call_conv);
+    s.params.extend((0..params).map(|_| AbiParam::new(I64)));
+    if ret {
+        s.returns.push(AbiParam::new(I64));
+    }
+    s
+}
+
+/// Trusted: in-bounds, aligned, never trapping accesses to host structures.
+fn host() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+/// Guest data through a host pointer: any alignment.
+fn guest() -> MemFlagsData {
+    MemFlagsData::new().with_notrap()
+}
+
+impl<'a, 'f> Emitter<'a, 'f> {
+    /// Start the function of block `id` (its first instruction at arena
+    /// index `first`): entry block, the call pointer and the register
+    /// variables. `call_conv` is the helpers' (the host's C convention).
+    pub(super) fn new(
+        b: &'a mut FunctionBuilder<'f>,
+        call_conv: CallConv,
+        rv64: bool,
+        id: u32,
+        first: u32,
+    ) -> Self {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let call = b.block_params(entry)[0];
+        let hart = b
+            .ins()
+            .load(I64, host(), call, offset_of!(JitCall, hart) as i32);
+        let mem = b
+            .ins()
+            .load(I64, host(), call, offset_of!(JitCall, mem) as i32);
+        let vars = std::array::from_fn(|_| b.declare_var(I64));
+        let sigs = Sigs {
+            load: b.import_signature(sig(call_conv, 4, true)),
+            store: b.import_signature(sig(call_conv, 5, true)),
+            hook4: b.import_signature(sig(call_conv, 5, false)),
+            hook3: b.import_signature(sig(call_conv, 4, false)),
+            general: b.import_signature(sig(call_conv, 5, true)),
+            value: b.import_signature(sig(call_conv, 5, true)),
+            block_exec: b.import_signature(sig(call_conv, 3, false)),
+            tail: b.import_signature(sig(CallConv::Tail, 1, true)),
+        };
+        // Helpers and the run loop find the block that is running here.
+        let idv = b.ins().iconst(I32, i64::from(id));
+        b.ins()
+            .store(host(), idv, call, offset_of!(JitCall, block) as i32);
+        Emitter {
+            b,
+            call,
+            hart,
+            mem,
+            vars,
+            regs: [Reg::InHart; 32],
+            rv64,
+            sigs,
+            id,
+            first,
+        }
+    }
+
+    fn x_offset(r: u8) -> i32 {
+        (offset_of!(Hart, x) + 8 * usize::from(r)) as i32
+    }
+
+    /// The current value of `x[r]`.
+    fn get(&mut self, r: u8) -> Value {
+        if r == 0 {
+            return self.b.ins().iconst(I64, 0);
+        }
+        let i = usize::from(r);
+        if self.regs[i] == Reg::InHart {
+            let v = self
+                .b
+                .ins()
+                .load(I64, host(), self.hart, Self::x_offset(r));
+            self.b.def_var(self.vars[i], v);
+            self.regs[i] = Reg::Clean;
+        }
+        self.b.use_var(self.vars[i])
+    }
+
+    /// Write `x[rd]` (never `x0` for the kinds that write).
+    fn set(&mut self, rd: u8, v: Value) {
+        let i = usize::from(rd);
+        debug_assert!(rd != 0);
+        self.b.def_var(self.vars[i], v);
+        self.regs[i] = Reg::Dirty;
+    }
+
+    /// Write every dirty register back to the hart (they stay valid in
+    /// their variables).
+    fn write_back(&mut self) {
+        for r in 1..32u8 {
+            let i = usize::from(r);
+            if self.regs[i] == Reg::Dirty {
+                let v = self.b.use_var(self.vars[i]);
+                self.b
+                    .ins()
+                    .store(host(), v, self.hart, Self::x_offset(r));
+                self.regs[i] = Reg::Clean;
+            }
+        }
+    }
+
+    /// Store the dirty registers without changing their state (on a side
+    /// path that leaves the function).
+    fn write_back_on_exit(&mut self) {
+        let saved = self.regs;
+        self.write_back();
+        self.regs = saved;
+    }
+
+    fn konst(&mut self, v: u64) -> Value {
+        self.b.ins().iconst(I64, v as i64)
+    }
+
+    fn call_helper(&mut self, sig: SigRef, addr: usize, args: &[Value]) -> Option<Value> {
+        let f = self.b.ins().iconst(I64, addr as i64);
+        let inst = self.b.ins().call_indirect(sig, f, args);
+        self.b.inst_results(inst).first().copied()
+    }
+
+    /// If `status` (a helper's result) is not zero, return it from the
+    /// function. The registers must already be in the hart.
+    fn exit_if_nonzero(&mut self, status: Value) {
+        let exit = self.b.create_block();
+        let cont = self.b.create_block();
+        self.b.ins().brif(status, exit, &[], cont, &[]);
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        self.b.ins().return_(&[status]);
+        self.b.switch_to_block(cont);
+        self.b.seal_block(cont);
+    }
+
+    /// A memory helper's `info` argument: index `n` in the block, size in
+    /// bytes, arena index (`helpers.rs`, `unpack`).
+    fn mem_info(&mut self, n: u64, size: u64) -> Value {
+        let k = u64::from(self.first) + n;
+        self.konst(n | size << 8 | k << 16)
+    }
+
+    /// Sign-extend bits 31..0 of `v`.
+    fn sext32(&mut self, v: Value) -> Value {
+        let w = self.b.ins().ireduce(I32, v);
+        self.b.ins().sextend(I64, w)
+    }
+
+    fn zext32(&mut self, v: Value) -> Value {
+        let w = self.b.ins().ireduce(I32, v);
+        self.b.ins().uextend(I64, w)
+    }
+
+    fn bool64(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
+        let c = self.b.ins().icmp(cc, a, b);
+        self.b.ins().uextend(I64, c)
+    }
+
+    /// Effective address (RV32: 32 bits).
+    fn ea(&mut self, base: Value, imm: u64) -> Value {
+        let a = self.b.ins().iadd_imm_s(base, imm as i64);
+        if self.rv64 {
+            a
+        } else {
+            self.zext32(a)
+        }
+    }
+
+    /// Emit micro-op `u` (index `n`, at `pc`) of block `id`; `last` when it
+    /// is the last one this function runs.
+    pub(super) fn uop(
+        &mut self,
+        h: &HelperAddrs,
+        id: u32,
+        u: &Uop,
+        pc: u64,
+        last: bool,
+    ) -> Result<(), Unsupported> {
+        let n = u64::from(u.idx);
+        let rv64 = self.rv64;
+        if h.wants_operands && u.kind.operands_matter() {
+            let (a, b) = (self.get(u.rs1), self.get(u.rs2));
+            let (call, nk) = (self.call, self.konst(n));
+            self.call_helper(self.sigs.hook3, h.operands_hook, &[call, nk, a, b]);
+        }
+        let imm = u.imm;
+        let v = match u.kind {
+            K::Nop => return Ok(()),
+            K::General => {
+                self.write_back();
+                let id_k = u64::from(id) | (u64::from(self.first) + n) << 32;
+                let args = [
+                    self.call,
+                    self.konst(id_k),
+                    self.konst(n),
+                    self.konst(pc),
+                    self.konst(u64::from(last)),
+                ];
+                let st = self
+                    .call_helper(self.sigs.general, h.general, &args)
+                    .expect("returns");
+                self.exit_if_nonzero(st);
+                // The instruction may have read or written any register.
+                self.regs = [Reg::InHart; 32];
+                return Ok(());
+            }
+            K::Li => self.konst(imm),
+            K::Lb | K::Lh | K::Lw | K::Lbu | K::Lhu | K::Lwu | K::Ld => {
+                let v = self.load(h, u, pc)?;
+                self.set(u.rd, v);
+                return Ok(());
+            }
+            K::Sb | K::Sh | K::Sw | K::Sd => {
+                self.store(h, u, pc);
+                return Ok(());
+            }
+            K::Beq | K::Bne | K::Blt | K::Bge | K::Bltu | K::Bgeu | K::Jal | K::Jalr => {
+                // Block terminators run in the run loop, never here.
+                return Err(Unsupported);
+            }
+            K::Bitmanip | K::Rotate => {
+                let (a, b) = (self.get(u.rs1), self.get(u.rs2));
+                let k = u64::from(self.first) + n;
+                let args = [self.call, self.konst(k), a, b, self.konst(imm)];
+                self.call_helper(self.sigs.value, h.bitmanip, &args)
+                    .expect("returns")
+            }
+            kind => {
+                let a = self.get(u.rs1);
+                let b = self.get(u.rs2);
+                self.alu(kind, a, b, imm)?
+            }
+        };
+        let v = if rv64 { v } else { self.sext32(v) };
+        self.set(u.rd, v);
+        Ok(())
+    }
+
+    /// The integer operations: `a` = `x[rs1]`, `b` = `x[rs2]`.
+    fn alu(&mut self, kind: K, a: Value, b: Value, imm: u64) -> Result<Value, Unsupported> {
+        let rv64 = self.rv64;
+        let v = match kind {
+            K::Addi => self.b.ins().iadd_imm_s(a, imm as i64),
+            K::Slti => {
+                let k = self.konst(imm);
+                self.bool64(IntCC::SignedLessThan, a, k)
+            }
+            K::Sltiu => {
+                let k = self.konst(imm);
+                self.bool64(IntCC::UnsignedLessThan, a, k)
+            }
+            K::Xori => self.b.ins().bxor_imm_s(a, imm as i64),
+            K::Ori => self.b.ins().bor_imm_s(a, imm as i64),
+            K::Andi => self.b.ins().band_imm_s(a, imm as i64),
+            K::Slli => self.b.ins().ishl_imm_u(a, imm as i64),
+            K::Srli => {
+                if rv64 {
+                    self.b.ins().ushr_imm_u(a, imm as i64)
+                } else {
+                    let z = self.zext32(a);
+                    self.b.ins().ushr_imm_u(z, imm as i64)
+                }
+            }
+            K::Srai => {
+                if rv64 {
+                    self.b.ins().sshr_imm_u(a, imm as i64)
+                } else {
+                    let a32 = self.b.ins().ireduce(I32, a);
+                    let r = self.b.ins().sshr_imm_u(a32, imm as i64);
+                    self.b.ins().sextend(I64, r)
+                }
+            }
+            K::Add => self.b.ins().iadd(a, b),
+            K::Sub => self.b.ins().isub(a, b),
+            K::Sll => {
+                let s = self.b.ins().band_imm_s(b, if rv64 { 63 } else { 31 });
+                self.b.ins().ishl(a, s)
+            }
+            K::Slt => self.bool64(IntCC::SignedLessThan, a, b),
+            K::Sltu => self.bool64(IntCC::UnsignedLessThan, a, b),
+            K::Xor => self.b.ins().bxor(a, b),
+            K::Srl => {
+                if rv64 {
+                    self.b.ins().ushr(a, b)
+                } else {
+                    let (a32, b32) = (self.b.ins().ireduce(I32, a), self.b.ins().ireduce(I32, b));
+                    let r = self.b.ins().ushr(a32, b32);
+                    self.b.ins().uextend(I64, r)
+                }
+            }
+            K::Sra => {
+                if rv64 {
+                    self.b.ins().sshr(a, b)
+                } else {
+                    let (a32, b32) = (self.b.ins().ireduce(I32, a), self.b.ins().ireduce(I32, b));
+                    let r = self.b.ins().sshr(a32, b32);
+                    self.b.ins().sextend(I64, r)
+                }
+            }
+            K::Or => self.b.ins().bor(a, b),
+            K::And => self.b.ins().band(a, b),
+            K::Addiw => {
+                let s = self.b.ins().iadd_imm_s(a, imm as i64);
+                self.sext32(s)
+            }
+            K::Slliw => {
+                let s = self.b.ins().ishl_imm_u(a, imm as i64);
+                self.sext32(s)
+            }
+            K::Srliw => {
+                let a32 = self.b.ins().ireduce(I32, a);
+                let r = self.b.ins().ushr_imm_u(a32, imm as i64);
+                self.b.ins().sextend(I64, r)
+            }
+            K::Sraiw => {
+                let a32 = self.b.ins().ireduce(I32, a);
+                let r = self.b.ins().sshr_imm_u(a32, imm as i64);
+                self.b.ins().sextend(I64, r)
+            }
+            K::Addw => {
+                let s = self.b.ins().iadd(a, b);
+                self.sext32(s)
+            }
+            K::Subw => {
+                let s = self.b.ins().isub(a, b);
+                self.sext32(s)
+            }
+            K::Sllw | K::Srlw | K::Sraw | K::Mulw => {
+                // Cranelift masks a shift amount to the type's width, as
+                // `b & 31` does.
+                let (a32, b32) = (self.b.ins().ireduce(I32, a), self.b.ins().ireduce(I32, b));
+                let r = match kind {
+                    K::Sllw => self.b.ins().ishl(a32, b32),
+                    K::Srlw => self.b.ins().ushr(a32, b32),
+                    K::Sraw => self.b.ins().sshr(a32, b32),
+                    _ => self.b.ins().imul(a32, b32),
+                };
+                self.b.ins().sextend(I64, r)
+            }
+            K::Mul => self.b.ins().imul(a, b),
+            K::Mulh => {
+                if rv64 {
+                    self.b.ins().smulhi(a, b)
+                } else {
+                    let p = self.b.ins().imul(a, b);
+                    self.b.ins().sshr_imm_u(p, 32)
+                }
+            }
+            K::Mulhsu => {
+                if rv64 {
+                    // hi(a * b) signed-by-unsigned = umulhi(a, b) - (a < 0 ? b : 0).
+                    let hi = self.b.ins().umulhi(a, b);
+                    let neg = self.b.ins().sshr_imm_u(a, 63);
+                    let fix = self.b.ins().band(neg, b);
+                    self.b.ins().isub(hi, fix)
+                } else {
+                    let bz = self.zext32(b);
+                    let p = self.b.ins().imul(a, bz);
+                    self.b.ins().sshr_imm_u(p, 32)
+                }
+            }
+            K::Mulhu => {
+                if rv64 {
+                    self.b.ins().umulhi(a, b)
+                } else {
+                    let (az, bz) = (self.zext32(a), self.zext32(b));
+                    let p = self.b.ins().imul(az, bz);
+                    self.b.ins().ushr_imm_u(p, 32)
+                }
+            }
+            K::Div | K::Rem => self.signed_div(kind == K::Rem, I64, a, b),
+            K::Divw | K::Remw => {
+                let (a32, b32) = (self.b.ins().ireduce(I32, a), self.b.ins().ireduce(I32, b));
+                let r = self.signed_div(kind == K::Remw, I32, a32, b32);
+                self.b.ins().sextend(I64, r)
+            }
+            K::Divu | K::Remu => {
+                if rv64 {
+                    self.unsigned_div(kind == K::Remu, I64, a, b)
+                } else {
+                    let (a32, b32) = (self.b.ins().ireduce(I32, a), self.b.ins().ireduce(I32, b));
+                    let r = self.unsigned_div(kind == K::Remu, I32, a32, b32);
+                    // Divu by zero is u32::MAX zero-extended; the caller
+                    // sign-extends every RV32 result anyway.
+                    self.b.ins().uextend(I64, r)
+                }
+            }
+            K::Divuw | K::Remuw => {
+                let (a32, b32) = (self.b.ins().ireduce(I32, a), self.b.ins().ireduce(I32, b));
+                let r = self.unsigned_div(kind == K::Remuw, I32, a32, b32);
+                self.b.ins().sextend(I64, r)
+            }
+            _ => return Err(Unsupported),
+        };
+        Ok(v)
+    }
+
+    /// Signed division or remainder at width `ty`: by zero gives -1 (the
+    /// remainder: `a`), overflow (MIN / -1) gives MIN (remainder 0).
+    fn signed_div(&mut self, rem: bool, ty: Type, a: Value, b: Value) -> Value {
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+        let minus1 = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+        let special = self.b.ins().bor(zero, minus1);
+        let one = self.b.ins().iconst(ty, 1);
+        let safe = self.b.ins().select(special, one, b);
+        if rem {
+            let r = self.b.ins().srem(a, safe);
+            // a % 1 = 0 = a % -1; by zero the remainder is a.
+            self.b.ins().select(zero, a, r)
+        } else {
+            let q = self.b.ins().sdiv(a, safe);
+            // a / 1 = a; by -1 it is -a (wrapping: MIN stays MIN).
+            let neg = self.b.ins().ineg(q);
+            let q = self.b.ins().select(minus1, neg, q);
+            let all = self.b.ins().iconst(ty, -1);
+            self.b.ins().select(zero, all, q)
+        }
+    }
+
+    /// Unsigned division or remainder at width `ty`: by zero gives all ones
+    /// (the remainder: `a`).
+    fn unsigned_div(&mut self, rem: bool, ty: Type, a: Value, b: Value) -> Value {
+        let zero = self.b.ins().icmp_imm_s(IntCC::Equal, b, 0);
+        let one = self.b.ins().iconst(ty, 1);
+        let safe = self.b.ins().select(zero, one, b);
+        if rem {
+            let r = self.b.ins().urem(a, safe);
+            self.b.ins().select(zero, a, r)
+        } else {
+            let q = self.b.ins().udiv(a, safe);
+            let all = self.b.ins().iconst(ty, -1);
+            self.b.ins().select(zero, all, q)
+        }
+    }
+
+    /// A load: inline when the address is in the load hit cache's region,
+    /// else through [`helpers::load_slow`].
+    fn load(&mut self, h: &HelperAddrs, u: &Uop, pc: u64) -> Result<Value, Unsupported> {
+        let (size, ty, signed) = match u.kind {
+            K::Lb => (1, types::I8, true),
+            K::Lbu => (1, types::I8, false),
+            K::Lh => (2, types::I16, true),
+            K::Lhu => (2, types::I16, false),
+            K::Lw => (4, I32, true),
+            K::Lwu => (4, I32, false),
+            K::Ld => (8, I64, false),
+            _ => return Err(Unsupported),
+        };
+        let n = u64::from(u.idx);
+        let base = self.get(u.rs1);
+        let addr = self.ea(base, u.imm);
+        let start = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.load_start);
+        let fast_len = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.load_fast_len);
+        let off = self.b.ins().isub(addr, start);
+        let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let done = self.b.create_block();
+        let raw = self.b.append_block_param(done, I64);
+        self.b.ins().brif(hit, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let ptr = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.load_ptr);
+        let at = self.b.ins().iadd(ptr, off);
+        let v = self.b.ins().load(ty, guest(), at, 0);
+        let v = if ty == I64 {
+            v
+        } else {
+            self.b.ins().uextend(I64, v)
+        };
+        if h.wants_memory {
+            let args = [
+                self.call,
+                self.konst(n),
+                addr,
+                self.konst(size),
+                self.konst(0),
+            ];
+            self.call_helper(self.sigs.hook4, h.mem_hook, &args);
+        }
+        self.b.ins().jump(done, &[v.into()]);
+
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        self.write_back_on_exit();
+        let info = self.mem_info(n, size);
+        let args = [self.call, addr, info, self.konst(pc)];
+        let st = self
+            .call_helper(self.sigs.load, h.load, &args)
+            .expect("returns");
+        self.exit_if_nonzero(st);
+        let v = self
+            .b
+            .ins()
+            .load(I64, host(), self.call, offset_of!(JitCall, value) as i32);
+        self.b.ins().jump(done, &[v.into()]);
+
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+        let v = if signed {
+            let w = self.b.ins().ireduce(ty, raw);
+            self.b.ins().sextend(I64, w)
+        } else {
+            raw
+        };
+        Ok(v)
+    }
+
+    /// A store: inline when the address is in the store hit cache's region
+    /// and outside its code extent, else through [`helpers::store_slow`].
+    fn store(&mut self, h: &HelperAddrs, u: &Uop, pc: u64) {
+        let (size, ty) = match u.kind {
+            K::Sb => (1u64, types::I8),
+            K::Sh => (2, types::I16),
+            K::Sw => (4, I32),
+            _ => (8, I64),
+        };
+        let n = u64::from(u.idx);
+        let base = self.get(u.rs1);
+        let value = self.get(u.rs2);
+        let addr = self.ea(base, u.imm);
+        let start = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_start);
+        let fast_len = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_fast_len);
+        let code_lo = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_code_lo);
+        let code_hi = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_code_hi);
+        let off = self.b.ins().isub(addr, start);
+        let in_region = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
+        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, addr, code_hi);
+        let top = self.b.ins().iadd_imm_s(addr, size as i64 - 1);
+        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, top, code_lo);
+        let no_code = self.b.ins().bor(above, below);
+        let hit = self.b.ins().band(in_region, no_code);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(hit, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let ptr = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_ptr);
+        let at = self.b.ins().iadd(ptr, off);
+        let v = if ty == I64 {
+            value
+        } else {
+            self.b.ins().ireduce(ty, value)
+        };
+        self.b.ins().store(guest(), v, at, 0);
+        if h.wants_memory {
+            let args = [
+                self.call,
+                self.konst(n),
+                addr,
+                self.konst(size),
+                self.konst(1),
+            ];
+            self.call_helper(self.sigs.hook4, h.mem_hook, &args);
+        }
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        self.write_back_on_exit();
+        let info = self.mem_info(n, size);
+        let args = [self.call, addr, value, info, self.konst(pc)];
+        let st = self
+            .call_helper(self.sigs.store, h.store, &args)
+            .expect("returns");
+        self.exit_if_nonzero(st);
+        self.b.ins().jump(done, &[]);
+
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+    }
+
+    /// End the function after the straight-line part of a block with no
+    /// final branch or jump (`end`: the fall-through pc): hand the block to
+    /// the run loop, or run the next one (see [`Emitter::leave`]).
+    /// `general_last`: the last instruction ran on the general path, which
+    /// set `JitCall::next` itself (the caller preset it to `end`).
+    pub(super) fn finish(
+        mut self,
+        h: &HelperAddrs,
+        count: usize,
+        end: u64,
+        after: u8,
+        general_last: bool,
+    ) {
+        self.write_back();
+        let next = if general_last {
+            self.b
+                .ins()
+                .load(I64, host(), self.call, offset_of!(JitCall, next) as i32)
+        } else {
+            self.konst(end)
+        };
+        let zero = self.b.ins().iconst(I32, 0);
+        let chain = h.chain && after == 0;
+        self.leave(h, count, count, next, zero, chain);
+    }
+
+    /// Emit the block's final branch or jump `u` (`end`: the fall-through pc
+    /// and link value), then leave as [`Emitter::finish`] does; `count` is
+    /// the block's length, `body` the instructions before `u`.
+    pub(super) fn finish_term(
+        mut self,
+        h: &HelperAddrs,
+        u: &Uop,
+        count: usize,
+        body: usize,
+        end: u64,
+        after: u8,
+    ) -> Result<(), Unsupported> {
+        let rv64 = self.rv64;
+        let a = self.get(u.rs1);
+        let b = self.get(u.rs2);
+        let link = if rv64 { end } else { end as u32 as i32 as i64 as u64 };
+        let (next, taken, jump) = match u.kind {
+            K::Jal | K::Jalr => {
+                let t = if u.kind == K::Jal {
+                    self.konst(u.imm)
+                } else {
+                    let s = self.b.ins().iadd_imm_s(a, u.imm as i64);
+                    let s = self.b.ins().band_imm_s(s, -2);
+                    if rv64 {
+                        s
+                    } else {
+                        self.zext32(s)
+                    }
+                };
+                if u.rd != 0 {
+                    let l = self.konst(link);
+                    self.set(u.rd, l);
+                }
+                (t, self.b.ins().iconst(I32, 1), true)
+            }
+            kind => {
+                let cc = match kind {
+                    K::Beq => IntCC::Equal,
+                    K::Bne => IntCC::NotEqual,
+                    K::Blt => IntCC::SignedLessThan,
+                    K::Bge => IntCC::SignedGreaterThanOrEqual,
+                    K::Bltu => IntCC::UnsignedLessThan,
+                    K::Bgeu => IntCC::UnsignedGreaterThanOrEqual,
+                    _ => return Err(Unsupported),
+                };
+                let c = self.b.ins().icmp(cc, a, b);
+                let (t, f) = (self.konst(u.imm), self.konst(end));
+                let next = self.b.ins().select(c, t, f);
+                let taken = self.b.ins().uextend(I32, c);
+                (next, taken, false)
+            }
+        };
+        self.write_back();
+        let chain = h.chain && (after == 0 || (jump && after == AFTER_JUMP && h.chain_jumps));
+        self.leave(h, count, body, next, taken, chain);
+        Ok(())
+    }
+
+    /// Leave the function with the block done, its registers in the hart:
+    /// `next` is the next pc, `taken` (i32) whether a final branch or jump
+    /// left the straight line, `status` what `exec_block` would return.
+    ///
+    /// With `chain`, first try to run the next block here: the block the
+    /// run loop chained after this one on that path (`Block::fall` or
+    /// `Block::taken`, the slot the loop would follow), if it starts at
+    /// `next`, is translated, and fits before `JitCall::checkpoint` — the
+    /// run loop would then run it whole without stopping. This block's
+    /// instructions are then added to the hart's count, the hooks hear of
+    /// the next block as the run loop would tell them, and its code is
+    /// entered by a tail call. Otherwise the run loop takes over.
+    fn leave(
+        &mut self,
+        h: &HelperAddrs,
+        count: usize,
+        status: usize,
+        next: Value,
+        taken: Value,
+        chain: bool,
+    ) {
+        let exit = self.b.create_block();
+        if chain {
+            let blocks = self
+                .b
+                .ins()
+                .load(I64, host(), self.call, offset_of!(JitCall, blocks) as i32);
+            let this = size_of::<Block>() as i64 * i64::from(self.id);
+            let fall_at = this + offset_of!(Block, fall) as i64;
+            let taken_at = this + offset_of!(Block, taken) as i64;
+            let fall = self.b.ins().load(I32, host(), blocks, fall_at as i32);
+            let tk = self.b.ins().load(I32, host(), blocks, taken_at as i32);
+            let nid = self.b.ins().select(taken, tk, fall);
+            let none = self.b.ins().icmp_imm_s(IntCC::Equal, nid, i64::from(NO_BLOCK));
+            let check_start = self.b.create_block();
+            self.b.ins().brif(none, exit, &[], check_start, &[]);
+
+            self.b.switch_to_block(check_start);
+            self.b.seal_block(check_start);
+            let nid64 = self.b.ins().uextend(I64, nid);
+            let scaled = self.b.ins().imul_imm_s(nid64, size_of::<Block>() as i64);
+            let nb = self.b.ins().iadd(blocks, scaled);
+            let start = self
+                .b
+                .ins()
+                .load(I64, host(), nb, offset_of!(Block, start) as i32);
+            let ncount = self
+                .b
+                .ins()
+                .load(types::I16, host(), nb, offset_of!(Block, count) as i32);
+            let ncount = self.b.ins().uextend(I64, ncount);
+            let executed = self
+                .b
+                .ins()
+                .load(I64, host(), self.hart, offset_of!(Hart, executed) as i32);
+            let done = self.b.ins().iadd_imm_s(executed, count as i64);
+            let upto = self.b.ins().iadd(done, ncount);
+            let checkpoint = self
+                .b
+                .ins()
+                .load(I64, host(), self.call, offset_of!(JitCall, checkpoint) as i32);
+            let same = self.b.ins().icmp(IntCC::Equal, start, next);
+            let fits = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, upto, checkpoint);
+            let ok = self.b.ins().band(same, fits);
+            let check_code = self.b.create_block();
+            self.b.ins().brif(ok, check_code, &[], exit, &[]);
+
+            self.b.switch_to_block(check_code);
+            self.b.seal_block(check_code);
+            let entries = self
+                .b
+                .ins()
+                .load(I64, host(), self.call, offset_of!(JitCall, entries) as i32);
+            let escaled = self
+                .b
+                .ins()
+                .imul_imm_s(nid64, size_of::<super::Entry>() as i64);
+            let ne = self.b.ins().iadd(entries, escaled);
+            let code = self
+                .b
+                .ins()
+                .load(I64, host(), ne, offset_of!(super::Entry, code) as i32);
+            let go = self.b.create_block();
+            self.b.ins().brif(code, go, &[], exit, &[]);
+
+            self.b.switch_to_block(go);
+            self.b.seal_block(go);
+            self.b
+                .ins()
+                .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
+            if h.wants_block_exec {
+                self.call_helper(
+                    self.sigs.block_exec,
+                    h.block_exec,
+                    &[self.call, nid64, done],
+                );
+            }
+            self.b
+                .ins()
+                .return_call_indirect(self.sigs.tail, code, &[self.call]);
+        } else {
+            self.b.ins().jump(exit, &[]);
+        }
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        self.b
+            .ins()
+            .store(host(), next, self.call, offset_of!(JitCall, next) as i32);
+        self.b
+            .ins()
+            .store(host(), taken, self.call, offset_of!(JitCall, taken) as i32);
+        let st = self.konst(status as u64);
+        self.b.ins().return_(&[st]);
+    }
+}

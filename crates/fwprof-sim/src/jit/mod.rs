@@ -1,0 +1,414 @@
+//! The translation tier: blocks executed often enough are translated to
+//! host code with Cranelift and run natively; the interpreter
+//! ([`crate::uop::exec_block`]) stays the reference, and runs every block
+//! until it is translated, every block cut short (an instruction limit or
+//! an interrupt inside it), and a block Cranelift cannot take.
+//!
+//! What is translated: a block's straight-line part, the micro-ops the
+//! interpreter's `exec_block` runs (the final branch or jump, if any, runs
+//! in the run loop as before, which picks the chained successor by its
+//! outcome). Integer micro-ops become host instructions with the guest
+//! registers in host registers across the block; loads and stores test the
+//! memory's hit caches inline and call out for the rest; the general path
+//! (F/D, A, CSRs, system instructions) and the bit-manipulation values are
+//! calls to the interpreter's own functions (`helpers.rs`). Hooks see
+//! exactly what the interpreter shows them: memory accesses, operands and
+//! cycles are calls at the same points, and the run loop reports blocks,
+//! branches and jumps for both tiers alike.
+//!
+//! Memory: Cranelift's JIT frees code only per module, so the tier keeps
+//! one module per block-cache generation and frees it whole when the block
+//! cache flushes (`fence.i`, a compaction after many blocks were killed by
+//! writes to their code, a switch of single-step mode): translated code
+//! never outgrows the block cache's bound.
+
+mod emit;
+mod helpers;
+#[cfg(test)]
+mod tests;
+
+use crate::hart::Hart;
+use crate::hooks::Hooks;
+use crate::memory::Memory;
+use crate::block::Block;
+use crate::uop::{Uop, K};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, UserFuncName};
+use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Module};
+use fwprof_isa::Inst;
+
+/// Which engine runs guest code (`--tier`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tier {
+    /// The interpreter only.
+    Interp,
+    /// Blocks executed more than the threshold are translated to host code
+    /// (the default).
+    #[default]
+    Jit,
+}
+
+/// Default for [`crate::Simulator::set_tier`]'s threshold: a block is
+/// interpreted this many times before it is translated, so code that runs
+/// once or a few times (start-up, error paths) does not pay for Cranelift.
+pub const DEFAULT_JIT_THRESHOLD: u32 = 16;
+
+/// Counters of the translation tier since the simulator was built
+/// ([`crate::Simulator::jit_stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct JitStats {
+    /// Blocks translated to host code.
+    pub translated: u64,
+    /// Blocks the translator refused (they run in the interpreter).
+    pub refused: u64,
+    /// Instructions executed by translated code (the rest ran in the
+    /// interpreter, or as the final branch or jump of a block, which the
+    /// run loop executes for both tiers).
+    pub executed: u64,
+    /// Modules of translated code freed with a block-cache flush.
+    pub modules_freed: u64,
+}
+
+/// What translated code receives: the state it works on, and two outputs.
+/// `#[repr(C)]`: the generated code reads its fields by offset.
+///
+/// Translated code runs the block it was entered for and, where nothing
+/// the run loop does in between is needed, the blocks that follow (see
+/// `emit.rs`, `Emitter::leave`); for each block but the last it adds the
+/// block's instructions to `Hart::executed`. On return `block` is the last
+/// block run, and the status and `next` are about it, as
+/// [`crate::uop::exec_block`] gives them, except that the final branch or
+/// jump has run too (`taken` says how).
+#[repr(C)]
+pub(crate) struct JitCall {
+    pub hart: *mut Hart,
+    pub mem: *mut Memory,
+    /// The hooks, an `H` for the `H` the code was translated for.
+    pub hooks: *mut u8,
+    /// The instruction arena.
+    pub insts: *const Inst,
+    /// The block table (`BlockCache::blocks`).
+    pub blocks: *const Block,
+    /// The tier's per-block entries.
+    pub entries: *const Entry,
+    /// Translated code may start a block only if it ends at or before this
+    /// executed count (the run loop's checkpoint).
+    pub checkpoint: u64,
+    /// Out: the next pc (the caller sets it to the first block's end; a
+    /// fault, a jump or an `mret` changes it).
+    pub next: u64,
+    /// Scratch: the value a slow load returns.
+    pub value: u64,
+    /// Out: the id of the last block run.
+    pub block: u32,
+    /// Out: 1 if that block's final branch or jump left the straight line.
+    pub taken: u32,
+}
+
+/// Translated code of one block (Cranelift's `tail` calling convention:
+/// entered through [`Jit::enter`]).
+#[derive(Clone, Copy)]
+pub(crate) struct BlockFn(*const u8);
+
+/// The trampoline from the host's C calling convention into a block.
+type EnterFn = unsafe extern "C" fn(*mut JitCall, *const u8) -> u64;
+
+/// What [`Jit::lookup`] found for a block.
+pub(crate) enum Code {
+    /// Run this translation.
+    Ready(BlockFn),
+    /// Interpret the block.
+    Interpret,
+    /// Translate the block now.
+    Translate,
+}
+
+/// Per block id: its code, or how often it ran in the interpreter.
+/// `#[repr(C)]`: translated code reads `code` (null: not translated).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub(crate) struct Entry {
+    code: *const u8,
+    hits: u32,
+    refused: bool,
+}
+
+impl Default for Entry {
+    fn default() -> Self {
+        Entry {
+            code: std::ptr::null(),
+            hits: 0,
+            refused: false,
+        }
+    }
+}
+
+/// Cranelift state kept across translations.
+struct Backend {
+    module: JITModule,
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    enter: EnterFn,
+}
+
+/// The translation tier's state in a simulator.
+pub(crate) struct Jit {
+    pub tier: Tier,
+    pub threshold: u32,
+    entries: Vec<Entry>,
+    isa: Option<OwnedTargetIsa>,
+    backend: Option<Backend>,
+    pub stats: JitStats,
+    /// Set when the host ISA cannot be used: everything is interpreted.
+    broken: bool,
+}
+
+// SAFETY: the code pointers point into the module this `Jit` owns; the
+// module's memory is only freed by `flush`, which takes `&mut self`.
+unsafe impl Send for Jit {}
+
+impl std::fmt::Debug for Jit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Jit")
+            .field("tier", &self.tier)
+            .field("threshold", &self.threshold)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Jit {
+    pub(crate) fn new() -> Jit {
+        Jit {
+            tier: Tier::default(),
+            threshold: DEFAULT_JIT_THRESHOLD,
+            entries: Vec::new(),
+            isa: None,
+            backend: None,
+            stats: JitStats::default(),
+            broken: false,
+        }
+    }
+
+    /// The code of block `id` if it is translated; else counts the
+    /// execution and says whether it is time to translate the block (the
+    /// caller then calls [`Jit::translate`]).
+    #[inline(always)]
+    pub(crate) fn lookup(&mut self, id: u32) -> Code {
+        let i = id as usize;
+        if i >= self.entries.len() {
+            self.entries.resize(i + 1, Entry::default());
+        }
+        let e = &mut self.entries[i];
+        if !e.code.is_null() {
+            return Code::Ready(BlockFn(e.code));
+        }
+        if e.hits < self.threshold || e.refused || self.broken {
+            e.hits = e.hits.saturating_add(1);
+            return Code::Interpret;
+        }
+        Code::Translate
+    }
+
+    /// Run translated code `f` (see [`JitCall`]).
+    ///
+    /// # Safety
+    /// `f` was translated by this tier since the last flush, for the XLEN
+    /// and hooks type `call` carries, and `call`'s pointers are live.
+    #[inline(always)]
+    pub(crate) unsafe fn enter(&self, call: &mut JitCall, f: BlockFn) -> u64 {
+        let enter = self.backend.as_ref().expect("code exists").enter;
+        // SAFETY: the caller's contract.
+        unsafe { enter(call, f.0) }
+    }
+
+    /// Make room for the entry of block `id` (so that translated code
+    /// chaining to it reads a valid entry).
+    pub(crate) fn reserve(&mut self, id: u32) {
+        let i = id as usize;
+        if i >= self.entries.len() {
+            self.entries.resize(i + 1, Entry::default());
+        }
+    }
+
+    /// The entries, for [`JitCall::entries`].
+    pub(crate) fn entries(&self) -> *const Entry {
+        self.entries.as_ptr()
+    }
+
+    /// Translate block `id` (`b`, its micro-ops `uops`) for XLEN `RV64` and
+    /// hooks `H`. Returns its code, or `None` (remembered) when it cannot
+    /// be translated.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn translate<const RV64: bool, H: Hooks>(
+        &mut self,
+        id: u32,
+        b: &Block,
+        uops: &[Uop],
+    ) -> Option<BlockFn> {
+        let code = self.build::<RV64, H>(id, b, uops);
+        let e = &mut self.entries[id as usize];
+        match code {
+            Some(f) => {
+                e.code = f.0;
+                self.stats.translated += 1;
+            }
+            None => {
+                e.refused = true;
+                self.stats.refused += 1;
+            }
+        }
+        code
+    }
+
+    fn backend(&mut self) -> Option<&mut Backend> {
+        if self.backend.is_none() {
+            if self.isa.is_none() {
+                let mut flags = settings::builder();
+                let ok = flags.set("opt_level", "speed").is_ok()
+                    && flags.set("use_colocated_libcalls", "false").is_ok()
+                    && flags.set("is_pic", "false").is_ok()
+                    // Cranelift's x86-64 tail calls need frame pointers.
+                    && flags.set("preserve_frame_pointers", "true").is_ok();
+                let isa = cranelift_native::builder()
+                    .ok()
+                    .filter(|_| ok)
+                    .and_then(|b| b.finish(settings::Flags::new(flags)).ok());
+                match isa {
+                    Some(isa) => self.isa = Some(isa),
+                    None => {
+                        self.broken = true;
+                        return None;
+                    }
+                }
+            }
+            let isa = self.isa.clone()?;
+            let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+            let mut ctx = module.make_context();
+            let mut fctx = FunctionBuilderContext::new();
+            let Some(enter) = build_enter(&mut module, &mut ctx, &mut fctx) else {
+                self.broken = true;
+                return None;
+            };
+            self.backend = Some(Backend {
+                module,
+                ctx,
+                fctx,
+                enter,
+            });
+        }
+        self.backend.as_mut()
+    }
+
+    fn build<const RV64: bool, H: Hooks>(
+        &mut self,
+        id: u32,
+        blk: &Block,
+        uops: &[Uop],
+    ) -> Option<BlockFn> {
+        let helpers = emit::HelperAddrs::of::<RV64, H>();
+        let be = self.backend()?;
+        let call_conv = be.module.isa().default_call_conv();
+        let frontend = be.module.isa().frontend_config();
+        be.module.clear_context(&mut be.ctx);
+        let sig = &mut be.ctx.func.signature;
+        sig.call_conv = CallConv::Tail;
+        sig.params.push(AbiParam::new(types::I64));
+        sig.returns.push(AbiParam::new(types::I64));
+        be.ctx.func.name = UserFuncName::user(0, id);
+        let mut b = FunctionBuilder::new(&mut be.ctx.func, &mut be.fctx);
+        let mut e = emit::Emitter::new(&mut b, call_conv, RV64, id, blk.first);
+        let count = usize::from(blk.count);
+        let body = count - usize::from(blk.term);
+        let mut ok = true;
+        for (k, u) in uops[..body].iter().enumerate() {
+            let pc = blk.start.wrapping_add(u64::from(u.off));
+            if e.uop(&helpers, id, u, pc, k + 1 == body).is_err() {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            if blk.term {
+                ok = e
+                    .finish_term(&helpers, &uops[body], count, body, blk.end, blk.after)
+                    .is_ok();
+            } else {
+                let general_last = uops[..body].last().is_some_and(|u| u.kind == K::General);
+                e.finish(&helpers, count, blk.end, blk.after, general_last);
+            }
+        } else {
+            drop(e);
+        }
+        b.seal_all_blocks();
+        if !ok {
+            return None;
+        }
+        b.finalize(frontend);
+        let sig = be.ctx.func.signature.clone();
+        let fid = be.module.declare_anonymous_function(&sig).ok()?;
+        be.module.define_function(fid, &mut be.ctx).ok()?;
+        be.module.clear_context(&mut be.ctx);
+        be.module.finalize_definitions().ok()?;
+        Some(BlockFn(be.module.get_finalized_function(fid)))
+    }
+
+    /// Forget every translation (the block cache flushed: ids restart) and
+    /// free the code.
+    pub(crate) fn flush(&mut self) {
+        // (`enter` goes with the module; `lookup` finds no code until the
+        // next translation builds a new one.)
+        self.entries.clear();
+        if let Some(be) = self.backend.take() {
+            // SAFETY: no translated code is running (flushes happen in the
+            // run loop between blocks, or outside a run) and every pointer
+            // into the module was in `entries`, now empty.
+            unsafe { be.module.free_memory() };
+            self.stats.modules_freed += 1;
+        }
+    }
+}
+
+/// The trampoline `enter(call, code) -> status`: calls `code` (a block,
+/// `tail` convention) with `call` from the host's C convention.
+fn build_enter(
+    module: &mut JITModule,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+) -> Option<EnterFn> {
+    let call_conv = module.isa().default_call_conv();
+    let frontend = module.isa().frontend_config();
+    module.clear_context(ctx);
+    ctx.func.signature.call_conv = call_conv;
+    ctx.func.signature.params.push(AbiParam::new(types::I64));
+    ctx.func.signature.params.push(AbiParam::new(types::I64));
+    ctx.func.signature.returns.push(AbiParam::new(types::I64));
+    let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let (call, code) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let mut tail = Signature::new(CallConv::Tail);
+    tail.params.push(AbiParam::new(types::I64));
+    tail.returns.push(AbiParam::new(types::I64));
+    let sig = b.import_signature(tail);
+    let inst = b.ins().call_indirect(sig, code, &[call]);
+    let st = b.inst_results(inst)[0];
+    b.ins().return_(&[st]);
+    b.finalize(frontend);
+    let sig = ctx.func.signature.clone();
+    let fid = module.declare_anonymous_function(&sig).ok()?;
+    module.define_function(fid, ctx).ok()?;
+    module.clear_context(ctx);
+    module.finalize_definitions().ok()?;
+    let ptr = module.get_finalized_function(fid);
+    // SAFETY: built above with this signature in the host's C convention.
+    Some(unsafe { std::mem::transmute::<*const u8, EnterFn>(ptr) })
+}
