@@ -125,7 +125,15 @@ struct BlockMeta {
     space: u64,
     /// It writes `sp` ([`StackTracker::translated`]).
     sp: bool,
+    /// `func`, or [`NO_INLINE`] when `sp`: while it equals `cur_fn`,
+    /// `on_block_exec` only counts the block and sets `prev_block`, which
+    /// translated code then does itself ([`ExactCollector::inline_counts`]).
+    tag: u32,
 }
+
+/// [`BlockMeta::tag`] of a block whose execution always needs the hook
+/// (`cur_fn` is a function id or `u32::MAX`, never this).
+const NO_INLINE: u32 = u32::MAX - 1;
 
 /// Exact profile collector: per-block execution counts and a shadow call stack.
 ///
@@ -463,6 +471,20 @@ impl<M: CostModel> Forward for ExactCollector<M> {
 
     const WANTS_JUMPS: bool = true;
 
+    /// A block entered while its function is the current one and that does
+    /// not move `sp` is only counted (see `on_block_exec`).
+    #[inline]
+    fn inline_counts(&mut self) -> Option<fwprof_sim::InlineCounts> {
+        Some(fwprof_sim::InlineCounts {
+            base: self.blocks.as_mut_ptr().cast::<u8>(),
+            stride: std::mem::size_of::<BlockMeta>(),
+            count: std::mem::offset_of!(BlockMeta, count),
+            tag: std::mem::offset_of!(BlockMeta, tag),
+            current: &self.cur_fn,
+            last: &mut self.prev_block,
+        })
+    }
+
     /// Blocks end where execution would run from one function into
     /// another, so every block belongs to one function and entering another
     /// is always seen at a block's start.
@@ -509,19 +531,22 @@ impl<M: CostModel> Forward for ExactCollector<M> {
                     func: u32::MAX,
                     space: 0,
                     sp: false,
+                    tag: NO_INLINE,
                 },
             );
         }
         self.map.set_space(self.translating);
         let func = pcs.first().map_or(0, |&pc| self.map.lookup_or_add(pc));
         debug_assert!(pcs.iter().all(|&pc| self.map.lookup_or_add(pc) == func));
+        let sp = self.stacks.translated(id.0, insts);
         self.blocks[idx] = BlockMeta {
             count: 0,
             first: self.insts.len() as u32,
             len: insts.len() as u32,
             func,
             space: self.translating,
-            sp: self.stacks.translated(id.0, insts),
+            sp,
+            tag: if sp { NO_INLINE } else { func },
         };
         self.insts
             .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));

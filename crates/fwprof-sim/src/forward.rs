@@ -47,6 +47,15 @@ pub trait Forward {
     const WANTS_CALL_ARGS: bool = false;
     /// The wrapper's own [`Hooks::STOPS`].
     const STOPS: bool = false;
+    /// The wrapper's own [`Hooks::WANTS_BLOCK_EXEC`].
+    const WANTS_BLOCK_EXEC: bool = true;
+
+    /// [`Hooks::inline_counts`]: used only when the inner model's
+    /// `on_block_exec` does nothing (its `WANTS_BLOCK_EXEC` is false).
+    #[inline]
+    fn inline_counts(&mut self) -> Option<crate::InlineCounts> {
+        None
+    }
 
     /// [`Hooks::stop_requested`].
     #[inline]
@@ -162,6 +171,17 @@ impl<W: Forward> Hooks for W {
     const WANTS_CALL_ARGS: bool =
         <W::Inner as Hooks>::WANTS_CALL_ARGS || <W as Forward>::WANTS_CALL_ARGS;
     const STOPS: bool = <W::Inner as Hooks>::STOPS || <W as Forward>::STOPS;
+    const WANTS_BLOCK_EXEC: bool =
+        <W::Inner as Hooks>::WANTS_BLOCK_EXEC || <W as Forward>::WANTS_BLOCK_EXEC;
+
+    #[inline]
+    fn inline_counts(&mut self) -> Option<crate::InlineCounts> {
+        if <W::Inner as Hooks>::WANTS_BLOCK_EXEC {
+            None
+        } else {
+            Forward::inline_counts(self)
+        }
+    }
 
     #[inline]
     fn stop_requested(&mut self) -> bool {

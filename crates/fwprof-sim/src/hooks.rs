@@ -202,6 +202,35 @@ pub struct SignalReturn {
     pub instret: u64,
 }
 
+/// A collector's per-block table that the translation tier updates inline
+/// ([`Hooks::inline_counts`]), as QEMU's plugins let TCG add to a counter
+/// without a call ("inline operations").
+///
+/// The table has one entry of `stride` bytes per block id, from `base`.
+/// For block `id`, with `e = base + id * stride`: whenever the `u32` at
+/// `e + tag` equals the `u32` at `current`, [`Hooks::on_block_exec`] for
+/// `id` does exactly this: add 1 to the `u64` at `e + count`, and store
+/// `id` into the `u32` at `last`. Otherwise translated code calls the hook.
+/// The pointers stay valid until the next [`Hooks::on_block_translated`]
+/// or [`Hooks::on_cache_flush`], and nothing else may move the table (the
+/// hooks themselves run only between blocks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InlineCounts {
+    /// The entry of block 0.
+    pub base: *mut u8,
+    /// Bytes per entry.
+    pub stride: usize,
+    /// Offset of the `u64` execution count in an entry.
+    pub count: usize,
+    /// Offset of the `u32` tag in an entry.
+    pub tag: usize,
+    /// The `u32` a block's tag must equal for the inline update to be
+    /// exactly the hook.
+    pub current: *const u32,
+    /// Where the inline update stores the block id (`u32`).
+    pub last: *mut u32,
+}
+
 /// Collectors implement this. All methods default to no-ops; the simulator is
 /// generic over `H: Hooks` and monomorphised, so unused hooks cost nothing.
 /// Tuples `(A, B)` compose collectors.
@@ -279,6 +308,16 @@ pub trait Hooks {
     #[inline]
     fn on_hart_switch(&mut self, switch: &HartSwitch) {
         let _ = switch;
+    }
+
+    /// Per-block counters translated code may update itself instead of
+    /// calling [`Hooks::on_block_exec`] when it runs one block after
+    /// another (see [`InlineCounts`]); `None` (the default): it calls the
+    /// hook. Asked before every entry into translated code, and at
+    /// translation for the layout (which must not change).
+    #[inline]
+    fn inline_counts(&mut self) -> Option<InlineCounts> {
+        None
     }
 
     /// Block `id` starts executing; `executed` instructions executed before

@@ -53,12 +53,12 @@ pub mod devices;
 pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use forward::Forward;
-pub use jit::{JitStats, Tier, DEFAULT_JIT_THRESHOLD};
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
 pub use hooks::{
-    BlockId, CodeContext, CostModel, HartSwitch, Hooks, Jump, JumpKind, Latency, SignalDelivery,
-    SignalReturn, TrapInfo, TrapReturn,
+    BlockId, CodeContext, CostModel, HartSwitch, Hooks, InlineCounts, Jump, JumpKind, Latency,
+    SignalDelivery, SignalReturn, TrapInfo, TrapReturn,
 };
+pub use jit::{JitStats, Tier, DEFAULT_JIT_THRESHOLD};
 pub use memory::Memory;
 pub use pipelined::{Front, NoFront, Pipelined};
 pub use sim::{Simulator, UnmodelledCount, DEFAULT_QUANTUM};

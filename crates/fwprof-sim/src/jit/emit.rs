@@ -14,10 +14,10 @@
 //! the interpreter-vs-translation tests (`jit/tests.rs`) check them.
 
 use super::{helpers, JitCall};
+use crate::block::{Block, BlockInfo, AFTER_JUMP, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::Hooks;
 use crate::memory::FAST_PATH;
-use crate::block::{Block, AFTER_JUMP, NO_BLOCK};
 use crate::uop::{Uop, K};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
@@ -69,6 +69,7 @@ struct Sigs {
     general: SigRef,
     value: SigRef,
     block_exec: SigRef,
+    jump: SigRef,
     tail: SigRef,
 }
 
@@ -82,18 +83,24 @@ pub(super) struct HelperAddrs {
     general: usize,
     bitmanip: usize,
     block_exec: usize,
+    jump_hook: usize,
+    wants_jumps: bool,
     wants_memory: bool,
     wants_operands: bool,
     wants_block_exec: bool,
-    /// Translated code may run the next block itself after a branch or a
-    /// fall-through, and after a `jal`/`jalr` when `chain_jumps`: nothing
-    /// the run loop does between two such blocks is needed by these hooks.
+    /// The hooks' inline counts layout: stride, count and tag offsets.
+    inline: Option<(usize, usize, usize)>,
+    /// Translated code may run the next block itself after a branch, a
+    /// fall-through or a `jal`/`jalr` (which it reports itself): nothing
+    /// else the run loop does between two such blocks is needed by these
+    /// hooks.
     pub(super) chain: bool,
-    pub(super) chain_jumps: bool,
 }
 
 impl HelperAddrs {
-    pub(super) fn of<const RV64: bool, H: Hooks>() -> HelperAddrs {
+    pub(super) fn of<const RV64: bool, H: Hooks>(
+        inline: Option<crate::InlineCounts>,
+    ) -> HelperAddrs {
         HelperAddrs {
             load: helpers::load_slow::<H> as *const () as usize,
             store: helpers::store_slow::<H> as *const () as usize,
@@ -102,11 +109,13 @@ impl HelperAddrs {
             general: helpers::general::<RV64, H> as *const () as usize,
             bitmanip: helpers::bitmanip::<RV64> as *const () as usize,
             block_exec: helpers::block_exec::<H> as *const () as usize,
+            jump_hook: helpers::jump_hook::<H> as *const () as usize,
+            wants_jumps: H::WANTS_JUMPS,
             wants_memory: H::WANTS_MEMORY,
             wants_operands: H::WANTS_OPERANDS,
             wants_block_exec: H::WANTS_BLOCK_EXEC,
-            chain: !H::WANTS_BRANCHES && !H::MODELS_CYCLES && !H::STOPS,
-            chain_jumps: !H::WANTS_JUMPS,
+            inline: inline.map(|i| (i.stride, i.count, i.tag)),
+            chain: super::chains::<H>(),
         }
     }
 }
@@ -161,6 +170,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             general: b.import_signature(sig(call_conv, 5, true)),
             value: b.import_signature(sig(call_conv, 5, true)),
             block_exec: b.import_signature(sig(call_conv, 3, false)),
+            jump: b.import_signature(sig(call_conv, 5, false)),
             tail: b.import_signature(sig(CallConv::Tail, 1, true)),
         };
         // Helpers and the run loop find the block that is running here.
@@ -192,10 +202,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         }
         let i = usize::from(r);
         if self.regs[i] == Reg::InHart {
-            let v = self
-                .b
-                .ins()
-                .load(I64, host(), self.hart, Self::x_offset(r));
+            let v = self.b.ins().load(I64, host(), self.hart, Self::x_offset(r));
             self.b.def_var(self.vars[i], v);
             self.regs[i] = Reg::Clean;
         }
@@ -217,9 +224,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let i = usize::from(r);
             if self.regs[i] == Reg::Dirty {
                 let v = self.b.use_var(self.vars[i]);
-                self.b
-                    .ins()
-                    .store(host(), v, self.hart, Self::x_offset(r));
+                self.b.ins().store(host(), v, self.hart, Self::x_offset(r));
                 self.regs[i] = Reg::Clean;
             }
         }
@@ -590,10 +595,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
-        let ptr = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.load_ptr);
+        let ptr = self.b.ins().load(I64, host(), self.mem, FAST_PATH.load_ptr);
         let at = self.b.ins().iadd(ptr, off);
         let v = self.b.ins().load(ty, guest(), at, 0);
         let v = if ty == I64 {
@@ -652,13 +654,28 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let base = self.get(u.rs1);
         let value = self.get(u.rs2);
         let addr = self.ea(base, u.imm);
-        let start = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_start);
-        let fast_len = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_fast_len);
-        let code_lo = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_code_lo);
-        let code_hi = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_code_hi);
+        let start = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.store_start);
+        let fast_len = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.store_fast_len);
+        let code_lo = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.store_code_lo);
+        let code_hi = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.store_code_hi);
         let off = self.b.ins().isub(addr, start);
         let in_region = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
-        let above = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, addr, code_hi);
+        let above = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, addr, code_hi);
         let top = self.b.ins().iadd_imm_s(addr, size as i64 - 1);
         let below = self.b.ins().icmp(IntCC::UnsignedLessThan, top, code_lo);
         let no_code = self.b.ins().bor(above, below);
@@ -670,7 +687,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
-        let ptr = self.b.ins().load(I64, host(), self.mem, FAST_PATH.store_ptr);
+        let ptr = self
+            .b
+            .ins()
+            .load(I64, host(), self.mem, FAST_PATH.store_ptr);
         let at = self.b.ins().iadd(ptr, off);
         let v = if ty == I64 {
             value
@@ -728,7 +748,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         };
         let zero = self.b.ins().iconst(I32, 0);
         let chain = h.chain && after == 0;
-        self.leave(h, count, count, next, zero, chain);
+        self.leave(h, count, count, next, zero, chain, None, end);
     }
 
     /// Emit the block's final branch or jump `u` (`end`: the fall-through pc
@@ -738,15 +758,19 @@ impl<'a, 'f> Emitter<'a, 'f> {
         mut self,
         h: &HelperAddrs,
         u: &Uop,
-        count: usize,
-        body: usize,
-        end: u64,
-        after: u8,
+        blk: &Block,
+        info: &BlockInfo,
     ) -> Result<(), Unsupported> {
+        let (count, end, after) = (usize::from(blk.count), blk.end, blk.after);
+        let body = count - 1;
         let rv64 = self.rv64;
         let a = self.get(u.rs1);
         let b = self.get(u.rs2);
-        let link = if rv64 { end } else { end as u32 as i32 as i64 as u64 };
+        let link = if rv64 {
+            end
+        } else {
+            end as u32 as i32 as i64 as u64
+        };
         let (next, taken, jump) = match u.kind {
             K::Jal | K::Jalr => {
                 let t = if u.kind == K::Jal {
@@ -784,9 +808,68 @@ impl<'a, 'f> Emitter<'a, 'f> {
             }
         };
         self.write_back();
-        let chain = h.chain && (after == 0 || (jump && after == AFTER_JUMP && h.chain_jumps));
-        self.leave(h, count, body, next, taken, chain);
+        let chain = h.chain && (after == 0 || (jump && after == AFTER_JUMP));
+        let report = match info.jump {
+            Some(kind) if jump && h.wants_jumps && h.chain => {
+                let k = helpers::JUMP_KINDS
+                    .iter()
+                    .position(|&j| j == kind)
+                    .ok_or(Unsupported)? as u64;
+                Some((k, info.last_pc))
+            }
+            _ => None,
+        };
+        self.leave(h, count, body, next, taken, chain, report, end);
         Ok(())
+    }
+
+    /// Tell the hooks that block `nid` (also as `nid64`) starts, `done`
+    /// instructions into the run: inline when their [`crate::InlineCounts`]
+    /// say the hook would only count it, else through the hook.
+    fn block_exec(&mut self, h: &HelperAddrs, nid: Value, nid64: Value, done: Value) {
+        let Some((stride, count, tag)) = h.inline else {
+            self.call_helper(
+                self.sigs.block_exec,
+                h.block_exec,
+                &[self.call, nid64, done],
+            );
+            return;
+        };
+        let at = |f: usize| offset_of!(JitCall, inline_base) as i32 + f as i32;
+        let base = self.b.ins().load(I64, host(), self.call, at(0));
+        let off = self.b.ins().imul_imm_s(nid64, stride as i64);
+        let e = self.b.ins().iadd(base, off);
+        let t = self.b.ins().load(I32, host(), e, tag as i32);
+        let cur_at = offset_of!(JitCall, inline_current) as i32;
+        let cur_ptr = self.b.ins().load(I64, host(), self.call, cur_at);
+        let cur = self.b.ins().load(I32, host(), cur_ptr, 0);
+        let same = self.b.ins().icmp(IntCC::Equal, t, cur);
+        let fast = self.b.create_block();
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(same, fast, &[], slow, &[]);
+
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        let c = self.b.ins().load(I64, host(), e, count as i32);
+        let c = self.b.ins().iadd_imm_s(c, 1);
+        self.b.ins().store(host(), c, e, count as i32);
+        let last_at = offset_of!(JitCall, inline_last) as i32;
+        let last = self.b.ins().load(I64, host(), self.call, last_at);
+        self.b.ins().store(host(), nid, last, 0);
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(slow);
+        self.b.seal_block(slow);
+        self.call_helper(
+            self.sigs.block_exec,
+            h.block_exec,
+            &[self.call, nid64, done],
+        );
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
     }
 
     /// Leave the function with the block done, its registers in the hart:
@@ -801,6 +884,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// instructions are then added to the hart's count, the hooks hear of
     /// the next block as the run loop would tell them, and its code is
     /// entered by a tail call. Otherwise the run loop takes over.
+    ///
+    /// Either way the block's instructions are added to the hart's count
+    /// first, and with `report` (its jump kind's index and pc) the block's
+    /// `jal`/`jalr` is reported to the hooks ([`helpers::jump_hook`]) as the
+    /// run loop would report it; `end` is the block's end (the link value).
+    #[allow(clippy::too_many_arguments)]
     fn leave(
         &mut self,
         h: &HelperAddrs,
@@ -809,20 +898,43 @@ impl<'a, 'f> Emitter<'a, 'f> {
         next: Value,
         taken: Value,
         chain: bool,
+        report: Option<(u64, u64)>,
+        end: u64,
     ) {
         let exit = self.b.create_block();
+        let executed = self
+            .b
+            .ins()
+            .load(I64, host(), self.hart, offset_of!(Hart, executed) as i32);
+        let done = self.b.ins().iadd_imm_s(executed, count as i64);
+        self.b
+            .ins()
+            .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
+        if let Some((kind, pc)) = report {
+            let args = [
+                self.call,
+                self.konst(u64::from(self.id) | kind << 32),
+                next,
+                self.konst(pc),
+                self.konst(end),
+            ];
+            self.call_helper(self.sigs.jump, h.jump_hook, &args);
+        }
         if chain {
-            let blocks = self
-                .b
-                .ins()
-                .load(I64, host(), self.call, offset_of!(JitCall, blocks) as i32);
+            let blocks =
+                self.b
+                    .ins()
+                    .load(I64, host(), self.call, offset_of!(JitCall, blocks) as i32);
             let this = size_of::<Block>() as i64 * i64::from(self.id);
             let fall_at = this + offset_of!(Block, fall) as i64;
             let taken_at = this + offset_of!(Block, taken) as i64;
             let fall = self.b.ins().load(I32, host(), blocks, fall_at as i32);
             let tk = self.b.ins().load(I32, host(), blocks, taken_at as i32);
             let nid = self.b.ins().select(taken, tk, fall);
-            let none = self.b.ins().icmp_imm_s(IntCC::Equal, nid, i64::from(NO_BLOCK));
+            let none = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, nid, i64::from(NO_BLOCK));
             let check_start = self.b.create_block();
             self.b.ins().brif(none, exit, &[], check_start, &[]);
 
@@ -840,16 +952,13 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .ins()
                 .load(types::I16, host(), nb, offset_of!(Block, count) as i32);
             let ncount = self.b.ins().uextend(I64, ncount);
-            let executed = self
-                .b
-                .ins()
-                .load(I64, host(), self.hart, offset_of!(Hart, executed) as i32);
-            let done = self.b.ins().iadd_imm_s(executed, count as i64);
             let upto = self.b.ins().iadd(done, ncount);
-            let checkpoint = self
-                .b
-                .ins()
-                .load(I64, host(), self.call, offset_of!(JitCall, checkpoint) as i32);
+            let checkpoint = self.b.ins().load(
+                I64,
+                host(),
+                self.call,
+                offset_of!(JitCall, checkpoint) as i32,
+            );
             let same = self.b.ins().icmp(IntCC::Equal, start, next);
             let fits = self
                 .b
@@ -861,10 +970,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
             self.b.switch_to_block(check_code);
             self.b.seal_block(check_code);
-            let entries = self
-                .b
-                .ins()
-                .load(I64, host(), self.call, offset_of!(JitCall, entries) as i32);
+            let entries =
+                self.b
+                    .ins()
+                    .load(I64, host(), self.call, offset_of!(JitCall, entries) as i32);
             let escaled = self
                 .b
                 .ins()
@@ -879,15 +988,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
             self.b.switch_to_block(go);
             self.b.seal_block(go);
-            self.b
-                .ins()
-                .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
             if h.wants_block_exec {
-                self.call_helper(
-                    self.sigs.block_exec,
-                    h.block_exec,
-                    &[self.call, nid64, done],
-                );
+                self.block_exec(h, nid, nid64, done);
             }
             self.b
                 .ins()

@@ -13,7 +13,7 @@
 use super::JitCall;
 use crate::exec::{load_fault, store_fault};
 use crate::hart::Hart;
-use crate::hooks::Hooks;
+use crate::hooks::{Hooks, JumpKind};
 use crate::memory::Memory;
 use crate::trap::{Exc, CAUSE_CODE_WRITTEN};
 use crate::uop::{general as general_step, EXCEPTION};
@@ -157,7 +157,12 @@ pub(super) unsafe extern "C" fn mem_hook<H: Hooks>(
 ///
 /// # Safety
 /// See [`parts`].
-pub(super) unsafe extern "C" fn operands_hook<H: Hooks>(call: *mut JitCall, n: u64, a: u64, b: u64) {
+pub(super) unsafe extern "C" fn operands_hook<H: Hooks>(
+    call: *mut JitCall,
+    n: u64,
+    a: u64,
+    b: u64,
+) {
     // SAFETY: the caller's contract.
     let (_, _, _, hooks) = unsafe { parts::<H>(call) };
     hooks.on_operands(n as u32, a, b);
@@ -220,4 +225,34 @@ pub(super) unsafe extern "C" fn block_exec<H: Hooks>(call: *mut JitCall, id: u64
     // SAFETY: the caller's contract.
     let (_, _, _, hooks) = unsafe { parts::<H>(call) };
     hooks.on_block_exec(crate::hooks::BlockId(id as u32), executed);
+}
+
+/// The jump kinds as translated code passes them (`emit.rs`).
+pub(super) const JUMP_KINDS: [JumpKind; 5] = [
+    JumpKind::Call,
+    JumpKind::Return,
+    JumpKind::CallReturn,
+    JumpKind::Jump,
+    JumpKind::LinkOther,
+];
+
+/// Report the `jal`/`jalr` that ended block `id` (`id_kind`: the id in the
+/// low 32 bits, the index of its kind in [`JUMP_KINDS`] above; at `pc`,
+/// link value `ret`) and went to `target`, as the run loop reports it
+/// ([`crate::sim::report_jump`]). The block's registers and count are in
+/// the hart.
+///
+/// # Safety
+/// See [`parts`].
+pub(super) unsafe extern "C" fn jump_hook<H: Hooks>(
+    call: *mut JitCall,
+    id_kind: u64,
+    target: u64,
+    pc: u64,
+    ret: u64,
+) {
+    // SAFETY: the caller's contract.
+    let (_, h, _, hooks) = unsafe { parts::<H>(call) };
+    let kind = JUMP_KINDS[(id_kind >> 32) as usize % JUMP_KINDS.len()];
+    crate::sim::report_jump(hooks, h, id_kind as u32, kind, pc, ret, target);
 }

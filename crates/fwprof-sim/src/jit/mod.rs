@@ -27,10 +27,10 @@ mod helpers;
 #[cfg(test)]
 mod tests;
 
+use crate::block::{Block, BlockInfo};
 use crate::hart::Hart;
 use crate::hooks::Hooks;
 use crate::memory::Memory;
-use crate::block::Block;
 use crate::uop::{Uop, K};
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, UserFuncName};
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
@@ -104,10 +104,22 @@ pub(crate) struct JitCall {
     pub next: u64,
     /// Scratch: the value a slow load returns.
     pub value: u64,
+    /// The hooks' [`crate::InlineCounts`] table, current value and last
+    /// block (null when they have none).
+    pub inline_base: *mut u8,
+    pub inline_current: *const u32,
+    pub inline_last: *mut u32,
     /// Out: the id of the last block run.
     pub block: u32,
     /// Out: 1 if that block's final branch or jump left the straight line.
     pub taken: u32,
+}
+
+/// True if translated code for hooks `H` runs from block to block and
+/// reports `jal`/`jalr` itself: nothing else the run loop does between two
+/// blocks (branch outcomes, modelled cycles, stop requests) is asked for.
+pub(crate) const fn chains<H: Hooks>() -> bool {
+    !H::WANTS_BRANCHES && !H::MODELS_CYCLES && !H::STOPS
 }
 
 /// Translated code of one block (Cranelift's `tail` calling convention:
@@ -241,8 +253,8 @@ impl Jit {
         self.entries.as_ptr()
     }
 
-    /// Translate block `id` (`b`, its micro-ops `uops`) for XLEN `RV64` and
-    /// hooks `H`. Returns its code, or `None` (remembered) when it cannot
+    /// Translate block `id` (`b`, `info`, its micro-ops `uops`) for XLEN `RV64` and
+    /// hooks `H` (`inline`: their [`crate::InlineCounts`], for the layout). Returns its code, or `None` (remembered) when it cannot
     /// be translated.
     #[cold]
     #[inline(never)]
@@ -250,9 +262,11 @@ impl Jit {
         &mut self,
         id: u32,
         b: &Block,
+        info: &BlockInfo,
         uops: &[Uop],
+        inline: Option<crate::InlineCounts>,
     ) -> Option<BlockFn> {
-        let code = self.build::<RV64, H>(id, b, uops);
+        let code = self.build::<RV64, H>(id, b, info, uops, inline);
         let e = &mut self.entries[id as usize];
         match code {
             Some(f) => {
@@ -310,9 +324,11 @@ impl Jit {
         &mut self,
         id: u32,
         blk: &Block,
+        info: &BlockInfo,
         uops: &[Uop],
+        inline: Option<crate::InlineCounts>,
     ) -> Option<BlockFn> {
-        let helpers = emit::HelperAddrs::of::<RV64, H>();
+        let helpers = emit::HelperAddrs::of::<RV64, H>(inline);
         let be = self.backend()?;
         let call_conv = be.module.isa().default_call_conv();
         let frontend = be.module.isa().frontend_config();
@@ -336,9 +352,7 @@ impl Jit {
         }
         if ok {
             if blk.term {
-                ok = e
-                    .finish_term(&helpers, &uops[body], count, body, blk.end, blk.after)
-                    .is_ok();
+                ok = e.finish_term(&helpers, &uops[body], blk, info).is_ok();
             } else {
                 let general_last = uops[..body].last().is_some_and(|u| u.kind == K::General);
                 e.finish(&helpers, count, blk.end, blk.after, general_last);

@@ -1,0 +1,361 @@
+//! The translation tier against the interpreter: random integer programs
+//! (every micro-op kind, loads and stores of every width at any alignment,
+//! forward branches, a loop, calls and returns) run on both tiers must end
+//! with the same registers, memory, counts, stop, and the same sequence of
+//! hook calls.
+
+use crate::hooks::{BlockId, Hooks, Jump};
+use crate::test_asm::*;
+use crate::{Simulator, StopReason, Tier};
+use fwprof_isa::Inst;
+use proptest::prelude::*;
+use std::sync::atomic::AtomicBool;
+
+/// Every hook call, in order. `BRANCHES` also asks for branch outcomes
+/// (which keeps translated code from chaining blocks).
+#[derive(Default)]
+struct Trace<const BRANCHES: bool> {
+    events: Vec<(u8, u64, u64, u64)>,
+}
+
+impl<const BRANCHES: bool> Hooks for Trace<BRANCHES> {
+    const WANTS_JUMPS: bool = true;
+    const WANTS_MEMORY: bool = true;
+    const WANTS_OPERANDS: bool = true;
+    const WANTS_BRANCHES: bool = BRANCHES;
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], _insts: &[Inst]) {
+        self.events
+            .push((0, u64::from(id.0), pcs[0], pcs.len() as u64));
+    }
+    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+        self.events.push((1, u64::from(id.0), executed, 0));
+    }
+    fn on_block_cut(&mut self, id: BlockId, executed: u32) {
+        self.events
+            .push((2, u64::from(id.0), u64::from(executed), 0));
+    }
+    fn on_jump(&mut self, j: &Jump) {
+        self.events
+            .push((3, j.pc, j.target, j.instret ^ j.sp << 20 ^ j.ret << 40));
+    }
+    fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        let w = u64::from(size) | u64::from(write) << 8;
+        self.events.push((4, u64::from(index), addr, w));
+    }
+    fn on_operands(&mut self, index: u32, a: u64, b: u64) {
+        self.events.push((5, u64::from(index), a, b));
+    }
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
+        self.events
+            .push((6, u64::from(id.0), u64::from(taken), target));
+    }
+}
+
+/// Registers a generated program may write: not `sp` (x2, the data
+/// pointer), `ra` (x1, the return address) or `t6` (x31, the loop count).
+fn dest() -> impl Strategy<Value = u32> {
+    prop_oneof![Just(0u32), 3u32..31]
+}
+
+fn src() -> impl Strategy<Value = u32> {
+    0u32..32
+}
+
+/// One straight-line instruction for XLEN `rv64`.
+fn inst(rv64: bool) -> BoxedStrategy<u32> {
+    let op = prop_oneof![
+        // OP: base, M, and Zba/Zbb/Zbc/Zbs register forms.
+        (
+            prop::sample::select(vec![
+                (0, 0),
+                (0, 0x20),
+                (1, 0),
+                (2, 0),
+                (3, 0),
+                (4, 0),
+                (5, 0),
+                (5, 0x20),
+                (6, 0),
+                (7, 0),
+                (0, 1),
+                (1, 1),
+                (2, 1),
+                (3, 1),
+                (4, 1),
+                (5, 1),
+                (6, 1),
+                (7, 1),
+                (7, 0x20),
+                (6, 0x20),
+                (4, 0x20),
+                (4, 5),
+                (5, 5),
+                (6, 5),
+                (7, 5),
+                (1, 0x30),
+                (5, 0x30),
+                (2, 0x10),
+                (4, 0x10),
+                (6, 0x10),
+                (1, 5),
+                (1, 0x14),
+                (1, 0x24),
+                (1, 0x34),
+                (5, 0x24),
+            ]),
+            dest(),
+            src(),
+            src()
+        )
+            .prop_map(|((f3, f7), rd, a, b)| r(0x33, f3, f7, rd, a, b)),
+        // OP-IMM.
+        (
+            prop::sample::select(vec![0u32, 2, 3, 4, 6, 7]),
+            dest(),
+            src(),
+            -2048i32..2048
+        )
+            .prop_map(|(f3, rd, a, imm)| i(0x13, f3, rd, a, imm)),
+        (
+            prop::sample::select(vec![(1u32, 0i32), (5, 0), (5, 0x400)]),
+            dest(),
+            src(),
+            0i32..64
+        )
+            .prop_map(move |((f3, hi), rd, a, sh)| {
+                i(0x13, f3, rd, a, hi | if rv64 { sh } else { sh & 31 })
+            }),
+        (dest(), any::<u32>()).prop_map(|(rd, imm)| lui(rd, imm)),
+        (dest(), any::<u32>()).prop_map(|(rd, imm)| auipc(rd, imm)),
+        // Loads (into x0 too: the general path) and stores, any alignment.
+        (
+            prop::sample::select(if rv64 {
+                vec![0u32, 1, 2, 3, 4, 5, 6]
+            } else {
+                vec![0u32, 1, 2, 4, 5]
+            }),
+            dest(),
+            -200i32..200
+        )
+            .prop_map(|(f3, rd, off)| i(0x03, f3, rd, 2, off)),
+        (
+            prop::sample::select(if rv64 {
+                vec![0u32, 1, 2, 3]
+            } else {
+                vec![0u32, 1, 2]
+            }),
+            src(),
+            -200i32..200
+        )
+            .prop_map(|(f3, v, off)| s(0x23, f3, 2, v, off)),
+    ];
+    if !rv64 {
+        return op.boxed();
+    }
+    let w = prop_oneof![
+        (
+            prop::sample::select(vec![
+                (0u32, 0u32),
+                (0, 0x20),
+                (1, 0),
+                (5, 0),
+                (5, 0x20),
+                (0, 1),
+                (4, 1),
+                (5, 1),
+                (6, 1),
+                (7, 1),
+                (0, 4),
+            ]),
+            dest(),
+            src(),
+            src()
+        )
+            .prop_map(|((f3, f7), rd, a, b)| r(0x3b, f3, f7, rd, a, b)),
+        (dest(), src(), -2048i32..2048).prop_map(|(rd, a, imm)| i(0x1b, 0, rd, a, imm)),
+        (
+            prop::sample::select(vec![(1u32, 0i32), (5, 0), (5, 0x400)]),
+            dest(),
+            src(),
+            0i32..32
+        )
+            .prop_map(|((f3, hi), rd, a, sh)| i(0x1b, f3, rd, a, hi | sh)),
+    ];
+    prop_oneof![4 => op, 1 => w].boxed()
+}
+
+/// A program: a loop of `body` (with forward branches over the next one
+/// or two instructions, and a call to a two-instruction function) run
+/// `t6` times, then `ecall`.
+fn program(rv64: bool) -> impl Strategy<Value = Vec<u32>> {
+    let item = prop_oneof![
+        8 => inst(rv64).prop_map(|w| vec![w]),
+        1 => (prop::sample::select(vec![0u32, 1, 4, 5, 6, 7]), src(), src(), 1i32..3)
+            .prop_map(|(f3, a, bb, skip)| vec![b(f3, a, bb, 4 * (skip + 1))]),
+        1 => Just(vec![u32::MAX]),
+    ];
+    prop::collection::vec(item, 1..40).prop_map(|items| {
+        let mut body: Vec<u32> = items.into_iter().flatten().collect();
+        // A branch never jumps past the loop's end (append its targets).
+        body.extend([NOP, NOP]);
+        let n = body.len() as i32;
+        // Layout: body, addi t6,-1; bne t6,x0,loop; ecall; f: addi a0,a0,1; ret.
+        let f_at = n + 3;
+        let mut words = Vec::new();
+        for (k, &w) in body.iter().enumerate() {
+            words.push(if w == u32::MAX {
+                jal(1, 4 * (f_at - k as i32))
+            } else {
+                w
+            });
+        }
+        words.push(addi(31, 31, -1));
+        words.push(b(1, 31, 0, -4 * (n + 1)));
+        words.push(ECALL);
+        words.push(addi(10, 10, 1));
+        words.push(jalr(0, 1, 0));
+        words
+    })
+}
+
+const INTERESTING: [u64; 8] = [
+    0,
+    1,
+    u64::MAX,
+    0x8000_0000_0000_0000,
+    0xffff_ffff_8000_0000,
+    0x7fff_ffff,
+    0x1234_5678_9abc_def0,
+    0x8000_0000,
+];
+
+struct End {
+    x: Vec<u64>,
+    pc: u64,
+    executed: u64,
+    data: Vec<u8>,
+    stop: String,
+    events: Vec<(u8, u64, u64, u64)>,
+    translated_share: f64,
+}
+
+fn run_on<const BR: bool>(rv64: bool, words: &[u32], init: &[u64], tier: Tier) -> End {
+    let mut sim = Simulator::bare(memory_with(words), rv64, BASE, Trace::<BR>::default());
+    sim.set_tier(tier, 0);
+    for (k, &v) in init.iter().enumerate() {
+        sim.hart_mut().set_x(3 + k as u8, v);
+    }
+    sim.hart_mut().set_x(2, DATA + 0x400);
+    sim.hart_mut().set_x(31, 5);
+    let stop = sim.run(1_000_000, &AtomicBool::new(false)).unwrap();
+    let mut data = vec![0u8; 0x800];
+    sim.memory().peek(DATA, &mut data).unwrap();
+    let x = (0..32).map(|r| sim.hart().x(r)).collect();
+    End {
+        x,
+        pc: sim.hart().pc,
+        executed: sim.executed(),
+        data,
+        stop: format!("{stop:?}"),
+        translated_share: sim.jit_stats().executed as f64 / sim.executed() as f64,
+        events: std::mem::take(&mut sim.hooks_mut().events),
+    }
+}
+
+fn same<const BR: bool>(rv64: bool, words: &[u32], init: &[u64]) -> Result<(), TestCaseError> {
+    let a = run_on::<BR>(rv64, words, init, Tier::Interp);
+    let b = run_on::<BR>(rv64, words, init, Tier::Jit);
+    prop_assert_eq!(&a.stop, &b.stop);
+    prop_assert_eq!(a.pc, b.pc);
+    prop_assert_eq!(a.executed, b.executed);
+    for r in 0..32 {
+        prop_assert_eq!(a.x[r], b.x[r], "x{}", r);
+    }
+    prop_assert!(a.data == b.data, "memory differs");
+    prop_assert_eq!(a.events.len(), b.events.len());
+    for (k, (ea, eb)) in a.events.iter().zip(&b.events).enumerate() {
+        prop_assert_eq!(ea, eb, "hook call {}", k);
+    }
+    // Without branch hooks the whole run is translated code (the final
+    // `ecall` raises in the general path, inside translated code too).
+    if !BR {
+        prop_assert!(b.translated_share > 0.99, "{}", b.translated_share);
+    }
+    Ok(())
+}
+
+fn init() -> impl Strategy<Value = Vec<u64>> {
+    prop::collection::vec(
+        prop_oneof![prop::sample::select(INTERESTING.to_vec()), any::<u64>()],
+        28,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn rv64_programs_match_the_interpreter(words in program(true), init in init()) {
+        same::<false>(true, &words, &init)?;
+        same::<true>(true, &words, &init)?;
+    }
+
+    #[test]
+    fn rv32_programs_match_the_interpreter(words in program(false), init in init()) {
+        // RV32 registers hold sign-extended values.
+        let init: Vec<u64> = init.iter().map(|&v| v as i32 as i64 as u64).collect();
+        same::<false>(false, &words, &init)?;
+        same::<true>(false, &words, &init)?;
+    }
+}
+
+#[test]
+fn stops_exactly_at_an_instruction_limit() {
+    // The limit falls inside a chain of translated blocks: both tiers stop
+    // at the same instruction.
+    let words = [addi(5, 5, 1), addi(6, 6, 2), b(1, 5, 0, -8), ECALL];
+    for limit in [1, 2, 3, 7, 100, 1001] {
+        let mut ends = Vec::new();
+        for tier in [Tier::Interp, Tier::Jit] {
+            let mut sim = Simulator::bare(memory_with(&words), true, BASE, ());
+            sim.set_tier(tier, 0);
+            let stop = sim.run(limit, &AtomicBool::new(false)).unwrap();
+            assert!(matches!(stop, StopReason::InstructionLimit));
+            ends.push((
+                sim.executed(),
+                sim.hart().pc,
+                sim.hart().x(5),
+                sim.hart().x(6),
+            ));
+        }
+        assert_eq!(ends[0], ends[1], "limit {limit}");
+        assert_eq!(ends[0].0, limit);
+    }
+}
+
+#[test]
+fn self_modifying_code_is_retranslated() {
+    // The loop rewrites its own `addi a0,a0,1` into `addi a0,a0,2` after
+    // the first pass: the store kills the translated block.
+    let patched = addi(10, 10, 2);
+    let words = [
+        addi(10, 10, 1),                      // 0: the instruction rewritten
+        lui(6, patched >> 12),                // 4
+        addi(6, 6, (patched & 0xfff) as i32), // 8
+        auipc(7, 0),                          // 12: t2 = 12 + BASE
+        s(0x23, 2, 7, 6, -12),                // 16: sw t1, -12(t2)
+        addi(31, 31, -1),                     // 20
+        b(1, 31, 0, -24),                     // 24: bne t6, x0, 0
+        ECALL,
+    ];
+    let mut res = Vec::new();
+    for tier in [Tier::Interp, Tier::Jit] {
+        let mut sim = Simulator::bare(memory_with(&words), true, BASE, ());
+        sim.set_tier(tier, 0);
+        sim.hart_mut().set_x(31, 4);
+        sim.run(1000, &AtomicBool::new(false)).unwrap();
+        res.push((sim.hart().x(10), sim.executed()));
+    }
+    assert_eq!(res[0], res[1]);
+    assert_eq!(res[0].0, 1 + 2 + 2 + 2);
+}

@@ -13,12 +13,12 @@ pub use harts::DEFAULT_QUANTUM;
 use crate::block::{BlockCache, CacheStats, AFTER_IRQ, AFTER_NO_CHAIN, AFTER_VM, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
+use crate::jit::{Code, JitCall, JitStats, Tier};
 use crate::memory::Memory;
 use crate::trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_CODE_WRITTEN, CAUSE_ECALL_M, CAUSE_ECALL_U,
     CAUSE_LOAD_ACCESS, CAUSE_STORE_ACCESS, CAUSE_WFI,
 };
-use crate::jit::{Code, JitCall, JitStats, Tier};
 use crate::uop::{exec_block, exec_term, keep_branch, EXCEPTION};
 use fwprof_isa::{signal_for_cause, Inst, Xlen};
 use fwprof_os::{EnvOutcome, Environment, LoadedProgram, Target};
@@ -55,6 +55,35 @@ pub struct Simulator<H: Hooks> {
     /// Linux: the end of the run a signal delivered at a timer's deadline
     /// decided (`sim/signals.rs`), for the run loop to return.
     signal_stop: Option<StopReason>,
+}
+
+/// Tell the hooks of the `jal`/`jalr` (`kind`, at `pc`, falling through to
+/// `ret`) that ended block `id` and went to `target`: its arguments first
+/// for a call ([`Hooks::WANTS_CALL_ARGS`]), then [`Hooks::on_jump`], with
+/// the hart's count and `sp` after the block. The run loop and translated
+/// code (`jit/helpers.rs`) both report jumps through this.
+#[inline(always)]
+pub(crate) fn report_jump<H: Hooks>(
+    hooks: &mut H,
+    h: &Hart,
+    id: u32,
+    kind: crate::JumpKind,
+    pc: u64,
+    ret: u64,
+    target: u64,
+) {
+    if H::WANTS_CALL_ARGS && kind != crate::JumpKind::Return {
+        hooks.on_call_args(target, h.x[10], h.x[11]);
+    }
+    hooks.on_jump(&crate::Jump {
+        block: BlockId(id),
+        kind,
+        pc,
+        ret,
+        target,
+        instret: h.executed,
+        sp: h.x[2],
+    });
 }
 
 /// Exceptions at one pc, of one cause, with no trap return between them,
@@ -417,11 +446,16 @@ impl<H: Hooks> Simulator<H> {
                 match self.jit.lookup(id) {
                     Code::Ready(f) => Some(f),
                     Code::Interpret => None,
-                    Code::Translate => self.jit.translate::<RV64, H>(
-                        id,
-                        &b,
-                        &self.cache.uops[first..first + count],
-                    ),
+                    Code::Translate => {
+                        let inline = self.hooks.inline_counts();
+                        self.jit.translate::<RV64, H>(
+                            id,
+                            &b,
+                            &self.cache.info[id as usize],
+                            &self.cache.uops[first..first + count],
+                            inline,
+                        )
+                    }
                 }
             } else {
                 None
@@ -432,6 +466,7 @@ impl<H: Hooks> Simulator<H> {
             let (id, b, mut next_pc, status, jit_taken) = match code {
                 Some(f) => {
                     let before = self.hart.executed;
+                    let inline = self.hooks.inline_counts();
                     let mut call = JitCall {
                         hart: &mut self.hart,
                         mem: &mut self.mem,
@@ -442,6 +477,9 @@ impl<H: Hooks> Simulator<H> {
                         checkpoint,
                         next: b.end,
                         value: 0,
+                        inline_base: inline.map_or(std::ptr::null_mut(), |i| i.base),
+                        inline_current: inline.map_or(std::ptr::null(), |i| i.current),
+                        inline_last: inline.map_or(std::ptr::null_mut(), |i| i.last),
                         block: id,
                         taken: 0,
                     };
@@ -452,10 +490,11 @@ impl<H: Hooks> Simulator<H> {
                     // which translates nothing.
                     let status = unsafe { self.jit.enter(&mut call, f) } as usize;
                     let last = self.cache.blocks[call.block as usize];
+                    // Translated code counted every block it completed.
                     let ran = if status & EXCEPTION != 0 {
                         status & !EXCEPTION
                     } else {
-                        usize::from(last.count)
+                        0
                     };
                     self.jit.stats.executed += self.hart.executed - before + ran as u64;
                     (call.block, last, call.next, status, Some(call.taken != 0))
@@ -484,14 +523,18 @@ impl<H: Hooks> Simulator<H> {
                 (irq_at, checkpoint) = (0, 0);
                 continue;
             }
-            self.hart.executed += count as u64;
+            if jit_taken.is_none() {
+                self.hart.executed += count as u64;
+            }
             if H::MODELS_CYCLES {
                 self.hart.last = (id, count as u32);
             }
             if b.term {
                 let outcome = match jit_taken {
                     Some(taken) => taken.then_some(next_pc),
-                    None => exec_term::<RV64>(&mut self.hart, &self.cache.uops[first + body], b.end),
+                    None => {
+                        exec_term::<RV64>(&mut self.hart, &self.cache.uops[first + body], b.end)
+                    }
                 };
                 let taken = match outcome {
                     None => {
@@ -520,7 +563,9 @@ impl<H: Hooks> Simulator<H> {
             }
             self.hart.pc = next_pc;
             if b.after != 0 {
-                self.block_done(id, next_pc);
+                // Translated code that chains reported its own jumps.
+                let jump_here = jit_taken.is_none() || !crate::jit::chains::<H>();
+                self.block_done(id, next_pc, jump_here);
                 if b.after & AFTER_IRQ != 0 {
                     (irq_at, checkpoint) = (0, 0);
                 }
@@ -647,23 +692,20 @@ impl<H: Hooks> Simulator<H> {
     /// After a block with [`crate::block::Block::after`] bits completed:
     /// jump/mret hooks and `fence.i`.
     #[inline(never)]
-    fn block_done(&mut self, id: u32, target: u64) {
+    fn block_done(&mut self, id: u32, target: u64, jump_here: bool) {
         let b = self.cache.info[id as usize];
-        if H::WANTS_JUMPS {
+        if H::WANTS_JUMPS && jump_here {
             if let Some(kind) = b.jump {
-                if H::WANTS_CALL_ARGS && kind != crate::JumpKind::Return {
-                    self.hooks
-                        .on_call_args(target, self.hart.x[10], self.hart.x[11]);
-                }
-                self.hooks.on_jump(&crate::Jump {
-                    block: BlockId(id),
+                let ret = self.cache.blocks[id as usize].end;
+                report_jump(
+                    &mut self.hooks,
+                    &self.hart,
+                    id,
                     kind,
-                    pc: b.last_pc,
-                    ret: self.cache.blocks[id as usize].end,
+                    b.last_pc,
+                    ret,
                     target,
-                    instret: self.hart.executed,
-                    sp: self.hart.x[2],
-                });
+                );
             }
         }
         if self.cache.blocks[id as usize].after & AFTER_VM != 0 {
