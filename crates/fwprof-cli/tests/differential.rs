@@ -1,7 +1,9 @@
 //! Differential tests against QEMU 7.2: for every program of the corpus
 //! (`tests/corpus`), fwprof must give the same stdout, stderr and exit code
 //! as QEMU, and the same executed-instruction count at every address as
-//! QEMU's single-step trace (`scripts/qemu-ref.py run`).
+//! QEMU's single-step trace (`scripts/qemu-ref.py run`), on both
+//! execution tiers: `--tier interp` and `--tier jit --jit-threshold 0`
+//! (which must run at least 99% of the instructions as translated code).
 //!
 //! Per-function attribution is cross-checked against the symbol table read by
 //! binutils' `nm`, independently of fwprof's own symbol code.
@@ -91,17 +93,47 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     std::fs::copy(&case.elf, &elf).map_err(|e| e.to_string())?;
     let q = qemu_run(case, tmp.path(), &elf)?;
 
+    let mut errs = Vec::new();
+    for tier in TIERS {
+        if let Err(e) = check_tier(case, ops, tmp.path(), &elf, &q, tier) {
+            errs.push(format!("--tier {}: {e}", tier.join(" ")));
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(errs.join("\n  "))
+    }
+}
+
+/// The execution tiers every program runs on: the interpreter, and the
+/// translation tier translating every block before its first execution.
+const TIERS: [&[&str]; 2] = [&["interp"], &["jit", "--jit-threshold", "0"]];
+
+/// Run one case under fwprof on one tier (`--tier` arguments `tier`) in
+/// `dir` and compare with QEMU's run `q`.
+fn check_tier(
+    case: &Case,
+    ops: &Mutex<BTreeSet<(bool, Op)>>,
+    dir: &Path,
+    elf: &Path,
+    q: &QemuRun,
+    tier: &[&str],
+) -> Result<(), String> {
+    let name = case.elf.file_name().unwrap().to_string_lossy().to_string();
     let linux = q_is_linux(&case.elf);
-    let profile = tmp.path().join("p.fwprof");
+    let profile = dir.join("p.fwprof");
     let mut cmd = Command::new(common::fwprof());
-    cmd.current_dir(tmp.path())
+    cmd.current_dir(dir)
         .arg("record")
+        .arg("--tier")
+        .args(tier)
         .arg("-o")
         .arg(&profile)
         .arg("--clear-env")
         .args(["-E", "PATH=/usr/bin:/bin", "-E", "LANG=C.UTF-8"])
         .arg("--allow-write")
-        .arg(tmp.path())
+        .arg(dir)
         .arg("--")
         // QEMU gets the absolute path as argv[0] (Linux) and the base name
         // as the semihosting command line (bare metal): give fwprof the same.
@@ -118,6 +150,7 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
         None => Stdio::null(),
     });
     let out = cmd.output().map_err(|e| format!("fwprof: {e}"))?;
+    let mut errs = Vec::new();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr_all = String::from_utf8_lossy(&out.stderr).to_string();
     // fwprof's own diagnostics (e.g. an unsupported syscall) are not the guest's output.
@@ -126,7 +159,6 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
         .filter(|l| !l.starts_with("fwprof: "))
         .map(|l| format!("{l}\n"))
         .collect();
-    let mut errs = Vec::new();
     let code = i64::from(out.status.code().unwrap_or(-1));
     if code != q.exit_code {
         errs.push(format!(
@@ -151,6 +183,21 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     let p = Profile::read(&profile).map_err(|e| format!("reading the profile: {e}"))?;
     if let Err(e) = p.check_invariants() {
         errs.push(format!("profile invariants: {e}"));
+    }
+    // With the threshold at 0 the program runs as translated code: the
+    // interpreter is left only the blocks the run loop cuts short.
+    if tier[0] == "jit" {
+        let total: u64 = p.costs.iter().map(|c| c.cost[0]).sum();
+        let translated = p
+            .meta
+            .engine
+            .as_ref()
+            .map_or(0, |e| e.translated_instructions);
+        if (translated as f64) < 0.99 * total as f64 {
+            errs.push(format!(
+                "only {translated} of {total} instructions ran as translated code"
+            ));
+        }
     }
     let ours: BTreeMap<u64, u64> = p.costs.iter().map(|c| (c.addr, c.cost[0])).collect();
     {

@@ -167,9 +167,12 @@ fn qemu_reference_runs_every_program_deterministically() {
     }
 }
 
-/// Records `elf` under fwprof with `--icount-shift shift`; (exit code, stdout,
-/// stderr, profile).
-fn fwprof_record(elf: &Path, shift: u32) -> (i64, String, String, Profile) {
+/// The execution tiers every program runs on (as in `differential.rs`).
+const TIERS: [&[&str]; 2] = [&["interp"], &["jit", "--jit-threshold", "0"]];
+
+/// Records `elf` under fwprof with `--icount-shift shift` and `--tier`
+/// arguments `tier`; (exit code, stdout, stderr, profile).
+fn fwprof_record(elf: &Path, shift: u32, tier: &[&str]) -> (i64, String, String, Profile) {
     let tmp = tempfile::tempdir().unwrap();
     let name = elf.file_name().unwrap().to_string_lossy().to_string();
     let copy = tmp.path().join(&name);
@@ -180,6 +183,8 @@ fn fwprof_record(elf: &Path, shift: u32) -> (i64, String, String, Profile) {
         .arg("record")
         .arg("-q")
         .args(["--icount-shift", &shift.to_string()])
+        .arg("--tier")
+        .args(tier)
         .arg("-o")
         .arg(&profile)
         .arg("--")
@@ -206,8 +211,36 @@ fn fwprof_record(elf: &Path, shift: u32) -> (i64, String, String, Profile) {
 fn compare(name: &str, shift: u32) -> Result<(), String> {
     let elf = common::firmware_elf(&format!("{name}.elf"));
     let q = qemu_run(&elf, shift);
-    let (code, stdout, stderr, p) = fwprof_record(&elf, shift);
     let mut errs = Vec::new();
+    for tier in TIERS {
+        if let Err(e) = compare_tier(&elf, &q, shift, tier) {
+            errs.push(format!("--tier {}: {e}", tier.join(" ")));
+        }
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{name} at shift {shift}:\n  {}", errs.join("\n  ")))
+    }
+}
+
+/// Compares one program's run on one tier with QEMU's run `q`.
+fn compare_tier(elf: &Path, q: &QemuRun, shift: u32, tier: &[&str]) -> Result<(), String> {
+    let (code, stdout, stderr, p) = fwprof_record(elf, shift, tier);
+    let mut errs = Vec::new();
+    if tier[0] == "jit" {
+        let total: u64 = p.costs.iter().map(|c| c.cost[0]).sum();
+        let translated = p
+            .meta
+            .engine
+            .as_ref()
+            .map_or(0, |e| e.translated_instructions);
+        if (translated as f64) < 0.99 * total as f64 {
+            errs.push(format!(
+                "only {translated} of {total} instructions ran as translated code"
+            ));
+        }
+    }
     if code != q.exit_code {
         errs.push(format!(
             "exit status: fwprof {code}, qemu {} (fwprof stderr: {stderr:?})",
@@ -227,7 +260,7 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
         *ours.entry(c.addr).or_default() += c.cost[0];
     }
     if ours != q.counts {
-        let syms = common::nm_functions(&elf);
+        let syms = common::nm_functions(elf);
         let mut diffs = Vec::new();
         let addrs: std::collections::BTreeSet<u64> =
             q.counts.keys().chain(ours.keys()).copied().collect();
@@ -259,7 +292,7 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
     if errs.is_empty() {
         Ok(())
     } else {
-        Err(format!("{name} at shift {shift}:\n  {}", errs.join("\n  ")))
+        Err(errs.join("\n  "))
     }
 }
 
@@ -298,7 +331,7 @@ fn main_calls_work_exactly_once() {
     for name in ["timer_spin", "nested"] {
         for cfg in CONFIGS {
             let elf = common::firmware_elf(&format!("{name}.{cfg}.elf"));
-            let (code, _, stderr, p) = fwprof_record(&elf, 0);
+            let (code, _, stderr, p) = fwprof_record(&elf, 0, &["jit"]);
             assert_eq!(code, 0, "{name}.{cfg}: {stderr}");
             let fname = |id| p.function(id).map_or("?", |f| f.name.as_str());
             let calls: u64 = p
@@ -329,7 +362,7 @@ fn sret_and_sfence_vma_are_executed() {
         let mut sfence = 0;
         for name in ["deleg", "paging"] {
             let elf = common::firmware_elf(&format!("{name}.{cfg}.elf"));
-            let (code, _, stderr, p) = fwprof_record(&elf, 0);
+            let (code, _, stderr, p) = fwprof_record(&elf, 0, &["jit"]);
             assert_eq!(code, 0, "{name}.{cfg}: {stderr}");
             for c in p.costs.iter() {
                 if c.raw == 0x1020_0073 {

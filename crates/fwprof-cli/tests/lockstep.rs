@@ -3,6 +3,10 @@
 //! must equal QEMU's (`scripts/qemu-ref.py regs`, from `-d nochain,exec,cpu,fpu`),
 //! so a wrong result is caught at the instruction that made it.
 //!
+//! Both execution tiers are compared, side by side on the same QEMU
+//! trace: the interpreter, and the translation tier with every block
+//! translated before its first execution (`--tier jit --jit-threshold 0`).
+//!
 //! rv32 integer registers are compared as 32-bit values (QEMU prints them
 //! that way; fwprof keeps them sign-extended); f registers as QEMU's 64-bit
 //! view (NaN-boxed singles).
@@ -15,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 
 use fwprof_os::{RunConfig, Sandbox};
-use fwprof_sim::{Memory, Simulator, StopReason};
+use fwprof_sim::{Memory, Simulator, StopReason, Tier};
 
 /// Instructions compared per program (QEMU's register trace is ~1.5 KB per instruction).
 const LIMIT: u64 = 40_000;
@@ -69,29 +73,35 @@ fn lockstep_elf(name: &str, src: &Path, shift: Option<u32>, limit: u64) {
         },
         machine: Default::default(),
     };
-    let mut mem = Memory::new();
-    let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).expect("load");
-    // qemu-ref.py gives QEMU pipes for stdout and stderr; glibc looks at
-    // them with fstat, so fwprof's guest must see pipes too, whatever the
-    // test harness's own stdout is.
-    env.capture_console(Vec::new());
-    let mut sim = Simulator::new(mem, &prog, env, ());
-    sim.set_single_step(true);
-    if let Some(n) = shift {
-        sim.set_icount_shift(n);
-    }
     let never = AtomicBool::new(false);
-    // qemu-ref.py's records start at the entry, after the reset ROM's six
-    // instructions (which fwprof runs too, from 0x1000).
-    while sim.hart().pc != prog.entry && sim.executed() < 16 {
-        sim.run(sim.executed() + 1, &never).expect("reset ROM");
+    // Both execution tiers step along the same QEMU trace: the interpreter,
+    // and the translation tier translating every block before it runs.
+    let mut sims = Vec::new();
+    let mut loaded = None;
+    for tier in [Tier::Interp, Tier::Jit] {
+        let mut mem = Memory::new();
+        let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).expect("load");
+        // qemu-ref.py gives QEMU pipes for stdout and stderr; glibc looks at
+        // them with fstat, so fwprof's guest must see pipes too, whatever the
+        // test harness's own stdout is.
+        env.capture_console(Vec::new());
+        let mut sim = Simulator::new(mem, &prog, env, ());
+        sim.set_single_step(true);
+        sim.set_tier(tier, 0);
+        if let Some(n) = shift {
+            sim.set_icount_shift(n);
+        }
+        // qemu-ref.py's records start at the entry, after the reset ROM's six
+        // instructions (which fwprof runs too, from 0x1000).
+        while sim.hart().pc != prog.entry && sim.executed() < 16 {
+            sim.run(sim.executed() + 1, &never).expect("reset ROM");
+        }
+        sims.push((tier, sim));
+        loaded = Some(prog);
     }
+    let prog = loaded.expect("loaded");
     let mask = if prog.rv64 { u64::MAX } else { 0xffff_ffff };
     let mut compared = 0u64;
-    let random = sim
-        .environment()
-        .and_then(|e| e.stack_layout())
-        .map(|l| l.random);
     let mut after_irq = false;
     let mut irqs = 0u64;
     for line in reader.lines() {
@@ -100,90 +110,101 @@ fn lockstep_elf(name: &str, src: &Path, shift: Option<u32>, limit: u64) {
         let Some(i) = v.get("i").and_then(|i| i.as_u64()) else {
             break;
         };
-        let pc_before = sim.hart().pc;
-        // After a record with `irq`, QEMU's next record is the handler's
-        // first instruction; fwprof stands at the interrupted pc and takes
-        // the interrupt when the next step starts (the registers after that
-        // step are compared as usual).
-        if !after_irq {
-            assert_eq!(
-                pc_before & mask,
-                v["pc"].as_u64().unwrap(),
-                "{name}: instruction {i}: pc differs"
+        let mut finished = false;
+        for (tier, sim) in sims.iter_mut() {
+            let name = &format!("{name} (--tier {tier:?})");
+            let random = sim
+                .environment()
+                .and_then(|e| e.stack_layout())
+                .map(|l| l.random);
+            let pc_before = sim.hart().pc;
+            // After a record with `irq`, QEMU's next record is the handler's
+            // first instruction; fwprof stands at the interrupted pc and takes
+            // the interrupt when the next step starts (the registers after that
+            // step are compared as usual).
+            if !after_irq {
+                assert_eq!(
+                    pc_before & mask,
+                    v["pc"].as_u64().unwrap(),
+                    "{name}: instruction {i}: pc differs"
+                );
+            }
+            let a7 = sim.hart().x(17);
+            let mut word = [0u8; 4];
+            let is_ecall = sim.memory().peek(pc_before, &mut word).is_some()
+                && u32::from_le_bytes(word) == 0x0000_0073;
+            // Loads from the 16 AT_RANDOM bytes: QEMU fills them randomly on every
+            // run; give fwprof's copy the byte QEMU's load returned.
+            let inst = fwprof_isa::decode(
+                u32::from_le_bytes(word),
+                if prog.rv64 {
+                    fwprof_isa::Xlen::Rv64
+                } else {
+                    fwprof_isa::Xlen::Rv32
+                },
             );
+            let random_load = match (inst.op, random) {
+                (fwprof_isa::Op::Lbu | fwprof_isa::Op::Lb, Some(r)) => {
+                    let addr = sim.hart().x(inst.rs1).wrapping_add(inst.imm as i64 as u64);
+                    (r..r + 16).contains(&addr).then_some((addr, inst.rd))
+                }
+                _ => None,
+            };
+            if let Some((addr, rd)) = random_load {
+                let q = v["x"][rd as usize].as_u64().unwrap();
+                fwprof_os::GuestMemory::write(sim.memory_mut(), addr, &[q as u8]).unwrap();
+            }
+            let stop = sim.run(sim.executed() + 1, &never).expect("run");
+            // Process ids differ between the QEMU process and fwprof's: after
+            // set_tid_address/getpid/getppid/gettid, take QEMU's value and go on.
+            if is_ecall
+                && prog.target == fwprof_os::Target::Linux
+                && matches!(a7, 96 | 172 | 173 | 178)
+            {
+                let q = v["x"][10].as_u64().unwrap();
+                sim.hart_mut().set_x(10, q);
+            }
+            let stopped = !matches!(stop, StopReason::InstructionLimit);
+            let h = sim.hart();
+            let x: Vec<u64> = v["x"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_u64().unwrap())
+                .collect();
+            let f: Vec<u64> = v["f"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_u64().unwrap())
+                .collect();
+            for r in 0..32 {
+                assert_eq!(
+                    h.xs()[r] & mask,
+                    x[r],
+                    "{name}: after instruction {i} at {pc_before:#x}: x{r} fwprof {:#x} qemu {:#x}",
+                    h.xs()[r] & mask,
+                    x[r]
+                );
+                assert_eq!(
+                    h.fs_raw()[r],
+                    f[r],
+                    "{name}: after instruction {i} at {pc_before:#x}: f{r} fwprof {:#x} qemu {:#x}",
+                    h.fs_raw()[r],
+                    f[r]
+                );
+            }
+            if !stopped {
+                assert_eq!(
+                    h.pc & mask,
+                    v["next_pc"].as_u64().unwrap(),
+                    "{name}: after instruction {i}: next pc differs"
+                );
+            }
+            finished |= !matches!(stop, StopReason::InstructionLimit);
         }
         after_irq = v.get("irq").is_some_and(|q| !q.is_null());
         irqs += u64::from(after_irq);
-        let a7 = sim.hart().x(17);
-        let mut word = [0u8; 4];
-        let is_ecall = sim.memory().peek(pc_before, &mut word).is_some()
-            && u32::from_le_bytes(word) == 0x0000_0073;
-        // Loads from the 16 AT_RANDOM bytes: QEMU fills them randomly on every
-        // run; give fwprof's copy the byte QEMU's load returned.
-        let inst = fwprof_isa::decode(
-            u32::from_le_bytes(word),
-            if prog.rv64 {
-                fwprof_isa::Xlen::Rv64
-            } else {
-                fwprof_isa::Xlen::Rv32
-            },
-        );
-        let random_load = match (inst.op, random) {
-            (fwprof_isa::Op::Lbu | fwprof_isa::Op::Lb, Some(r)) => {
-                let addr = sim.hart().x(inst.rs1).wrapping_add(inst.imm as i64 as u64);
-                (r..r + 16).contains(&addr).then_some((addr, inst.rd))
-            }
-            _ => None,
-        };
-        if let Some((addr, rd)) = random_load {
-            let q = v["x"][rd as usize].as_u64().unwrap();
-            fwprof_os::GuestMemory::write(sim.memory_mut(), addr, &[q as u8]).unwrap();
-        }
-        let stop = sim.run(sim.executed() + 1, &never).expect("run");
-        // Process ids differ between the QEMU process and fwprof's: after
-        // set_tid_address/getpid/getppid/gettid, take QEMU's value and go on.
-        if is_ecall && prog.target == fwprof_os::Target::Linux && matches!(a7, 96 | 172 | 173 | 178)
-        {
-            let q = v["x"][10].as_u64().unwrap();
-            sim.hart_mut().set_x(10, q);
-        }
-        let finished = !matches!(stop, StopReason::InstructionLimit);
-        let h = sim.hart();
-        let x: Vec<u64> = v["x"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_u64().unwrap())
-            .collect();
-        let f: Vec<u64> = v["f"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r.as_u64().unwrap())
-            .collect();
-        for r in 0..32 {
-            assert_eq!(
-                h.xs()[r] & mask,
-                x[r],
-                "{name}: after instruction {i} at {pc_before:#x}: x{r} fwprof {:#x} qemu {:#x}",
-                h.xs()[r] & mask,
-                x[r]
-            );
-            assert_eq!(
-                h.fs_raw()[r],
-                f[r],
-                "{name}: after instruction {i} at {pc_before:#x}: f{r} fwprof {:#x} qemu {:#x}",
-                h.fs_raw()[r],
-                f[r]
-            );
-        }
-        if !finished {
-            assert_eq!(
-                h.pc & mask,
-                v["next_pc"].as_u64().unwrap(),
-                "{name}: after instruction {i}: next pc differs"
-            );
-        }
         compared += 1;
         // qemu-ref.py lets QEMU run to the end after the last record: stop reading here.
         if finished || compared >= limit {
@@ -192,6 +213,16 @@ fn lockstep_elf(name: &str, src: &Path, shift: Option<u32>, limit: u64) {
     }
     let _ = child.kill();
     let _ = child.wait();
+    for (tier, sim) in &sims {
+        if *tier == Tier::Jit {
+            let translated = sim.jit_stats().executed;
+            assert!(
+                translated as f64 >= 0.99 * sim.executed() as f64,
+                "{name}: only {translated} of {} instructions ran as translated code",
+                sim.executed()
+            );
+        }
+    }
     assert!(
         compared > 1000,
         "{name}: only {compared} instructions compared"

@@ -63,8 +63,8 @@ pub use file::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION};
 pub use images::{Image, ImageSection};
 pub use matching::match_functions;
 pub use model::{
-    Arc, ContextRecord, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord, Meta, Method,
-    Profile, SampleRecord, SamplingInfo, Target, TrapRecord,
+    Arc, ContextRecord, EngineInfo, FunctionId, FunctionRecord, InstrumentInfo, InstrumentRecord,
+    Meta, Method, Profile, SampleRecord, SamplingInfo, Target, TrapRecord,
 };
 pub use privilege::{ContextLevelCost, FunctionLevelCost, Level, LevelCost, PrivilegeSection};
 pub use sections::{Section, SectionKind, Sections};

@@ -118,6 +118,28 @@ pub struct Meta {
     /// no function's cost. 0 in files written before it existed.
     #[serde(default)]
     pub sleep_ns: u64,
+    /// Which of the simulator's execution engines ran the program, and how
+    /// much of it ran as translated code. `None` in files written before it
+    /// existed.
+    #[serde(default)]
+    pub engine: Option<EngineInfo>,
+}
+
+/// The execution engine of a recording (`record --tier`,
+/// `--jit-threshold`). Every tier gives the same counts and profile; this
+/// says how the run was made, not what it measured.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineInfo {
+    /// `"interp"` (the interpreter only) or `"jit"` (blocks executed more
+    /// than `jit_threshold` times translated to host code).
+    pub tier: String,
+    /// Executions of a block before it is translated (`"jit"`).
+    pub jit_threshold: u32,
+    /// Blocks translated to host code.
+    pub translated_blocks: u64,
+    /// Instructions executed as translated code (the rest: interpreted),
+    /// over all harts.
+    pub translated_instructions: u64,
 }
 
 /// How a profile's costs were gathered.
@@ -253,6 +275,7 @@ impl Meta {
             sampling: None,
             instrumentation: None,
             sleep_ns: 0,
+            engine: None,
         }
     }
 }

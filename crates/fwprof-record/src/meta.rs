@@ -56,6 +56,16 @@ pub(crate) fn base_meta(
     meta.fwprof_version = env!("CARGO_PKG_VERSION").to_string();
     meta.start_time = start_time;
     meta.warnings = program.warnings();
+    meta.engine = Some(fwprof_profile::EngineInfo {
+        tier: match end.tier.0 {
+            fwprof_sim::Tier::Interp => "interp",
+            fwprof_sim::Tier::Jit => "jit",
+        }
+        .to_string(),
+        jit_threshold: end.tier.1,
+        translated_blocks: end.jit.translated,
+        translated_instructions: end.jit.executed,
+    });
     match &end.stop {
         StopReason::Exit(code) => meta.exit_status = Some(*code),
         StopReason::InstructionLimit => meta.partial = Some("instruction limit".into()),

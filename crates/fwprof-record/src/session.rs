@@ -100,6 +100,10 @@ pub struct RunEnd {
     /// order of creation (there `hart_executed` is per thread); empty on
     /// bare metal.
     pub thread_ids: Vec<i64>,
+    /// The execution tier and its threshold (`--tier`, `--jit-threshold`).
+    pub tier: (fwprof_sim::Tier, u32),
+    /// What the translation tier did.
+    pub jit: fwprof_sim::JitStats,
 }
 
 impl RunEnd {
@@ -291,6 +295,7 @@ impl Prepared {
             rv64: prog.rv64,
             stack,
             limit: self.limit,
+            tier: self.tier,
         })
     }
 }
@@ -337,6 +342,7 @@ pub(crate) struct Launched<H: Hooks> {
     rv64: bool,
     stack: Option<StackLayout>,
     limit: u64,
+    tier: (fwprof_sim::Tier, u32),
 }
 
 impl<H: Hooks> Launched<H> {
@@ -416,6 +422,8 @@ impl<H: Hooks> Launched<H> {
                 .environment()
                 .map(|e| e.thread_ids())
                 .unwrap_or_default(),
+            tier: self.tier,
+            jit: self.sim.jit_stats(),
             stop,
             error,
             target: self.target,
