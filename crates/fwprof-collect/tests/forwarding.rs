@@ -139,6 +139,7 @@ fn assert_constants<H: Hooks>(name: &str) {
         ("MODELS_CYCLES", H::MODELS_CYCLES),
         ("WANTS_CALL_ARGS", H::WANTS_CALL_ARGS),
         ("STOPS", H::STOPS),
+        ("WANTS_BLOCK_EXEC", H::WANTS_BLOCK_EXEC),
     ];
     for (constant, value) in constants {
         assert!(value, "{name} drops {constant} of its model");
@@ -161,6 +162,8 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
     h.split_block(&pcs[1..], &insts[1..]);
     h.on_block_translated(BlockId(1), &pcs[1..], &insts[1..]);
     assert!(h.stop_requested(), "{name}: stop_requested");
+    // Inline block counts would skip the model's `on_block_exec`.
+    assert!(h.inline_counts().is_none(), "{name}: inline_counts");
     h.on_block_exec(BlockId(0), 0);
     h.on_operands(0, 1, 2);
     h.on_block_exec(BlockId(1), 1);

@@ -357,8 +357,6 @@ impl Jit {
                 let general_last = uops[..body].last().is_some_and(|u| u.kind == K::General);
                 e.finish(&helpers, count, blk.end, blk.after, general_last);
             }
-        } else {
-            drop(e);
         }
         b.seal_all_blocks();
         if !ok {
