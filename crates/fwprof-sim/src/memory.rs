@@ -146,8 +146,9 @@ const EMPTY_CACHE: HitCache = HitCache {
 
 /// Byte offsets, inside [`Memory`], of the hit-cache fields the translation
 /// tier's inline load and store fast paths read (`jit/emit.rs`): they
-/// repeat [`Memory`]'s `load_u*`/`store_u*` tests exactly, except that a
-/// store anywhere inside the region's code extent takes the slow path.
+/// repeat [`Memory`]'s `load_u*`/`store_u*` tests exactly (the cache, then
+/// its victim), except that a store anywhere inside a region's code extent
+/// takes the slow path.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FastPathOffsets {
     pub load_start: i32,
@@ -158,6 +159,10 @@ pub(crate) struct FastPathOffsets {
     pub store_ptr: i32,
     pub store_code_lo: i32,
     pub store_code_hi: i32,
+    /// Added to a load or store field's offset: the same field of the
+    /// victim cache.
+    pub load_victim: i32,
+    pub store_victim: i32,
 }
 
 /// See [`FastPathOffsets`].
@@ -174,6 +179,8 @@ pub(crate) const FAST_PATH: FastPathOffsets = {
         store_ptr: (wc + offset_of!(HitCache, ptr)) as i32,
         store_code_lo: (wc + offset_of!(HitCache, code_lo)) as i32,
         store_code_hi: (wc + offset_of!(HitCache, code_hi)) as i32,
+        load_victim: offset_of!(Memory, rc2) as i32 - rc as i32,
+        store_victim: offset_of!(Memory, wc2) as i32 - wc as i32,
     }
 };
 
@@ -193,6 +200,10 @@ pub struct Memory {
     rc: HitCache,
     wc: HitCache,
     xc: HitCache,
+    /// The load and store caches' previous regions ("victims"): a program
+    /// that alternates between its stack and its data keeps both fast.
+    rc2: HitCache,
+    wc2: HitCache,
     /// Writes that touched a code line since the last `take_code_writes`:
     /// `(addr, len)`.
     code_writes: Vec<(u64, u64)>,
@@ -227,18 +238,14 @@ macro_rules! load_fn {
         /// The first address that is not mapped readable.
         #[inline(always)]
         pub fn $name(&mut self, addr: u64) -> Result<$t, u64> {
-            let off = addr.wrapping_sub(self.rc.start);
-            if off < self.rc.fast_len {
-                // SAFETY: `off + 8 <= len`, and the cache invariant (see
-                // `HitCache`) keeps `ptr[..len]` inside a live buffer.
-                let b = unsafe {
-                    self.rc
-                        .ptr
-                        .add(off as usize)
-                        .cast::<[u8; $n]>()
-                        .read_unaligned()
-                };
-                return Ok(<$t>::from_le_bytes(b));
+            for c in [&self.rc, &self.rc2] {
+                let off = addr.wrapping_sub(c.start);
+                if off < c.fast_len {
+                    // SAFETY: `off + 8 <= len`, and the cache invariant (see
+                    // `HitCache`) keeps `ptr[..len]` inside a live buffer.
+                    let b = unsafe { c.ptr.add(off as usize).cast::<[u8; $n]>().read_unaligned() };
+                    return Ok(<$t>::from_le_bytes(b));
+                }
             }
             let mut a = [0u8; $n];
             self.access_slow(addr, &mut a, Access::Read)?;
@@ -257,22 +264,23 @@ macro_rules! store_fn {
         /// then.
         #[inline(always)]
         pub fn $name(&mut self, addr: u64, v: $t) -> Result<(), u64> {
-            let off = addr.wrapping_sub(self.wc.start);
-            if off < self.wc.fast_len
-                && (addr >= self.wc.code_hi
-                    || addr + ($n - 1) < self.wc.code_lo
-                    || !Self::code_bits($n, &self.regions[self.wc.idx], addr))
-            {
-                // SAFETY: `off + 8 <= len`, and the cache invariant (see
-                // `HitCache`) keeps `ptr[..len]` inside a live buffer.
-                unsafe {
-                    self.wc
-                        .ptr
-                        .add(off as usize)
-                        .cast::<[u8; $n]>()
-                        .write_unaligned(v.to_le_bytes())
-                };
-                return Ok(());
+            for c in [&self.wc, &self.wc2] {
+                let off = addr.wrapping_sub(c.start);
+                if off < c.fast_len
+                    && (addr >= c.code_hi
+                        || addr + ($n - 1) < c.code_lo
+                        || !Self::code_bits($n, &self.regions[c.idx], addr))
+                {
+                    // SAFETY: `off + 8 <= len`, and the cache invariant (see
+                    // `HitCache`) keeps `ptr[..len]` inside a live buffer.
+                    unsafe {
+                        c.ptr
+                            .add(off as usize)
+                            .cast::<[u8; $n]>()
+                            .write_unaligned(v.to_le_bytes())
+                    };
+                    return Ok(());
+                }
             }
             self.store_slow(addr, &v.to_le_bytes())
         }
@@ -296,6 +304,8 @@ impl Memory {
             rc: EMPTY_CACHE,
             wc: EMPTY_CACHE,
             xc: EMPTY_CACHE,
+            rc2: EMPTY_CACHE,
+            wc2: EMPTY_CACHE,
             code_writes: Vec::new(),
             mapped: 0,
             limit,
@@ -391,9 +401,15 @@ impl Memory {
             code_lo: r.code_lo,
             code_hi: r.code_hi,
         };
+        self.set_cache(kind, c);
+    }
+
+    /// Make `c` the cache of `kind`; a load or store cache's previous
+    /// region becomes its victim.
+    fn set_cache(&mut self, kind: Access, c: HitCache) {
         match kind {
-            Access::Read => self.rc = c,
-            Access::Write => self.wc = c,
+            Access::Read => self.rc2 = std::mem::replace(&mut self.rc, c),
+            Access::Write => self.wc2 = std::mem::replace(&mut self.wc, c),
             Access::Exec => self.xc = c,
         }
     }
@@ -499,11 +515,16 @@ impl Memory {
                 r.code_lo = r.code_lo.min(a);
                 r.code_hi = r.code_hi.max(a + 1);
                 if checked {
-                    // The store cache of the checked path holds no code.
+                    // The store caches of the checked path hold no code.
                     self.wc = EMPTY_CACHE;
-                } else if self.wc.idx == i {
-                    self.wc.code_lo = r.code_lo;
-                    self.wc.code_hi = r.code_hi;
+                    self.wc2 = EMPTY_CACHE;
+                } else {
+                    for c in [&mut self.wc, &mut self.wc2] {
+                        if c.idx == i {
+                            c.code_lo = r.code_lo;
+                            c.code_hi = r.code_hi;
+                        }
+                    }
                 }
             }
         }
@@ -531,6 +552,7 @@ impl Memory {
             r.code_hi = 0;
         }
         self.wc = EMPTY_CACHE;
+        self.wc2 = EMPTY_CACHE;
     }
 
     /// True if a write since the last [`Memory::take_code_writes`] touched
@@ -549,6 +571,8 @@ impl Memory {
         self.rc = EMPTY_CACHE;
         self.wc = EMPTY_CACHE;
         self.xc = EMPTY_CACHE;
+        self.rc2 = EMPTY_CACHE;
+        self.wc2 = EMPTY_CACHE;
     }
 
     /// Remove `[addr, end)` from the region list, keeping the outside parts.

@@ -577,26 +577,42 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let n = u64::from(u.idx);
         let base = self.get(u.rs1);
         let addr = self.ea(base, u.imm);
-        let start = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.load_start);
-        let fast_len = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.load_fast_len);
-        let off = self.b.ins().isub(addr, start);
-        let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
         let fast = self.b.create_block();
+        let at = self.b.append_block_param(fast, I64);
         let slow = self.b.create_block();
         let done = self.b.create_block();
         let raw = self.b.append_block_param(done, I64);
-        self.b.ins().brif(hit, fast, &[], slow, &[]);
+        // The load cache, then its victim (as `Memory::load_u*`).
+        for (k, shift) in [0, FAST_PATH.load_victim].into_iter().enumerate() {
+            let start = self
+                .b
+                .ins()
+                .load(I64, host(), self.mem, FAST_PATH.load_start + shift);
+            let fast_len =
+                self.b
+                    .ins()
+                    .load(I64, host(), self.mem, FAST_PATH.load_fast_len + shift);
+            let off = self.b.ins().isub(addr, start);
+            let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
+            let this = self.b.create_block();
+            let next = if k == 0 { self.b.create_block() } else { slow };
+            self.b.ins().brif(hit, this, &[], next, &[]);
+            self.b.switch_to_block(this);
+            self.b.seal_block(this);
+            let ptr = self
+                .b
+                .ins()
+                .load(I64, host(), self.mem, FAST_PATH.load_ptr + shift);
+            let a = self.b.ins().iadd(ptr, off);
+            self.b.ins().jump(fast, &[a.into()]);
+            if k == 0 {
+                self.b.switch_to_block(next);
+                self.b.seal_block(next);
+            }
+        }
 
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
-        let ptr = self.b.ins().load(I64, host(), self.mem, FAST_PATH.load_ptr);
-        let at = self.b.ins().iadd(ptr, off);
         let v = self.b.ins().load(ty, guest(), at, 0);
         let v = if ty == I64 {
             v
@@ -654,44 +670,58 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let base = self.get(u.rs1);
         let value = self.get(u.rs2);
         let addr = self.ea(base, u.imm);
-        let start = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.store_start);
-        let fast_len = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.store_fast_len);
-        let code_lo = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.store_code_lo);
-        let code_hi = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.store_code_hi);
-        let off = self.b.ins().isub(addr, start);
-        let in_region = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
-        let above = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, addr, code_hi);
-        let top = self.b.ins().iadd_imm_s(addr, size as i64 - 1);
-        let below = self.b.ins().icmp(IntCC::UnsignedLessThan, top, code_lo);
-        let no_code = self.b.ins().bor(above, below);
-        let hit = self.b.ins().band(in_region, no_code);
         let fast = self.b.create_block();
+        let at = self.b.append_block_param(fast, I64);
         let slow = self.b.create_block();
         let done = self.b.create_block();
-        self.b.ins().brif(hit, fast, &[], slow, &[]);
+        // The store cache, then its victim, each outside its region's code
+        // extent (as `Memory::store_u*`, without the per-line test).
+        for (k, shift) in [0, FAST_PATH.store_victim].into_iter().enumerate() {
+            let start = self
+                .b
+                .ins()
+                .load(I64, host(), self.mem, FAST_PATH.store_start + shift);
+            let fast_len =
+                self.b
+                    .ins()
+                    .load(I64, host(), self.mem, FAST_PATH.store_fast_len + shift);
+            let code_lo = self
+                .b
+                .ins()
+                .load(I64, host(), self.mem, FAST_PATH.store_code_lo + shift);
+            let code_hi = self
+                .b
+                .ins()
+                .load(I64, host(), self.mem, FAST_PATH.store_code_hi + shift);
+            let off = self.b.ins().isub(addr, start);
+            let in_region = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
+            let above = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedGreaterThanOrEqual, addr, code_hi);
+            let top = self.b.ins().iadd_imm_s(addr, size as i64 - 1);
+            let below = self.b.ins().icmp(IntCC::UnsignedLessThan, top, code_lo);
+            let no_code = self.b.ins().bor(above, below);
+            let hit = self.b.ins().band(in_region, no_code);
+            let this = self.b.create_block();
+            let next = if k == 0 { self.b.create_block() } else { slow };
+            self.b.ins().brif(hit, this, &[], next, &[]);
+            self.b.switch_to_block(this);
+            self.b.seal_block(this);
+            let ptr = self
+                .b
+                .ins()
+                .load(I64, host(), self.mem, FAST_PATH.store_ptr + shift);
+            let a = self.b.ins().iadd(ptr, off);
+            self.b.ins().jump(fast, &[a.into()]);
+            if k == 0 {
+                self.b.switch_to_block(next);
+                self.b.seal_block(next);
+            }
+        }
 
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
-        let ptr = self
-            .b
-            .ins()
-            .load(I64, host(), self.mem, FAST_PATH.store_ptr);
-        let at = self.b.ins().iadd(ptr, off);
         let v = if ty == I64 {
             value
         } else {

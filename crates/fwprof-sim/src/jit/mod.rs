@@ -288,6 +288,10 @@ impl Jit {
                 let ok = flags.set("opt_level", "speed").is_ok()
                     && flags.set("use_colocated_libcalls", "false").is_ok()
                     && flags.set("is_pic", "false").is_ok()
+                    // The IR is built by one emitter, checked by the
+                    // differential and property tests; verifying every
+                    // block's IR again costs a tenth of the translation.
+                    && flags.set("enable_verifier", "false").is_ok()
                     // Cranelift's x86-64 tail calls need frame pointers.
                     && flags.set("preserve_frame_pointers", "true").is_ok();
                 let isa = cranelift_native::builder()

@@ -207,9 +207,7 @@ impl Memory {
 
     fn flush_tlb(&mut self) {
         self.vm.tlb.fill(TlbEntry::default());
-        self.rc = EMPTY_CACHE;
-        self.wc = EMPTY_CACHE;
-        self.xc = EMPTY_CACHE;
+        self.reset_caches();
     }
 
     /// The blocks the block cache must drop since the last call.
@@ -364,11 +362,7 @@ impl Memory {
         } else {
             EMPTY_CACHE
         };
-        match kind {
-            Access::Read => self.rc = c,
-            Access::Write => self.wc = c,
-            Access::Exec => self.xc = c,
-        }
+        self.set_cache(kind, c);
     }
 
     /// Bytes from `vaddr` to the end of its page, at most `left`.
