@@ -94,7 +94,7 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
     let q = qemu_run(case, tmp.path(), &elf)?;
 
     let mut errs = Vec::new();
-    for tier in TIERS {
+    for tier in common::TIERS {
         if let Err(e) = check_tier(case, ops, tmp.path(), &elf, &q, tier) {
             errs.push(format!("--tier {}: {e}", tier.join(" ")));
         }
@@ -105,10 +105,6 @@ fn check(case: &Case, ops: &Mutex<BTreeSet<(bool, Op)>>) -> Result<(), String> {
         Err(errs.join("\n  "))
     }
 }
-
-/// The execution tiers every program runs on: the interpreter, and the
-/// translation tier translating every block before its first execution.
-const TIERS: [&[&str]; 2] = [&["interp"], &["jit", "--jit-threshold", "0"]];
 
 /// Run one case under fwprof on one tier (`--tier` arguments `tier`) in
 /// `dir` and compare with QEMU's run `q`.
@@ -184,19 +180,9 @@ fn check_tier(
     if let Err(e) = p.check_invariants() {
         errs.push(format!("profile invariants: {e}"));
     }
-    // With the threshold at 0 the program runs as translated code: the
-    // interpreter is left only the blocks the run loop cuts short.
     if tier[0] == "jit" {
-        let total: u64 = p.costs.iter().map(|c| c.cost[0]).sum();
-        let translated = p
-            .meta
-            .engine
-            .as_ref()
-            .map_or(0, |e| e.translated_instructions);
-        if (translated as f64) < 0.99 * total as f64 {
-            errs.push(format!(
-                "only {translated} of {total} instructions ran as translated code"
-            ));
+        if let Err(e) = common::check_translated(&p) {
+            errs.push(e);
         }
     }
     let ours: BTreeMap<u64, u64> = p.costs.iter().map(|c| (c.addr, c.cost[0])).collect();

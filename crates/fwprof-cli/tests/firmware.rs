@@ -167,9 +167,6 @@ fn qemu_reference_runs_every_program_deterministically() {
     }
 }
 
-/// The execution tiers every program runs on (as in `differential.rs`).
-const TIERS: [&[&str]; 2] = [&["interp"], &["jit", "--jit-threshold", "0"]];
-
 /// Records `elf` under fwprof with `--icount-shift shift` and `--tier`
 /// arguments `tier`; (exit code, stdout, stderr, profile).
 fn fwprof_record(elf: &Path, shift: u32, tier: &[&str]) -> (i64, String, String, Profile) {
@@ -212,7 +209,7 @@ fn compare(name: &str, shift: u32) -> Result<(), String> {
     let elf = common::firmware_elf(&format!("{name}.elf"));
     let q = qemu_run(&elf, shift);
     let mut errs = Vec::new();
-    for tier in TIERS {
+    for tier in common::TIERS {
         if let Err(e) = compare_tier(&elf, &q, shift, tier) {
             errs.push(format!("--tier {}: {e}", tier.join(" ")));
         }
@@ -229,16 +226,8 @@ fn compare_tier(elf: &Path, q: &QemuRun, shift: u32, tier: &[&str]) -> Result<()
     let (code, stdout, stderr, p) = fwprof_record(elf, shift, tier);
     let mut errs = Vec::new();
     if tier[0] == "jit" {
-        let total: u64 = p.costs.iter().map(|c| c.cost[0]).sum();
-        let translated = p
-            .meta
-            .engine
-            .as_ref()
-            .map_or(0, |e| e.translated_instructions);
-        if (translated as f64) < 0.99 * total as f64 {
-            errs.push(format!(
-                "only {translated} of {total} instructions ran as translated code"
-            ));
+        if let Err(e) = common::check_translated(&p) {
+            errs.push(e);
         }
     }
     if code != q.exit_code {

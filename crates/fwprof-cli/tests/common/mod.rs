@@ -321,3 +321,27 @@ pub fn run_with_timeout(
         timed_out,
     }
 }
+
+/// The `--tier` arguments every program of the differential suites runs
+/// with: the interpreter, and the translation tier translating every block
+/// before its first execution.
+pub const TIERS: [&[&str]; 2] = [&["interp"], &["jit", "--jit-threshold", "0"]];
+
+/// For a profile recorded with `--tier jit --jit-threshold 0`: at least 99%
+/// of its instructions ran as translated code (the interpreter is left only
+/// the blocks the run loop cuts short), so short programs cannot hide
+/// behind the interpreter. An error message otherwise.
+pub fn check_translated(p: &fwprof_profile::Profile) -> Result<(), String> {
+    let total: u64 = p.costs.iter().map(|c| c.cost[0]).sum();
+    let translated = p
+        .meta
+        .engine
+        .as_ref()
+        .map_or(0, |e| e.translated_instructions);
+    if (translated as f64) < 0.99 * total as f64 {
+        return Err(format!(
+            "only {translated} of {total} instructions ran as translated code"
+        ));
+    }
+    Ok(())
+}

@@ -21,7 +21,7 @@ use crate::memory::FAST_PATH;
 use crate::uop::{Uop, K};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
+    types, AbiParam, Block as IrBlock, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -561,6 +561,54 @@ impl<'a, 'f> Emitter<'a, 'f> {
         }
     }
 
+    /// Test `addr` against a memory hit cache (`fields`: offsets in
+    /// [`crate::Memory`] of its start, fast length and pointer), then
+    /// against its victim (the same fields `victim` bytes further): jump to
+    /// `fast` with the host address on a hit, else to `slow`. For a store,
+    /// `code` (offsets of the cache's code extent, and the access size)
+    /// also requires the bytes to lie outside that extent.
+    fn probe(
+        &mut self,
+        addr: Value,
+        fields: (i32, i32, i32),
+        code: Option<(i32, i32, u64)>,
+        victim: i32,
+        fast: IrBlock,
+        slow: IrBlock,
+    ) {
+        let (start_at, len_at, ptr_at) = fields;
+        for (k, shift) in [0, victim].into_iter().enumerate() {
+            let ld = |e: &mut Self, at: i32| e.b.ins().load(I64, host(), e.mem, at + shift);
+            let start = ld(self, start_at);
+            let fast_len = ld(self, len_at);
+            let off = self.b.ins().isub(addr, start);
+            let mut hit = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
+            if let Some((lo_at, hi_at, size)) = code {
+                let (lo, hi) = (ld(self, lo_at), ld(self, hi_at));
+                let above = self
+                    .b
+                    .ins()
+                    .icmp(IntCC::UnsignedGreaterThanOrEqual, addr, hi);
+                let top = self.b.ins().iadd_imm_s(addr, size as i64 - 1);
+                let below = self.b.ins().icmp(IntCC::UnsignedLessThan, top, lo);
+                let no_code = self.b.ins().bor(above, below);
+                hit = self.b.ins().band(hit, no_code);
+            }
+            let this = self.b.create_block();
+            let next = if k == 0 { self.b.create_block() } else { slow };
+            self.b.ins().brif(hit, this, &[], next, &[]);
+            self.b.switch_to_block(this);
+            self.b.seal_block(this);
+            let ptr = ld(self, ptr_at);
+            let a = self.b.ins().iadd(ptr, off);
+            self.b.ins().jump(fast, &[a.into()]);
+            if k == 0 {
+                self.b.switch_to_block(next);
+                self.b.seal_block(next);
+            }
+        }
+    }
+
     /// A load: inline when the address is in the load hit cache's region,
     /// else through [`helpers::load_slow`].
     fn load(&mut self, h: &HelperAddrs, u: &Uop, pc: u64) -> Result<Value, Unsupported> {
@@ -583,33 +631,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let done = self.b.create_block();
         let raw = self.b.append_block_param(done, I64);
         // The load cache, then its victim (as `Memory::load_u*`).
-        for (k, shift) in [0, FAST_PATH.load_victim].into_iter().enumerate() {
-            let start = self
-                .b
-                .ins()
-                .load(I64, host(), self.mem, FAST_PATH.load_start + shift);
-            let fast_len =
-                self.b
-                    .ins()
-                    .load(I64, host(), self.mem, FAST_PATH.load_fast_len + shift);
-            let off = self.b.ins().isub(addr, start);
-            let hit = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
-            let this = self.b.create_block();
-            let next = if k == 0 { self.b.create_block() } else { slow };
-            self.b.ins().brif(hit, this, &[], next, &[]);
-            self.b.switch_to_block(this);
-            self.b.seal_block(this);
-            let ptr = self
-                .b
-                .ins()
-                .load(I64, host(), self.mem, FAST_PATH.load_ptr + shift);
-            let a = self.b.ins().iadd(ptr, off);
-            self.b.ins().jump(fast, &[a.into()]);
-            if k == 0 {
-                self.b.switch_to_block(next);
-                self.b.seal_block(next);
-            }
-        }
+        let f = &FAST_PATH;
+        let fields = (f.load_start, f.load_fast_len, f.load_ptr);
+        self.probe(addr, fields, None, f.load_victim, fast, slow);
 
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
@@ -676,49 +700,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let done = self.b.create_block();
         // The store cache, then its victim, each outside its region's code
         // extent (as `Memory::store_u*`, without the per-line test).
-        for (k, shift) in [0, FAST_PATH.store_victim].into_iter().enumerate() {
-            let start = self
-                .b
-                .ins()
-                .load(I64, host(), self.mem, FAST_PATH.store_start + shift);
-            let fast_len =
-                self.b
-                    .ins()
-                    .load(I64, host(), self.mem, FAST_PATH.store_fast_len + shift);
-            let code_lo = self
-                .b
-                .ins()
-                .load(I64, host(), self.mem, FAST_PATH.store_code_lo + shift);
-            let code_hi = self
-                .b
-                .ins()
-                .load(I64, host(), self.mem, FAST_PATH.store_code_hi + shift);
-            let off = self.b.ins().isub(addr, start);
-            let in_region = self.b.ins().icmp(IntCC::UnsignedLessThan, off, fast_len);
-            let above = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedGreaterThanOrEqual, addr, code_hi);
-            let top = self.b.ins().iadd_imm_s(addr, size as i64 - 1);
-            let below = self.b.ins().icmp(IntCC::UnsignedLessThan, top, code_lo);
-            let no_code = self.b.ins().bor(above, below);
-            let hit = self.b.ins().band(in_region, no_code);
-            let this = self.b.create_block();
-            let next = if k == 0 { self.b.create_block() } else { slow };
-            self.b.ins().brif(hit, this, &[], next, &[]);
-            self.b.switch_to_block(this);
-            self.b.seal_block(this);
-            let ptr = self
-                .b
-                .ins()
-                .load(I64, host(), self.mem, FAST_PATH.store_ptr + shift);
-            let a = self.b.ins().iadd(ptr, off);
-            self.b.ins().jump(fast, &[a.into()]);
-            if k == 0 {
-                self.b.switch_to_block(next);
-                self.b.seal_block(next);
-            }
-        }
+        let f = &FAST_PATH;
+        let fields = (f.store_start, f.store_fast_len, f.store_ptr);
+        let code = Some((f.store_code_lo, f.store_code_hi, size));
+        self.probe(addr, fields, code, f.store_victim, fast, slow);
 
         self.b.switch_to_block(fast);
         self.b.seal_block(fast);
