@@ -253,8 +253,9 @@ impl Jit {
         self.entries.as_ptr()
     }
 
-    /// Translate block `id` (`b`, `info`, its micro-ops `uops`) for XLEN `RV64` and
-    /// hooks `H` (`inline`: their [`crate::InlineCounts`], for the layout). Returns its code, or `None` (remembered) when it cannot
+    /// Translate block `id` (`b`, `info`, its micro-ops `uops`) for XLEN
+    /// `RV64` and hooks `H` (`inline`: their [`crate::InlineCounts`], for
+    /// the layout). Returns its code, or `None` (remembered) when it cannot
     /// be translated.
     #[cold]
     #[inline(never)]
@@ -367,12 +368,7 @@ impl Jit {
             return None;
         }
         b.finalize(frontend);
-        let sig = be.ctx.func.signature.clone();
-        let fid = be.module.declare_anonymous_function(&sig).ok()?;
-        be.module.define_function(fid, &mut be.ctx).ok()?;
-        be.module.clear_context(&mut be.ctx);
-        be.module.finalize_definitions().ok()?;
-        Some(BlockFn(be.module.get_finalized_function(fid)))
+        define(&mut be.module, &mut be.ctx).map(BlockFn)
     }
 
     /// Forget every translation (the block cache flushed: ids restart) and
@@ -419,12 +415,18 @@ fn build_enter(
     let st = b.inst_results(inst)[0];
     b.ins().return_(&[st]);
     b.finalize(frontend);
+    let ptr = define(module, ctx)?;
+    // SAFETY: built above with this signature in the host's C convention.
+    Some(unsafe { std::mem::transmute::<*const u8, EnterFn>(ptr) })
+}
+
+/// Compile the function built in `ctx` into `module` and make it
+/// executable; its address, or `None` if Cranelift refuses it.
+fn define(module: &mut JITModule, ctx: &mut Context) -> Option<*const u8> {
     let sig = ctx.func.signature.clone();
     let fid = module.declare_anonymous_function(&sig).ok()?;
     module.define_function(fid, ctx).ok()?;
     module.clear_context(ctx);
     module.finalize_definitions().ok()?;
-    let ptr = module.get_finalized_function(fid);
-    // SAFETY: built above with this signature in the host's C convention.
-    Some(unsafe { std::mem::transmute::<*const u8, EnterFn>(ptr) })
+    Some(module.get_finalized_function(fid))
 }
