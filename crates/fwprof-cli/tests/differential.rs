@@ -2,8 +2,10 @@
 //! (`tests/corpus`), fwprof must give the same stdout, stderr and exit code
 //! as QEMU, and the same executed-instruction count at every address as
 //! QEMU's single-step trace (`scripts/qemu-ref.py run`), on both
-//! execution tiers: `--tier interp` and `--tier jit --jit-threshold 0`
-//! (which must run at least 99% of the instructions as translated code).
+//! execution tiers: `--tier interp` and `--tier jit --jit-threshold 1`
+//! (whose translated code, in regions of several blocks, must run nearly
+//! every instruction after each block's first execution:
+//! `common::check_translated`).
 //!
 //! Per-function attribution is cross-checked against the symbol table read by
 //! binutils' `nm`, independently of fwprof's own symbol code.

@@ -140,6 +140,12 @@ pub struct EngineInfo {
     /// Instructions executed as translated code (the rest: interpreted),
     /// over all harts.
     pub translated_instructions: u64,
+    /// Blocks compiled into translated code: each translated block plus
+    /// the blocks of the region compiled with it (the loop or function
+    /// body it leads to, run without returning to the run loop); 0 in
+    /// files written before regions existed.
+    #[serde(default)]
+    pub region_blocks: u64,
 }
 
 /// How a profile's costs were gathered.

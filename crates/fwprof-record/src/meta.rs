@@ -65,6 +65,7 @@ pub(crate) fn base_meta(
         jit_threshold: end.tier.1,
         translated_blocks: end.jit.translated,
         translated_instructions: end.jit.executed,
+        region_blocks: end.jit.region_blocks,
     });
     match &end.stop {
         StopReason::Exit(code) => meta.exit_status = Some(*code),

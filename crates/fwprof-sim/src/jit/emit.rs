@@ -24,7 +24,7 @@ use cranelift_codegen::ir::{
     types, AbiParam, Block as IrBlock, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
 };
 use cranelift_codegen::isa::CallConv;
-use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_frontend::{FunctionBuilder, Switch, Variable};
 use std::mem::offset_of;
 
 const I64: Type = types::I64;
@@ -45,6 +45,29 @@ enum Reg {
 #[derive(Debug)]
 pub(super) struct Unsupported;
 
+/// A block of the region being translated: its id, entry pc, length in
+/// instructions, and the IR block its code starts at.
+struct Member {
+    id: u32,
+    start: u64,
+    count: u16,
+    ir: IrBlock,
+}
+
+/// What the emitter is told about the region it translates (see
+/// `mod.rs`, `Jit::build`): its blocks (the first is the one the function
+/// is entered for) as `(id, start pc, length)`, and, over all their
+/// micro-ops, the guest registers used and written (`x0` excluded).
+pub(super) struct RegionPlan {
+    pub blocks: Vec<(u32, u64, u16)>,
+    pub used: [bool; 32],
+    pub written: [bool; 32],
+    /// Guest registers live in variables across the whole region (loaded
+    /// once on entry, stored on every exit): true when control can pass
+    /// from block to block inside the function.
+    pub multi: bool,
+}
+
 /// The emitter of one block.
 pub(super) struct Emitter<'a, 'f> {
     b: &'a mut FunctionBuilder<'f>,
@@ -55,9 +78,17 @@ pub(super) struct Emitter<'a, 'f> {
     regs: [Reg; 32],
     rv64: bool,
     sigs: Sigs,
-    /// The block's id and the arena index of its first instruction.
+    /// The id of the block being emitted and the arena index of its first
+    /// instruction.
     id: u32,
     first: u32,
+    /// `Hart::executed` as of the current block's start (stored back to
+    /// the hart before a helper that reads it and on every exit).
+    done: Variable,
+    members: Vec<Member>,
+    used: [bool; 32],
+    written: [bool; 32],
+    multi: bool,
 }
 
 /// Signatures of the helpers, imported once per function.
@@ -140,15 +171,16 @@ fn guest() -> MemFlagsData {
 }
 
 impl<'a, 'f> Emitter<'a, 'f> {
-    /// Start the function of block `id` (its first instruction at arena
-    /// index `first`): entry block, the call pointer and the register
-    /// variables. `call_conv` is the helpers' (the host's C convention).
+    /// Start the function of the region `plan` (entered for its first
+    /// block): entry block, the call pointer, the executed count and the
+    /// register variables (with `plan.multi`, every used register loaded).
+    /// `call_conv` is the helpers' (the host's C convention). Emit each
+    /// block after [`Emitter::begin`].
     pub(super) fn new(
         b: &'a mut FunctionBuilder<'f>,
         call_conv: CallConv,
         rv64: bool,
-        id: u32,
-        first: u32,
+        plan: &RegionPlan,
     ) -> Self {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -162,6 +194,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .ins()
             .load(I64, host(), call, offset_of!(JitCall, mem) as i32);
         let vars = std::array::from_fn(|_| b.declare_var(I64));
+        let done = b.declare_var(I64);
+        let executed = b
+            .ins()
+            .load(I64, host(), hart, offset_of!(Hart, executed) as i32);
+        b.def_var(done, executed);
         let sigs = Sigs {
             load: b.import_signature(sig(call_conv, 4, true)),
             store: b.import_signature(sig(call_conv, 5, true)),
@@ -171,13 +208,21 @@ impl<'a, 'f> Emitter<'a, 'f> {
             value: b.import_signature(sig(call_conv, 5, true)),
             block_exec: b.import_signature(sig(call_conv, 3, false)),
             jump: b.import_signature(sig(call_conv, 5, false)),
-            tail: b.import_signature(sig(CallConv::Tail, 1, true)),
+            tail: b.import_signature(sig(CallConv::Tail, 2, true)),
         };
-        // Helpers and the run loop find the block that is running here.
-        let idv = b.ins().iconst(I32, i64::from(id));
-        b.ins()
-            .store(host(), idv, call, offset_of!(JitCall, block) as i32);
-        Emitter {
+        let index = b.block_params(entry)[1];
+        let head = plan.blocks[0].0;
+        let members: Vec<Member> = plan
+            .blocks
+            .iter()
+            .map(|&(id, start, count)| Member {
+                id,
+                start,
+                count,
+                ir: b.create_block(),
+            })
+            .collect();
+        let mut e = Emitter {
             b,
             call,
             hart,
@@ -186,9 +231,78 @@ impl<'a, 'f> Emitter<'a, 'f> {
             regs: [Reg::InHart; 32],
             rv64,
             sigs,
-            id,
-            first,
+            id: head,
+            first: 0,
+            done,
+            members,
+            used: plan.used,
+            written: plan.written,
+            multi: plan.multi,
+        };
+        if e.multi {
+            e.reload_used();
         }
+        // The caller names the member to start at (the run loop, or a
+        // chain slot, has set `JitCall::block` to its id).
+        let mut switch = Switch::new();
+        for (k, m) in e.members.iter().enumerate().skip(1) {
+            switch.set_entry(k as u128, m.ir);
+        }
+        let first = e.members[0].ir;
+        switch.emit(e.b, index, first);
+        e
+    }
+
+    /// Load every register the region uses from the hart.
+    fn reload_used(&mut self) {
+        for r in 1..32u8 {
+            let i = usize::from(r);
+            if self.used[i] {
+                let v = self.b.ins().load(I64, host(), self.hart, Self::x_offset(r));
+                self.b.def_var(self.vars[i], v);
+                self.regs[i] = Reg::Clean;
+            }
+        }
+    }
+
+    /// Start emitting block `id` (its first instruction at arena index
+    /// `first`), a member of the region. In a multi-block region every
+    /// register the region writes counts as dirty here, whatever path led
+    /// here (writing back an unchanged value is harmless).
+    pub(super) fn begin(&mut self, id: u32, first: u32) {
+        let ir = self.member(id).expect("a member").ir;
+        self.b.switch_to_block(ir);
+        self.id = id;
+        self.first = first;
+        if self.multi {
+            for i in 1..32 {
+                self.regs[i] = if self.written[i] {
+                    Reg::Dirty
+                } else if self.used[i] {
+                    Reg::Clean
+                } else {
+                    Reg::InHart
+                };
+            }
+        }
+    }
+
+    fn member(&self, id: u32) -> Option<&Member> {
+        self.members.iter().find(|m| m.id == id)
+    }
+
+    /// Store what a helper or the run loop reads of the current block's
+    /// state besides the registers: the executed count at its start and
+    /// its id.
+    fn sync(&mut self) {
+        let done = self.b.use_var(self.done);
+        self.b
+            .ins()
+            .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
+        let idv = self.b.ins().iconst(I32, i64::from(self.id));
+        self.b
+            .ins()
+            .store(host(), idv, self.call, offset_of!(JitCall, block) as i32);
     }
 
     fn x_offset(r: u8) -> i32 {
@@ -249,13 +363,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
     }
 
     /// If `status` (a helper's result) is not zero, return it from the
-    /// function. The registers must already be in the hart.
+    /// function, with the registers, the count and the block id stored
+    /// (the helpers that return a status read none of them).
     fn exit_if_nonzero(&mut self, status: Value) {
         let exit = self.b.create_block();
         let cont = self.b.create_block();
         self.b.ins().brif(status, exit, &[], cont, &[]);
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
+        self.write_back_on_exit();
+        self.sync();
         self.b.ins().return_(&[status]);
         self.b.switch_to_block(cont);
         self.b.seal_block(cont);
@@ -316,6 +433,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             K::Nop => return Ok(()),
             K::General => {
                 self.write_back();
+                self.sync();
                 let id_k = u64::from(id) | (u64::from(self.first) + n) << 32;
                 let args = [
                     self.call,
@@ -329,7 +447,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     .expect("returns");
                 self.exit_if_nonzero(st);
                 // The instruction may have read or written any register.
-                self.regs = [Reg::InHart; 32];
+                if self.multi {
+                    self.reload_used();
+                } else {
+                    self.regs = [Reg::InHart; 32];
+                }
                 return Ok(());
             }
             K::Li => self.konst(imm),
@@ -657,7 +779,6 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
         self.b.switch_to_block(slow);
         self.b.seal_block(slow);
-        self.write_back_on_exit();
         let info = self.mem_info(n, size);
         let args = [self.call, addr, info, self.konst(pc)];
         let st = self
@@ -727,7 +848,6 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
         self.b.switch_to_block(slow);
         self.b.seal_block(slow);
-        self.write_back_on_exit();
         let info = self.mem_info(n, size);
         let args = [self.call, addr, value, info, self.konst(pc)];
         let st = self
@@ -740,20 +860,26 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.seal_block(done);
     }
 
-    /// End the function after the straight-line part of a block with no
-    /// final branch or jump (`end`: the fall-through pc): hand the block to
-    /// the run loop, or run the next one (see [`Emitter::leave`]).
+    /// End the current block after its straight-line part when it has no
+    /// final branch or jump (`end`: the fall-through pc): go on to `fall`
+    /// (a member of the region) if it is given, else hand the block to the
+    /// run loop or run the next one (see [`Emitter::leave`]).
     /// `general_last`: the last instruction ran on the general path, which
     /// set `JitCall::next` itself (the caller preset it to `end`).
     pub(super) fn finish(
-        mut self,
+        &mut self,
         h: &HelperAddrs,
         count: usize,
         end: u64,
         after: u8,
         general_last: bool,
+        fall: Option<u32>,
     ) {
-        self.write_back();
+        let zero = self.b.ins().iconst(I32, 0);
+        if let (Some(t), false) = (fall, general_last) {
+            self.transition(h, count, count, t, zero, None, end);
+            return;
+        }
         let next = if general_last {
             self.b
                 .ins()
@@ -761,20 +887,23 @@ impl<'a, 'f> Emitter<'a, 'f> {
         } else {
             self.konst(end)
         };
-        let zero = self.b.ins().iconst(I32, 0);
         let chain = h.chain && after == 0;
         self.leave(h, count, count, next, zero, chain, None, end);
     }
 
-    /// Emit the block's final branch or jump `u` (`end`: the fall-through pc
-    /// and link value), then leave as [`Emitter::finish`] does; `count` is
-    /// the block's length, `body` the instructions before `u`.
+    /// Emit the current block's final branch or jump `u` (`end`: the
+    /// fall-through pc and link value), then go on to the region's member
+    /// on that path (`fall`, `taken`: members, if any) or leave as
+    /// [`Emitter::finish`] does; `count` is the block's length, `body` the
+    /// instructions before `u`.
     pub(super) fn finish_term(
-        mut self,
+        &mut self,
         h: &HelperAddrs,
         u: &Uop,
         blk: &Block,
         info: &BlockInfo,
+        fall: Option<u32>,
+        taken_member: Option<u32>,
     ) -> Result<(), Unsupported> {
         let (count, end, after) = (usize::from(blk.count), blk.end, blk.after);
         let body = count - 1;
@@ -786,43 +915,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         } else {
             end as u32 as i32 as i64 as u64
         };
-        let (next, taken, jump) = match u.kind {
-            K::Jal | K::Jalr => {
-                let t = if u.kind == K::Jal {
-                    self.konst(u.imm)
-                } else {
-                    let s = self.b.ins().iadd_imm_s(a, u.imm as i64);
-                    let s = self.b.ins().band_imm_s(s, -2);
-                    if rv64 {
-                        s
-                    } else {
-                        self.zext32(s)
-                    }
-                };
-                if u.rd != 0 {
-                    let l = self.konst(link);
-                    self.set(u.rd, l);
-                }
-                (t, self.b.ins().iconst(I32, 1), true)
-            }
-            kind => {
-                let cc = match kind {
-                    K::Beq => IntCC::Equal,
-                    K::Bne => IntCC::NotEqual,
-                    K::Blt => IntCC::SignedLessThan,
-                    K::Bge => IntCC::SignedGreaterThanOrEqual,
-                    K::Bltu => IntCC::UnsignedLessThan,
-                    K::Bgeu => IntCC::UnsignedGreaterThanOrEqual,
-                    _ => return Err(Unsupported),
-                };
-                let c = self.b.ins().icmp(cc, a, b);
-                let (t, f) = (self.konst(u.imm), self.konst(end));
-                let next = self.b.ins().select(c, t, f);
-                let taken = self.b.ins().uextend(I32, c);
-                (next, taken, false)
-            }
-        };
-        self.write_back();
+        let jump = matches!(u.kind, K::Jal | K::Jalr);
         let chain = h.chain && (after == 0 || (jump && after == AFTER_JUMP));
         let report = match info.jump {
             Some(kind) if jump && h.wants_jumps && h.chain => {
@@ -834,8 +927,167 @@ impl<'a, 'f> Emitter<'a, 'f> {
             }
             _ => None,
         };
-        self.leave(h, count, body, next, taken, chain, report, end);
+        if jump {
+            let t = if u.kind == K::Jal {
+                self.konst(u.imm)
+            } else {
+                let s = self.b.ins().iadd_imm_s(a, u.imm as i64);
+                let s = self.b.ins().band_imm_s(s, -2);
+                if rv64 {
+                    s
+                } else {
+                    self.zext32(s)
+                }
+            };
+            if u.rd != 0 {
+                let l = self.konst(link);
+                self.set(u.rd, l);
+            }
+            let one = self.b.ins().iconst(I32, 1);
+            match taken_member {
+                Some(m) if u.kind == K::Jal => {
+                    self.transition(h, count, body, m, one, report, end);
+                }
+                _ => self.leave(h, count, body, t, one, chain, report, end),
+            }
+            return Ok(());
+        }
+        let cc = match u.kind {
+            K::Beq => IntCC::Equal,
+            K::Bne => IntCC::NotEqual,
+            K::Blt => IntCC::SignedLessThan,
+            K::Bge => IntCC::SignedGreaterThanOrEqual,
+            K::Bltu => IntCC::UnsignedLessThan,
+            K::Bgeu => IntCC::UnsignedGreaterThanOrEqual,
+            _ => return Err(Unsupported),
+        };
+        let c = self.b.ins().icmp(cc, a, b);
+        if fall.is_none() && taken_member.is_none() {
+            let (t, f) = (self.konst(u.imm), self.konst(end));
+            let next = self.b.ins().select(c, t, f);
+            let taken = self.b.ins().uextend(I32, c);
+            self.leave(h, count, body, next, taken, chain, None, end);
+            return Ok(());
+        }
+        // Each outcome on its own path: one of them stays in the region.
+        let (tb, fb) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(c, tb, &[], fb, &[]);
+        let saved = self.regs;
+        for (ir, member, target, taken) in [(tb, taken_member, u.imm, 1), (fb, fall, end, 0)] {
+            self.regs = saved;
+            self.b.switch_to_block(ir);
+            self.b.seal_block(ir);
+            let tk = self.b.ins().iconst(I32, taken);
+            match member {
+                Some(m) => self.transition(h, count, body, m, tk, None, end),
+                None => {
+                    let next = self.konst(target);
+                    self.leave(h, count, body, next, tk, chain, None, end);
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// Go from the current block (done: `count` instructions; `status`:
+    /// what `exec_block` would return for it) to block `to`, a member of
+    /// the region, without leaving the function: the count stays in a
+    /// variable and the registers in theirs. As the run loop would, only if
+    /// `to` is still the block translated (not killed since) and fits
+    /// before `JitCall::checkpoint`; the hooks hear of it as in
+    /// [`Emitter::leave`]. Otherwise the run loop takes over at `to`'s pc.
+    /// `taken` (i32) and `report` as for [`Emitter::leave`].
+    #[allow(clippy::too_many_arguments)]
+    fn transition(
+        &mut self,
+        h: &HelperAddrs,
+        count: usize,
+        status: usize,
+        to: u32,
+        taken: Value,
+        report: Option<(u64, u64)>,
+        end: u64,
+    ) {
+        let m = self.member(to).expect("a member");
+        let (ir, start, ncount) = (m.ir, m.start, m.count);
+        let done0 = self.b.use_var(self.done);
+        let done = self.b.ins().iadd_imm_s(done0, count as i64);
+        if let Some((kind, pc)) = report {
+            self.write_back_on_exit();
+            self.b
+                .ins()
+                .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
+            let next = self.konst(start);
+            let args = [
+                self.call,
+                self.konst(u64::from(self.id) | kind << 32),
+                next,
+                self.konst(pc),
+                self.konst(end),
+            ];
+            self.call_helper(self.sigs.jump, h.jump_hook, &args);
+        }
+        let blocks = self
+            .b
+            .ins()
+            .load(I64, host(), self.call, offset_of!(JitCall, blocks) as i32);
+        let at = size_of::<Block>() as i64 * i64::from(to) + offset_of!(Block, start) as i64;
+        let now = self.b.ins().load(I64, host(), blocks, at as i32);
+        let same = self.b.ins().icmp_imm_s(IntCC::Equal, now, start as i64);
+        let upto = self.b.ins().iadd_imm_s(done, i64::from(ncount));
+        let checkpoint = self.b.ins().load(
+            I64,
+            host(),
+            self.call,
+            offset_of!(JitCall, checkpoint) as i32,
+        );
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, upto, checkpoint);
+        let ok = self.b.ins().band(same, fits);
+        let (go, exit) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, go, &[], exit, &[]);
+
+        self.b.switch_to_block(exit);
+        self.b.seal_block(exit);
+        let saved = self.regs;
+        self.write_back();
+        self.regs = saved;
+        let next = self.konst(start);
+        self.exit_to_loop(done, next, taken, status);
+
+        self.b.switch_to_block(go);
+        self.b.seal_block(go);
+        if h.wants_block_exec {
+            let nid = self.b.ins().iconst(I32, i64::from(to));
+            let nid64 = self.konst(u64::from(to));
+            self.block_exec(h, nid, nid64, done);
+        }
+        self.b.def_var(self.done, done);
+        self.b.ins().jump(ir, &[]);
+    }
+
+    /// Return to the run loop with the current block done: its count added
+    /// (`done`), `next` and `taken` in the call, and `status`.
+    fn exit_to_loop(&mut self, done: Value, next: Value, taken: Value, status: usize) {
+        self.b
+            .ins()
+            .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
+        self.b
+            .ins()
+            .store(host(), next, self.call, offset_of!(JitCall, next) as i32);
+        self.b
+            .ins()
+            .store(host(), taken, self.call, offset_of!(JitCall, taken) as i32);
+        if self.multi {
+            let idv = self.b.ins().iconst(I32, i64::from(self.id));
+            self.b
+                .ins()
+                .store(host(), idv, self.call, offset_of!(JitCall, block) as i32);
+        }
+        let st = self.konst(status as u64);
+        self.b.ins().return_(&[st]);
     }
 
     /// Tell the hooks that block `nid` (also as `nid64`) starts, `done`
@@ -887,8 +1139,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.seal_block(join);
     }
 
-    /// Leave the function with the block done, its registers in the hart:
-    /// `next` is the next pc, `taken` (i32) whether a final branch or jump
+    /// Leave the function with the block done, its registers written back
+    /// to the hart: `next` is the next pc, `taken` (i32) whether a final branch or jump
     /// left the straight line, `status` what `exec_block` would return.
     ///
     /// With `chain`, first try to run the next block here: the block the
@@ -916,11 +1168,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
         report: Option<(u64, u64)>,
         end: u64,
     ) {
+        self.write_back();
         let exit = self.b.create_block();
-        let executed = self
-            .b
-            .ins()
-            .load(I64, host(), self.hart, offset_of!(Hart, executed) as i32);
+        let executed = self.b.use_var(self.done);
         let done = self.b.ins().iadd_imm_s(executed, count as i64);
         self.b
             .ins()
@@ -1003,24 +1253,25 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
             self.b.switch_to_block(go);
             self.b.seal_block(go);
+            let index = self
+                .b
+                .ins()
+                .load(I32, host(), ne, offset_of!(super::Entry, index) as i32);
+            let index = self.b.ins().uextend(I64, index);
+            self.b
+                .ins()
+                .store(host(), nid, self.call, offset_of!(JitCall, block) as i32);
             if h.wants_block_exec {
                 self.block_exec(h, nid, nid64, done);
             }
             self.b
                 .ins()
-                .return_call_indirect(self.sigs.tail, code, &[self.call]);
+                .return_call_indirect(self.sigs.tail, code, &[self.call, index]);
         } else {
             self.b.ins().jump(exit, &[]);
         }
         self.b.switch_to_block(exit);
         self.b.seal_block(exit);
-        self.b
-            .ins()
-            .store(host(), next, self.call, offset_of!(JitCall, next) as i32);
-        self.b
-            .ins()
-            .store(host(), taken, self.call, offset_of!(JitCall, taken) as i32);
-        let st = self.konst(status as u64);
-        self.b.ins().return_(&[st]);
+        self.exit_to_loop(done, next, taken, status);
     }
 }

@@ -4,17 +4,19 @@
 //! until it is translated, every block cut short (an instruction limit or
 //! an interrupt inside it), and a block Cranelift cannot take.
 //!
-//! What is translated: a block's straight-line part, the micro-ops the
-//! interpreter's `exec_block` runs (the final branch or jump, if any, runs
-//! in the run loop as before, which picks the chained successor by its
-//! outcome). Integer micro-ops become host instructions with the guest
-//! registers in host registers across the block; loads and stores test the
-//! memory's hit caches inline and call out for the rest; the general path
-//! (F/D, A, CSRs, system instructions) and the bit-manipulation values are
-//! calls to the interpreter's own functions (`helpers.rs`). Hooks see
-//! exactly what the interpreter shows them: memory accesses, operands and
-//! cycles are calls at the same points, and the run loop reports blocks,
-//! branches and jumps for both tiers alike.
+//! What is translated: a region, one Cranelift function: the block that
+//! became hot and the blocks it leads to along fall-through, taken-branch
+//! and plain `jal` edges the run loop has chained ([`region`]), each with
+//! its final branch or jump. Integer micro-ops become host instructions;
+//! in a region of several blocks the guest registers live in host
+//! registers from the region's entry to its exit (`emit.rs`). Loads and
+//! stores test the memory's hit caches inline and call out for the rest;
+//! the general path (F/D, A, CSRs, system instructions) and the
+//! bit-manipulation values are calls to the interpreter's own functions
+//! (`helpers.rs`). Hooks see exactly what the interpreter shows them:
+//! memory accesses, operands and cycles are calls at the same points, and
+//! blocks, branches and jumps are reported as the run loop reports them.
+//! Calls, returns and `jalr` leave a region through the chain slots.
 //!
 //! Memory: Cranelift's JIT frees code only per module, so the tier keeps
 //! one module per block-cache generation and frees it whole when the block
@@ -27,11 +29,11 @@ mod helpers;
 #[cfg(test)]
 mod tests;
 
-use crate::block::{Block, BlockInfo};
+use crate::block::{Block, BlockCache, AFTER_JUMP, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::Hooks;
 use crate::memory::Memory;
-use crate::uop::{Uop, K};
+use crate::uop::K;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, UserFuncName};
 use cranelift_codegen::isa::{CallConv, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
@@ -72,6 +74,11 @@ pub struct JitStats {
     pub executed: u64,
     /// Modules of translated code freed with a block-cache flush.
     pub modules_freed: u64,
+    /// Blocks compiled into translated functions: each translated block's
+    /// own, plus the blocks of its region (the loop or function body it
+    /// leads to, run without returning to the run loop), which may be
+    /// compiled again in other regions.
+    pub region_blocks: u64,
 }
 
 /// What translated code receives: the state it works on, and two outputs.
@@ -122,13 +129,14 @@ pub(crate) const fn chains<H: Hooks>() -> bool {
     !H::WANTS_BRANCHES && !H::MODELS_CYCLES && !H::STOPS
 }
 
-/// Translated code of one block (Cranelift's `tail` calling convention:
-/// entered through [`Jit::enter`]).
+/// Translated code of one block: a region's function (Cranelift's `tail`
+/// calling convention, entered through [`Jit::enter`]) and the block's
+/// index among the region's members (the function's second argument).
 #[derive(Clone, Copy)]
-pub(crate) struct BlockFn(*const u8);
+pub(crate) struct BlockFn(*const u8, u64);
 
 /// The trampoline from the host's C calling convention into a block.
-type EnterFn = unsafe extern "C" fn(*mut JitCall, *const u8) -> u64;
+type EnterFn = unsafe extern "C" fn(*mut JitCall, *const u8, u64) -> u64;
 
 /// What [`Jit::lookup`] found for a block.
 pub(crate) enum Code {
@@ -141,11 +149,13 @@ pub(crate) enum Code {
 }
 
 /// Per block id: its code, or how often it ran in the interpreter.
-/// `#[repr(C)]`: translated code reads `code` (null: not translated).
+/// `#[repr(C)]`: translated code reads `code` (null: not translated) and
+/// `index` (the block's entry in that code, see [`BlockFn`]).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub(crate) struct Entry {
     code: *const u8,
+    index: u32,
     hits: u32,
     refused: bool,
 }
@@ -154,6 +164,7 @@ impl Default for Entry {
     fn default() -> Self {
         Entry {
             code: std::ptr::null(),
+            index: 0,
             hits: 0,
             refused: false,
         }
@@ -218,7 +229,7 @@ impl Jit {
         }
         let e = &mut self.entries[i];
         if !e.code.is_null() {
-            return Code::Ready(BlockFn(e.code));
+            return Code::Ready(BlockFn(e.code, u64::from(e.index)));
         }
         if e.hits < self.threshold || e.refused || self.broken {
             e.hits = e.hits.saturating_add(1);
@@ -236,7 +247,7 @@ impl Jit {
     pub(crate) unsafe fn enter(&self, call: &mut JitCall, f: BlockFn) -> u64 {
         let enter = self.backend.as_ref().expect("code exists").enter;
         // SAFETY: the caller's contract.
-        unsafe { enter(call, f.0) }
+        unsafe { enter(call, f.0, f.1) }
     }
 
     /// Make room for the entry of block `id` (so that translated code
@@ -253,33 +264,50 @@ impl Jit {
         self.entries.as_ptr()
     }
 
-    /// Translate block `id` (`b`, `info`, its micro-ops `uops`) for XLEN
-    /// `RV64` and hooks `H` (`inline`: their [`crate::InlineCounts`], for
-    /// the layout). Returns its code, or `None` (remembered) when it cannot
-    /// be translated.
+    /// Translate block `id` of `cache` for XLEN `RV64` and hooks `H`
+    /// (`inline`: their [`crate::InlineCounts`], for the layout), with the
+    /// blocks it leads to in the same region (see [`region`]). Returns its
+    /// code, or `None` (remembered) when it cannot be translated.
     #[cold]
     #[inline(never)]
     pub(crate) fn translate<const RV64: bool, H: Hooks>(
         &mut self,
         id: u32,
-        b: &Block,
-        info: &BlockInfo,
-        uops: &[Uop],
+        cache: &BlockCache,
         inline: Option<crate::InlineCounts>,
     ) -> Option<BlockFn> {
-        let code = self.build::<RV64, H>(id, b, info, uops, inline);
-        let e = &mut self.entries[id as usize];
-        match code {
-            Some(f) => {
-                e.code = f.0;
-                self.stats.translated += 1;
+        let mut left_out = Vec::new();
+        let built = loop {
+            let members = if chains::<H>() {
+                region(cache, id, &left_out, &self.entries)
+            } else {
+                vec![id]
+            };
+            match self.build::<RV64, H>(cache, &members, inline) {
+                Ok(code) => break Some((code, members)),
+                // A block Cranelift cannot take leaves the region; the
+                // block the code is for cannot be left out.
+                Err(Some(bad)) if bad != id && left_out.len() < 8 => left_out.push(bad),
+                Err(_) => break None,
             }
-            None => {
-                e.refused = true;
-                self.stats.refused += 1;
+        };
+        let Some((code, members)) = built else {
+            self.entries[id as usize].refused = true;
+            self.stats.refused += 1;
+            return None;
+        };
+        self.stats.translated += 1;
+        self.stats.region_blocks += members.len() as u64;
+        // Every member not translated yet is entered through this code.
+        for (k, &m) in members.iter().enumerate() {
+            self.reserve(m);
+            let e = &mut self.entries[m as usize];
+            if m == id || e.code.is_null() {
+                e.code = code;
+                e.index = k as u32;
             }
         }
-        code
+        Some(BlockFn(code, 0))
     }
 
     fn backend(&mut self) -> Option<&mut Backend> {
@@ -325,50 +353,78 @@ impl Jit {
         self.backend.as_mut()
     }
 
+    /// Build the function of region `members` (the first is the block it
+    /// is entered for). `Err(Some(id))`: block `id` cannot be translated;
+    /// `Err(None)`: no backend, or Cranelift refused the function.
     fn build<const RV64: bool, H: Hooks>(
         &mut self,
-        id: u32,
-        blk: &Block,
-        info: &BlockInfo,
-        uops: &[Uop],
+        cache: &BlockCache,
+        members: &[u32],
         inline: Option<crate::InlineCounts>,
-    ) -> Option<BlockFn> {
+    ) -> Result<*const u8, Option<u32>> {
         let helpers = emit::HelperAddrs::of::<RV64, H>(inline);
-        let be = self.backend()?;
+        // Without chaining (the hooks want to hear of each block from the
+        // run loop) a region is its first block, and has no edges.
+        let chain = chains::<H>();
+        let plan = plan(cache, members, chain);
+        let be = self.backend().ok_or(None)?;
         let call_conv = be.module.isa().default_call_conv();
         let frontend = be.module.isa().frontend_config();
         be.module.clear_context(&mut be.ctx);
         let sig = &mut be.ctx.func.signature;
         sig.call_conv = CallConv::Tail;
         sig.params.push(AbiParam::new(types::I64));
+        sig.params.push(AbiParam::new(types::I64));
         sig.returns.push(AbiParam::new(types::I64));
-        be.ctx.func.name = UserFuncName::user(0, id);
+        be.ctx.func.name = UserFuncName::user(0, members[0]);
         let mut b = FunctionBuilder::new(&mut be.ctx.func, &mut be.fctx);
-        let mut e = emit::Emitter::new(&mut b, call_conv, RV64, id, blk.first);
-        let count = usize::from(blk.count);
-        let body = count - usize::from(blk.term);
-        let mut ok = true;
-        for (k, u) in uops[..body].iter().enumerate() {
-            let pc = blk.start.wrapping_add(u64::from(u.off));
-            if e.uop(&helpers, id, u, pc, k + 1 == body).is_err() {
-                ok = false;
+        let mut e = emit::Emitter::new(&mut b, call_conv, RV64, &plan);
+        let mut failed = None;
+        for &id in members {
+            let blk = &cache.blocks[id as usize];
+            let info = &cache.info[id as usize];
+            let first = blk.first as usize;
+            let count = usize::from(blk.count);
+            let uops = &cache.uops[first..first + count];
+            let (fall, taken) = if chain {
+                edges(cache, id)
+            } else {
+                (None, None)
+            };
+            let inside = |t: Option<u32>| t.filter(|t| members.contains(t));
+            let (fall, taken) = (inside(fall), inside(taken));
+            e.begin(id, blk.first);
+            let body = count - usize::from(blk.term);
+            let mut ok = true;
+            for (k, u) in uops[..body].iter().enumerate() {
+                let pc = blk.start.wrapping_add(u64::from(u.off));
+                if e.uop(&helpers, id, u, pc, k + 1 == body).is_err() {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                if blk.term {
+                    ok = e
+                        .finish_term(&helpers, &uops[body], blk, info, fall, taken)
+                        .is_ok();
+                } else {
+                    let general_last = uops[..body].last().is_some_and(|u| u.kind == K::General);
+                    e.finish(&helpers, count, blk.end, blk.after, general_last, fall);
+                }
+            }
+            if !ok {
+                failed = Some(id);
                 break;
             }
         }
-        if ok {
-            if blk.term {
-                ok = e.finish_term(&helpers, &uops[body], blk, info).is_ok();
-            } else {
-                let general_last = uops[..body].last().is_some_and(|u| u.kind == K::General);
-                e.finish(&helpers, count, blk.end, blk.after, general_last);
-            }
-        }
+        drop(e);
         b.seal_all_blocks();
-        if !ok {
-            return None;
+        if let Some(bad) = failed {
+            return Err(Some(bad));
         }
         b.finalize(frontend);
-        define(&mut be.module, &mut be.ctx).map(BlockFn)
+        define(&mut be.module, &mut be.ctx).ok_or(None)
     }
 
     /// Forget every translation (the block cache flushed: ids restart) and
@@ -387,8 +443,117 @@ impl Jit {
     }
 }
 
-/// The trampoline `enter(call, code) -> status`: calls `code` (a block,
-/// `tail` convention) with `call` from the host's C convention.
+/// The most blocks, and micro-ops, one translated function holds: a region
+/// is a loop nest or a function body's hot part, and Cranelift's time grows
+/// faster than the function.
+const MAX_REGION_BLOCKS: usize = 24;
+const MAX_REGION_UOPS: usize = 320;
+
+/// The successors of block `id` that translated code may run without the
+/// run loop and without a jump to report as a call or return: the
+/// fall-through block and the taken branch's or plain `jal`'s (`rd` =
+/// `x0`) target, as `(fall, taken)` ids, each only if the run loop has
+/// chained it (its slot), it is live, starts at that pc and is in the
+/// same address space. Calls, returns and `jalr` targets are reached
+/// through the chain slots at run time instead (`Emitter::leave`).
+fn edges(cache: &BlockCache, id: u32) -> (Option<u32>, Option<u32>) {
+    let b = &cache.blocks[id as usize];
+    let info = &cache.info[id as usize];
+    let ok = |t: u32, pc: u64| {
+        let i = t as usize;
+        (t != NO_BLOCK
+            && i < cache.blocks.len()
+            && cache.info[i].live
+            && cache.info[i].key == info.key
+            && cache.blocks[i].start == pc)
+            .then_some(t)
+    };
+    let last = &cache.uops[b.first as usize + usize::from(b.count) - 1];
+    if !b.term {
+        if b.after != 0 || last.kind == K::General {
+            return (None, None);
+        }
+        return (ok(b.fall, b.end), None);
+    }
+    match last.kind {
+        K::Beq | K::Bne | K::Blt | K::Bge | K::Bltu | K::Bgeu if b.after == 0 => {
+            (ok(b.fall, b.end), ok(b.taken, last.imm))
+        }
+        K::Jal if last.rd == 0 && b.after & !AFTER_JUMP == 0 => (None, ok(b.taken, last.imm)),
+        _ => (None, None),
+    }
+}
+
+/// The region translated with block `head`: `head`, then the blocks its
+/// [`edges`] reach, breadth first, up to [`MAX_REGION_BLOCKS`] and
+/// [`MAX_REGION_UOPS`], without the blocks in `left_out` and without those
+/// another region's code already runs (`entries`): the search stops there,
+/// and the two functions meet through the chain slots.
+fn region(cache: &BlockCache, head: u32, left_out: &[u32], entries: &[Entry]) -> Vec<u32> {
+    let mut members = vec![head];
+    let mut uops = usize::from(cache.blocks[head as usize].count);
+    let mut k = 0;
+    while k < members.len() {
+        let (fall, taken) = edges(cache, members[k]);
+        k += 1;
+        for t in [taken, fall].into_iter().flatten() {
+            let n = usize::from(cache.blocks[t as usize].count);
+            if members.len() < MAX_REGION_BLOCKS
+                && uops + n <= MAX_REGION_UOPS
+                && !members.contains(&t)
+                && !left_out.contains(&t)
+                && entries.get(t as usize).is_none_or(|e| e.code.is_null())
+            {
+                members.push(t);
+                uops += n;
+            }
+        }
+    }
+    members
+}
+
+/// The emitter's view of region `members` (with `chain`, as
+/// [`chains`] says of the hooks): their extents and the
+/// registers their micro-ops name (an over-approximation: a field a kind
+/// does not use costs a load, or a store of an unchanged value).
+fn plan(cache: &BlockCache, members: &[u32], chain: bool) -> emit::RegionPlan {
+    let mut used = [false; 32];
+    let mut written = [false; 32];
+    let mut multi = false;
+    let mut blocks = Vec::with_capacity(members.len());
+    for &id in members {
+        let b = &cache.blocks[id as usize];
+        blocks.push((id, b.start, b.count));
+        let (fall, taken) = edges(cache, id);
+        multi |= chain
+            && [fall, taken]
+                .into_iter()
+                .flatten()
+                .any(|t| members.contains(&t));
+        let first = b.first as usize;
+        for u in &cache.uops[first..first + usize::from(b.count)] {
+            if u.kind == K::Nop {
+                continue;
+            }
+            for r in [u.rs1, u.rs2, u.rd] {
+                used[usize::from(r & 31)] = true;
+            }
+            written[usize::from(u.rd & 31)] = true;
+        }
+    }
+    used[0] = false;
+    written[0] = false;
+    emit::RegionPlan {
+        blocks,
+        used,
+        written,
+        multi,
+    }
+}
+
+/// The trampoline `enter(call, code, index) -> status`: calls `code` (a
+/// region, `tail` convention) at member `index` with `call` from the host's
+/// C convention.
 fn build_enter(
     module: &mut JITModule,
     ctx: &mut Context,
@@ -398,20 +563,23 @@ fn build_enter(
     let frontend = module.isa().frontend_config();
     module.clear_context(ctx);
     ctx.func.signature.call_conv = call_conv;
-    ctx.func.signature.params.push(AbiParam::new(types::I64));
-    ctx.func.signature.params.push(AbiParam::new(types::I64));
+    for _ in 0..3 {
+        ctx.func.signature.params.push(AbiParam::new(types::I64));
+    }
     ctx.func.signature.returns.push(AbiParam::new(types::I64));
     let mut b = FunctionBuilder::new(&mut ctx.func, fctx);
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
     b.seal_block(entry);
-    let (call, code) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let p = b.block_params(entry);
+    let (call, code, index) = (p[0], p[1], p[2]);
     let mut tail = Signature::new(CallConv::Tail);
+    tail.params.push(AbiParam::new(types::I64));
     tail.params.push(AbiParam::new(types::I64));
     tail.returns.push(AbiParam::new(types::I64));
     let sig = b.import_signature(tail);
-    let inst = b.ins().call_indirect(sig, code, &[call]);
+    let inst = b.ins().call_indirect(sig, code, &[call, index]);
     let st = b.inst_results(inst)[0];
     b.ins().return_(&[st]);
     b.finalize(frontend);

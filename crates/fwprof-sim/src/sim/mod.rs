@@ -448,13 +448,7 @@ impl<H: Hooks> Simulator<H> {
                     Code::Interpret => None,
                     Code::Translate => {
                         let inline = self.hooks.inline_counts();
-                        self.jit.translate::<RV64, H>(
-                            id,
-                            &b,
-                            &self.cache.info[id as usize],
-                            &self.cache.uops[first..first + count],
-                            inline,
-                        )
+                        self.jit.translate::<RV64, H>(id, &self.cache, inline)
                     }
                 }
             } else {
