@@ -212,8 +212,10 @@ pub struct SignalReturn {
 /// `id` does exactly this: add 1 to the `u64` at `e + count`, and store
 /// `id` into the `u32` at `last`. Otherwise translated code calls the hook.
 /// The pointers stay valid until the next [`Hooks::on_block_translated`]
-/// or [`Hooks::on_cache_flush`], and nothing else may move the table (the
-/// hooks themselves run only between blocks).
+/// or [`Hooks::on_cache_flush`], nothing else may move the table (the
+/// hooks themselves run only between blocks), and the `u32` at `current`
+/// changes only inside a hook (translated code keeps it in a register
+/// between hook calls).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InlineCounts {
     /// The entry of block 0.

@@ -45,6 +45,18 @@ enum Reg {
 #[derive(Debug)]
 pub(super) struct Unsupported;
 
+/// The hooks' inline-count table as translated code holds it (see
+/// [`crate::InlineCounts`]): the table's base and the current tag in
+/// variables, read on entry and again after every helper call (only a
+/// hook changes them); where the current tag and the last block id live.
+#[derive(Clone, Copy)]
+struct Inline {
+    base: Variable,
+    current: Variable,
+    current_ptr: Value,
+    last: Value,
+}
+
 /// A block of the region being translated: its id, entry pc, length in
 /// instructions, and the IR block its code starts at.
 struct Member {
@@ -89,6 +101,8 @@ pub(super) struct Emitter<'a, 'f> {
     used: [bool; 32],
     written: [bool; 32],
     multi: bool,
+    /// With the hooks' inline counts (translated code counts blocks).
+    inline: Option<Inline>,
 }
 
 /// Signatures of the helpers, imported once per function.
@@ -181,6 +195,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         call_conv: CallConv,
         rv64: bool,
         plan: &RegionPlan,
+        h: &HelperAddrs,
     ) -> Self {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -238,7 +253,21 @@ impl<'a, 'f> Emitter<'a, 'f> {
             used: plan.used,
             written: plan.written,
             multi: plan.multi,
+            inline: None,
         };
+        if h.inline.is_some() && h.wants_block_exec && h.chain {
+            let at = offset_of!(JitCall, inline_current) as i32;
+            let current_ptr = e.b.ins().load(I64, host(), call, at);
+            let at = offset_of!(JitCall, inline_last) as i32;
+            let last = e.b.ins().load(I64, host(), call, at);
+            e.inline = Some(Inline {
+                base: e.b.declare_var(I64),
+                current: e.b.declare_var(I32),
+                current_ptr,
+                last,
+            });
+            e.load_inline();
+        }
         if e.multi {
             e.reload_used();
         }
@@ -356,10 +385,28 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.ins().iconst(I64, v as i64)
     }
 
+    /// Call a helper; the hooks' inline-count table and current tag are
+    /// read again after it (a hook may have moved or changed them).
     fn call_helper(&mut self, sig: SigRef, addr: usize, args: &[Value]) -> Option<Value> {
         let f = self.b.ins().iconst(I64, addr as i64);
         let inst = self.b.ins().call_indirect(sig, f, args);
-        self.b.inst_results(inst).first().copied()
+        let result = self.b.inst_results(inst).first().copied();
+        if self.inline.is_some() {
+            self.load_inline();
+        }
+        result
+    }
+
+    /// (Re)load the inline-count table's base and the current tag.
+    fn load_inline(&mut self) {
+        let Some(inl) = self.inline else {
+            return;
+        };
+        let at = offset_of!(JitCall, inline_base) as i32;
+        let base = self.b.ins().load(I64, host(), self.call, at);
+        self.b.def_var(inl.base, base);
+        let cur = self.b.ins().load(I32, host(), inl.current_ptr, 0);
+        self.b.def_var(inl.current, cur);
     }
 
     /// If `status` (a helper's result) is not zero, return it from the
@@ -1062,7 +1109,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         if h.wants_block_exec {
             let nid = self.b.ins().iconst(I32, i64::from(to));
             let nid64 = self.konst(u64::from(to));
-            self.block_exec(h, nid, nid64, done);
+            self.block_exec(h, nid, nid64, done, Some(to));
         }
         self.b.def_var(self.done, done);
         self.b.ins().jump(ir, &[]);
@@ -1090,10 +1137,18 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.ins().return_(&[st]);
     }
 
-    /// Tell the hooks that block `nid` (also as `nid64`) starts, `done`
-    /// instructions into the run: inline when their [`crate::InlineCounts`]
-    /// say the hook would only count it, else through the hook.
-    fn block_exec(&mut self, h: &HelperAddrs, nid: Value, nid64: Value, done: Value) {
+    /// Tell the hooks that block `nid` (also as `nid64`; `known` when it is
+    /// a constant) starts, `done` instructions into the run: inline when
+    /// their [`crate::InlineCounts`] say the hook would only count it, else
+    /// through the hook.
+    fn block_exec(
+        &mut self,
+        h: &HelperAddrs,
+        nid: Value,
+        nid64: Value,
+        done: Value,
+        known: Option<u32>,
+    ) {
         let Some((stride, count, tag)) = h.inline else {
             self.call_helper(
                 self.sigs.block_exec,
@@ -1102,14 +1157,18 @@ impl<'a, 'f> Emitter<'a, 'f> {
             );
             return;
         };
-        let at = |f: usize| offset_of!(JitCall, inline_base) as i32 + f as i32;
-        let base = self.b.ins().load(I64, host(), self.call, at(0));
-        let off = self.b.ins().imul_imm_s(nid64, stride as i64);
-        let e = self.b.ins().iadd(base, off);
+        let inl = self.inline.expect("set up with the hooks' inline counts");
+        let base = self.b.use_var(inl.base);
+        let e = match known {
+            // A member of the region: its entry at a constant offset.
+            Some(id) => self.b.ins().iadd_imm_s(base, i64::from(id) * stride as i64),
+            None => {
+                let off = self.b.ins().imul_imm_s(nid64, stride as i64);
+                self.b.ins().iadd(base, off)
+            }
+        };
         let t = self.b.ins().load(I32, host(), e, tag as i32);
-        let cur_at = offset_of!(JitCall, inline_current) as i32;
-        let cur_ptr = self.b.ins().load(I64, host(), self.call, cur_at);
-        let cur = self.b.ins().load(I32, host(), cur_ptr, 0);
+        let cur = self.b.use_var(inl.current);
         let same = self.b.ins().icmp(IntCC::Equal, t, cur);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
@@ -1121,9 +1180,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let c = self.b.ins().load(I64, host(), e, count as i32);
         let c = self.b.ins().iadd_imm_s(c, 1);
         self.b.ins().store(host(), c, e, count as i32);
-        let last_at = offset_of!(JitCall, inline_last) as i32;
-        let last = self.b.ins().load(I64, host(), self.call, last_at);
-        self.b.ins().store(host(), nid, last, 0);
+        self.b.ins().store(host(), nid, inl.last, 0);
         self.b.ins().jump(join, &[]);
 
         self.b.switch_to_block(slow);
@@ -1262,7 +1319,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .ins()
                 .store(host(), nid, self.call, offset_of!(JitCall, block) as i32);
             if h.wants_block_exec {
-                self.block_exec(h, nid, nid64, done);
+                self.block_exec(h, nid, nid64, done, None);
             }
             self.b
                 .ins()

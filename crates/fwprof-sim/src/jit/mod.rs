@@ -378,7 +378,7 @@ impl Jit {
         sig.returns.push(AbiParam::new(types::I64));
         be.ctx.func.name = UserFuncName::user(0, members[0]);
         let mut b = FunctionBuilder::new(&mut be.ctx.func, &mut be.fctx);
-        let mut e = emit::Emitter::new(&mut b, call_conv, RV64, &plan);
+        let mut e = emit::Emitter::new(&mut b, call_conv, RV64, &plan, &helpers);
         let mut failed = None;
         for &id in members {
             let blk = &cache.blocks[id as usize];
