@@ -135,7 +135,8 @@ pub struct EngineInfo {
     pub tier: String,
     /// Executions of a block before it is translated (`"jit"`).
     pub jit_threshold: u32,
-    /// Blocks translated to host code.
+    /// Translations made: blocks that became hot and were compiled to
+    /// host code, each with its region (see `region_blocks`).
     pub translated_blocks: u64,
     /// Instructions executed as translated code (the rest: interpreted),
     /// over all harts.

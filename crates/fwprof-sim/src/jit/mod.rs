@@ -64,7 +64,8 @@ pub const DEFAULT_JIT_THRESHOLD: u32 = 16;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct JitStats {
-    /// Blocks translated to host code.
+    /// Translations made: blocks that became hot and were compiled, each
+    /// with its region (one function; see `region_blocks`).
     pub translated: u64,
     /// Blocks the translator refused (they run in the interpreter).
     pub refused: u64,
@@ -74,10 +75,11 @@ pub struct JitStats {
     pub executed: u64,
     /// Modules of translated code freed with a block-cache flush.
     pub modules_freed: u64,
-    /// Blocks compiled into translated functions: each translated block's
-    /// own, plus the blocks of its region (the loop or function body it
-    /// leads to, run without returning to the run loop), which may be
-    /// compiled again in other regions.
+    /// Blocks compiled into translated functions: each translated block
+    /// plus the blocks of its region (the loop or function body it leads
+    /// to, run without returning to the run loop). A block already in a
+    /// region joins no other, so each is compiled once per block-cache
+    /// generation.
     pub region_blocks: u64,
 }
 
