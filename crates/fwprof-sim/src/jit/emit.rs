@@ -1065,14 +1065,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .ins()
                 .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
             let next = self.konst(start);
-            let args = [
-                self.call,
-                self.konst(u64::from(self.id) | kind << 32),
-                next,
-                self.konst(pc),
-                self.konst(end),
-            ];
-            self.call_helper(self.sigs.jump, h.jump_hook, &args);
+            self.report_jump(h, kind, pc, next, end);
         }
         let blocks = self
             .b
@@ -1113,6 +1106,21 @@ impl<'a, 'f> Emitter<'a, 'f> {
         }
         self.b.def_var(self.done, done);
         self.b.ins().jump(ir, &[]);
+    }
+
+    /// Report the current block's `jal`/`jalr` (its kind's index in
+    /// [`helpers::JUMP_KINDS`], at `pc`, to `next`, link value `end`) to the
+    /// hooks ([`helpers::jump_hook`]); its registers and count are in the
+    /// hart.
+    fn report_jump(&mut self, h: &HelperAddrs, kind: u64, pc: u64, next: Value, end: u64) {
+        let args = [
+            self.call,
+            self.konst(u64::from(self.id) | kind << 32),
+            next,
+            self.konst(pc),
+            self.konst(end),
+        ];
+        self.call_helper(self.sigs.jump, h.jump_hook, &args);
     }
 
     /// Return to the run loop with the current block done: its count added
@@ -1233,14 +1241,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             .ins()
             .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
         if let Some((kind, pc)) = report {
-            let args = [
-                self.call,
-                self.konst(u64::from(self.id) | kind << 32),
-                next,
-                self.konst(pc),
-                self.konst(end),
-            ];
-            self.call_helper(self.sigs.jump, h.jump_hook, &args);
+            self.report_jump(h, kind, pc, next, end);
         }
         if chain {
             let blocks =
