@@ -200,7 +200,10 @@ try {
   // instead when the profile has no calling-context tree.
   if (opts.no_contexts) {
     await page.click('header nav a[href="#flame"]');
-    check(await page.isVisible('#flame-none'), 'a profile without contexts shows a note instead of a flame graph');
+    // The tab switches on `hashchange`, which fires after the click returns.
+    const shown = await page.waitForSelector('#flame-none', { state: 'visible', timeout: 5000 })
+      .then(() => true, () => false);
+    check(shown, 'a profile without contexts shows a note instead of a flame graph');
     check((await page.$('canvas#flame')) === null, 'no flame graph canvas without contexts');
   } else {
   const t2 = Date.now();
