@@ -204,6 +204,12 @@ pub struct Memory {
     /// that alternates between its stack and its data keeps both fast.
     rc2: HitCache,
     wc2: HitCache,
+    /// The victims' victims, tried by the slow path before a region
+    /// lookup: a program that cycles between three regions (its code's
+    /// constants, its data and its stack) misses the two inline entries
+    /// but not these.
+    rc3: HitCache,
+    wc3: HitCache,
     /// Writes that touched a code line since the last `take_code_writes`:
     /// `(addr, len)`.
     code_writes: Vec<(u64, u64)>,
@@ -306,6 +312,8 @@ impl Memory {
             xc: EMPTY_CACHE,
             rc2: EMPTY_CACHE,
             wc2: EMPTY_CACHE,
+            rc3: EMPTY_CACHE,
+            wc3: EMPTY_CACHE,
             code_writes: Vec::new(),
             mapped: 0,
             limit,
@@ -408,8 +416,12 @@ impl Memory {
     /// region becomes its victim.
     fn set_cache(&mut self, kind: Access, c: HitCache) {
         match kind {
-            Access::Read => self.rc2 = std::mem::replace(&mut self.rc, c),
-            Access::Write => self.wc2 = std::mem::replace(&mut self.wc, c),
+            Access::Read => {
+                self.rc3 = std::mem::replace(&mut self.rc2, std::mem::replace(&mut self.rc, c));
+            }
+            Access::Write => {
+                self.wc3 = std::mem::replace(&mut self.wc2, std::mem::replace(&mut self.wc, c));
+            }
             Access::Exec => self.xc = c,
         }
     }
@@ -419,6 +431,20 @@ impl Memory {
     fn access_slow(&mut self, addr: u64, buf: &mut [u8], kind: Access) -> Result<(), u64> {
         if self.vm_checked(kind) {
             return self.vm_read(addr, buf, kind);
+        }
+        if kind == Access::Read {
+            let off = addr.wrapping_sub(self.rc3.start);
+            if off < self.rc3.len && self.rc3.len - off >= buf.len() as u64 {
+                // SAFETY: `off + buf.len() <= len`, and the cache invariant
+                // (see `HitCache`) keeps `ptr[..len]` inside a live buffer.
+                let src = unsafe {
+                    std::slice::from_raw_parts(self.rc3.ptr.add(off as usize), buf.len())
+                };
+                buf.copy_from_slice(src);
+                let c = self.rc3;
+                self.set_cache(Access::Read, c);
+                return Ok(());
+            }
         }
         let mut k = 0usize;
         while k < buf.len() {
@@ -442,6 +468,24 @@ impl Memory {
     fn store_slow(&mut self, addr: u64, bytes: &[u8]) -> Result<(), u64> {
         if self.vm_checked(Access::Write) {
             return self.vm_store(addr, bytes);
+        }
+        let c = self.wc3;
+        let off = addr.wrapping_sub(c.start);
+        let n = bytes.len() as u64;
+        if n > 0
+            && off < c.len
+            && c.len - off >= n
+            && (addr >= c.code_hi
+                || addr + (n - 1) < c.code_lo
+                || !Self::touches_code(&self.regions[c.idx], addr, n))
+        {
+            // SAFETY: `off + n <= len`, and the cache invariant (see
+            // `HitCache`) keeps `ptr[..len]` inside a live buffer.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), c.ptr.add(off as usize), bytes.len());
+            }
+            self.set_cache(Access::Write, c);
+            return Ok(());
         }
         // First check every byte, so a faulting store writes nothing.
         let mut k = 0usize;
@@ -518,8 +562,9 @@ impl Memory {
                     // The store caches of the checked path hold no code.
                     self.wc = EMPTY_CACHE;
                     self.wc2 = EMPTY_CACHE;
+                    self.wc3 = EMPTY_CACHE;
                 } else {
-                    for c in [&mut self.wc, &mut self.wc2] {
+                    for c in [&mut self.wc, &mut self.wc2, &mut self.wc3] {
                         if c.idx == i {
                             c.code_lo = r.code_lo;
                             c.code_hi = r.code_hi;
@@ -553,6 +598,7 @@ impl Memory {
         }
         self.wc = EMPTY_CACHE;
         self.wc2 = EMPTY_CACHE;
+        self.wc3 = EMPTY_CACHE;
     }
 
     /// True if a write since the last [`Memory::take_code_writes`] touched
@@ -573,6 +619,8 @@ impl Memory {
         self.xc = EMPTY_CACHE;
         self.rc2 = EMPTY_CACHE;
         self.wc2 = EMPTY_CACHE;
+        self.rc3 = EMPTY_CACHE;
+        self.wc3 = EMPTY_CACHE;
     }
 
     /// Remove `[addr, end)` from the region list, keeping the outside parts.
@@ -861,5 +909,46 @@ mod tests {
         m.unmark_code_line(0x8000_0100 >> 6);
         m.store_u32(0x8000_0100, 1).unwrap();
         assert!(!m.has_code_writes());
+    }
+
+    /// Three regions in turn: every access after the first round hits one
+    /// of the three cache entries, and a store into code through the third
+    /// entry is still reported.
+    #[test]
+    fn three_regions_in_turn() {
+        let mut m = Memory::new();
+        let rwx = Perm {
+            read: true,
+            write: true,
+            exec: true,
+        };
+        m.map(0x1000, 0x100, rwx).unwrap();
+        m.map(0x3000, 0x100, RW).unwrap();
+        m.map(0x5000, 0x100, RW).unwrap();
+        for round in 0..4u64 {
+            for (k, base) in [0x1000u64, 0x3000, 0x5000].into_iter().enumerate() {
+                let a = base + 8 * round;
+                m.store_u64(a, round * 10 + k as u64).unwrap();
+            }
+            for (k, base) in [0x1000u64, 0x3000, 0x5000].into_iter().enumerate() {
+                assert_eq!(m.load_u64(base + 8 * round).unwrap(), round * 10 + k as u64);
+                // Narrow and straddling-the-end reads through the same entries.
+                assert_eq!(
+                    m.load_u8(base + 8 * round).unwrap() as u64,
+                    round * 10 + k as u64
+                );
+            }
+        }
+        assert_eq!(m.load_u32(0x50fe), Err(0x5100));
+        m.mark_code(0x1040, 4);
+        for base in [0x3000u64, 0x5000, 0x1040, 0x3000, 0x5000, 0x1040] {
+            m.store_u32(base, 7).unwrap();
+        }
+        assert_eq!(
+            m.take_code_writes(),
+            vec![(0x1040, 4), (0x1040, 4)],
+            "every store into the code line is reported"
+        );
+        assert_eq!(m.store_u32(0x30fe, 1), Err(0x3100));
     }
 }
