@@ -406,7 +406,11 @@ impl CallStack {
             }
         }
         self.top_since = now;
-        self.top_clock = self.clock;
+        // Without extra events the clocks are unused: copying them would
+        // cost 128 bytes on every call and return.
+        if self.extra > 0 {
+            self.top_clock = self.clock;
+        }
     }
 
     /// Charge `spent` instructions (and the extra events since `top_clock`)
@@ -722,11 +726,17 @@ impl CallStack {
         if f.outer_arc {
             self.arcs[f.arc as usize].inclusive += spent;
         }
-        let mut spent_clock = [0; MAX_EXTRA_EVENTS];
+        // The extra events it spent, when it is a trap root (which leaves
+        // them out of the level it interrupted).
+        let mut trap_clock = None;
         if self.extra > 0 {
             if let Some(snap) = self.snap.pop() {
                 let now_clock = self.level_clock(f.level);
-                add_spent(&mut spent_clock, &now_clock, &snap);
+                if f.trap {
+                    let mut spent_clock = [0; MAX_EXTRA_EVENTS];
+                    add_spent(&mut spent_clock, &now_clock, &snap);
+                    trap_clock = Some(spent_clock);
+                }
                 if f.outer_fn {
                     add_spent(&mut self.funcs_extra[f.func as usize], &now_clock, &snap);
                 }
@@ -742,8 +752,10 @@ impl CallStack {
             // it interrupted.
             let l = f.level as usize;
             self.excluded[l] += spent;
-            for (x, s) in self.excluded_clock[l].iter_mut().zip(spent_clock) {
-                *x += s;
+            if let Some(spent_clock) = trap_clock {
+                for (x, s) in self.excluded_clock[l].iter_mut().zip(spent_clock) {
+                    *x += s;
+                }
             }
             self.level -= 1;
             self.innermost_trap = self.frames.iter().rposition(|f| f.trap);
