@@ -181,7 +181,9 @@ pub struct ExactCollector<M: CostModel = ()> {
     cur_fn: u32,
     /// Last executed block: its last instruction is the site of a jump into another function.
     prev_block: u32,
-    /// Stack pointer reported by the latest jump or trap (for jump-ins).
+    /// Stack pointer reported by the latest jump or trap (for jump-ins;
+    /// jumps inside a function are not reported, see
+    /// `wants_direct_jump`).
     last_sp: u64,
     /// Address space of the blocks being translated (the latest
     /// [`CodeContext::space`]).
@@ -507,6 +509,21 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         pcs.iter()
             .position(|&pc| Some(self.map.lookup_or_add(pc)) != func)
             .unwrap_or(pcs.len())
+    }
+
+    /// Only a jump that may leave the function: one to a function's entry
+    /// (a tail call), into another function, or to code no function covers
+    /// yet. A jump inside a function changes nothing in the call stack,
+    /// and the stack marks take `sp` from the next report (see
+    /// `StackTracker::jump`). While the symbol sources are undecided for
+    /// the space, every jump is reported.
+    fn wants_direct_jump(&mut self, pc: u64, target: u64) -> bool {
+        self.map.set_space(self.translating);
+        if self.map.undecided() || self.map.is_entry(target) {
+            return true;
+        }
+        let here = self.map.lookup(pc);
+        here.is_none() || self.map.lookup(target) != here
     }
 
     /// Folds the block counts into per-address counts (see the type's docs).

@@ -367,19 +367,26 @@ impl FunctionMap {
         id
     }
 
+    /// The id of the function containing `addr` in the current space, if
+    /// one is known now (a symbol source's function or a range added so
+    /// far); unlike [`FunctionMap::lookup_or_add`], adds nothing.
+    pub fn lookup(&self, addr: u64) -> Option<u32> {
+        if let Some(id) = self.candidates().find_map(|s| s.find(addr)) {
+            return Some(id);
+        }
+        let space = self.space();
+        self.added
+            .iter()
+            .find(|r| r.space == space && addr >= r.start && addr < r.end)
+            .map(|r| r.id)
+    }
+
     #[cold]
     fn lookup_slow(&mut self, addr: u64) -> u32 {
-        if let Some(id) = self.candidates().find_map(|s| s.find(addr)) {
+        if let Some(id) = self.lookup(addr) {
             return id;
         }
         let space = self.space();
-        if let Some(r) = self
-            .added
-            .iter()
-            .find(|r| r.space == space && addr >= r.start && addr < r.end)
-        {
-            return r.id;
-        }
         // An unknown page-sized range, clipped so it does not overlap a
         // known function or another unknown range of this space.
         let mut start = addr & !0xfff;

@@ -337,3 +337,24 @@ fn exact_collector_puts_handlers_under_trap_roots() {
     assert_eq!(d.functions[2].inclusive, 6);
     assert_eq!(d.functions[0].inclusive, 10);
 }
+
+/// The exact collector hears only of direct jumps that may leave their
+/// function: to an entry (a tail call), into another function, or to
+/// code no function covers.
+#[test]
+fn exact_collector_wants_only_jumps_that_may_leave_the_function() {
+    let map = FunctionMap::new(&[(0x100, 0x200), (0x200, 0x300)], &[0x100, 0x200]);
+    let mut h = ExactCollector::new(map, 0x100, 1000);
+    h.on_code_context(CodeContext {
+        privilege: Privilege::Machine,
+        space: 0,
+    });
+    assert!(!h.wants_direct_jump(0x120, 0x140), "inside main");
+    assert!(!h.wants_direct_jump(0x140, 0x104), "back inside main");
+    assert!(h.wants_direct_jump(0x120, 0x100), "main's own entry");
+    assert!(h.wants_direct_jump(0x120, 0x200), "work's entry");
+    assert!(h.wants_direct_jump(0x120, 0x240), "into work");
+    assert!(h.wants_direct_jump(0x120, 0x5000), "code of no function");
+    // No function was added for the targets asked about.
+    assert_eq!(h.finish(0).functions.len(), 2);
+}

@@ -14,8 +14,9 @@ use fwprof_sim::{
 };
 
 /// The hooks, by index into [`Counting::calls`].
-const HOOKS: [&str; 19] = [
+const HOOKS: [&str; 20] = [
     "stop_requested",
+    "wants_direct_jump",
     "on_block_translated",
     "split_block",
     "on_cache_flush",
@@ -40,7 +41,7 @@ const HOOKS: [&str; 19] = [
 /// with values a wrapper could not make up.
 #[derive(Default)]
 struct Counting {
-    calls: [u32; 19],
+    calls: [u32; 20],
     clock: [u64; 1],
 }
 
@@ -97,6 +98,10 @@ impl Hooks for Counting {
     }
     fn on_branch_front(&mut self, _: BlockId, _: u64) {
         self.count("on_branch_front");
+    }
+    fn wants_direct_jump(&mut self, _: u64, _: u64) -> bool {
+        self.count("wants_direct_jump");
+        true
     }
     fn cycles_before(&mut self, _: BlockId, _: u32) -> u64 {
         self.count("cycles_before");
@@ -161,6 +166,11 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
     h.on_block_translated(BlockId(0), &pcs[..1], &insts[..1]);
     h.split_block(&pcs[1..], &insts[1..]);
     h.on_block_translated(BlockId(1), &pcs[1..], &insts[1..]);
+    // A jump inside a function: the model wants it, whatever the wrapper.
+    assert!(
+        h.wants_direct_jump(0x100, 0x104),
+        "{name}: wants_direct_jump"
+    );
     assert!(h.stop_requested(), "{name}: stop_requested");
     // Inline block counts would skip the model's `on_block_exec`.
     assert!(h.inline_counts().is_none(), "{name}: inline_counts");

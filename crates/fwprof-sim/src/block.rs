@@ -405,9 +405,21 @@ impl BlockCache {
             };
             [(p0, p0 + in_page), tail]
         };
+        // A `jal x0` (its target is the last uop's immediate) is reported
+        // only if the hooks want to hear of jumps to its target.
+        let jump = match jump_kind(&last) {
+            Some(JumpKind::Jump)
+                if H::WANTS_JUMPS
+                    && last.op == Op::Jal
+                    && !hooks.wants_direct_jump(last_pc, self.uops[self.uops.len() - 1].imm) =>
+            {
+                None
+            }
+            k => k,
+        };
         self.info.push(BlockInfo {
             last_pc,
-            jump: jump_kind(&last),
+            jump,
             last_op: last.op,
             live: true,
             key,

@@ -21,6 +21,7 @@ use crate::hooks::{
 ///   `on_branch`, `on_branch_front`, `stop_requested`) reaches each side
 ///   only if that side asked for it; the others reach both;
 /// * `split_block` keeps the fewer instructions of the two answers;
+///   `wants_direct_jump` is true if a side that wants jumps says so;
 ///   `stop_requested` stops if either side says so (both are asked);
 /// * `cycles_before` comes from the inner model if it models cycles, else
 ///   from the wrapper.
@@ -90,6 +91,12 @@ pub trait Forward {
     #[inline]
     fn on_jump(&mut self, jump: &Jump) {
         let _ = jump;
+    }
+    /// [`Hooks::wants_direct_jump`].
+    #[inline]
+    fn wants_direct_jump(&mut self, pc: u64, target: u64) -> bool {
+        let _ = (pc, target);
+        true
     }
     /// [`Hooks::on_call_args`].
     #[inline]
@@ -198,6 +205,12 @@ impl<W: Forward> Hooks for W {
     fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
         let a = self.inner().split_block(pcs, insts);
         Forward::split_block(self, pcs, insts).min(a)
+    }
+    #[inline]
+    fn wants_direct_jump(&mut self, pc: u64, target: u64) -> bool {
+        let a = <W::Inner as Hooks>::WANTS_JUMPS && self.inner().wants_direct_jump(pc, target);
+        let b = <W as Forward>::WANTS_JUMPS && Forward::wants_direct_jump(self, pc, target);
+        a || b
     }
     #[inline]
     fn on_cache_flush(&mut self) {

@@ -291,6 +291,19 @@ pub trait Hooks {
         pcs.len()
     }
 
+    /// Asked when a block that ends in a direct jump without link (`jal
+    /// x0`, `c.j`) at `pc` to `target` is translated, only with
+    /// [`Hooks::WANTS_JUMPS`]: false if [`Hooks::on_jump`] need not hear
+    /// of that jump — e.g. a collector that follows calls and returns only
+    /// cares about jumps that may be tail calls. Both tiers then leave the
+    /// jump unreported every time that translation runs (a jump inside a
+    /// loop then costs no hook call). Default: true.
+    #[inline]
+    fn wants_direct_jump(&mut self, pc: u64, target: u64) -> bool {
+        let _ = (pc, target);
+        true
+    }
+
     /// The block cache was flushed: every [`BlockId`] announced so far is
     /// dead and the next translated block gets id 0 again. Called between
     /// blocks (after the block whose `fence.i` caused it completed and its
@@ -537,6 +550,14 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         // Both are asked: either may keep state about translation.
         let a = self.0.split_block(pcs, insts);
         self.1.split_block(pcs, insts).min(a)
+    }
+
+    #[inline]
+    fn wants_direct_jump(&mut self, pc: u64, target: u64) -> bool {
+        // Both are asked (either may keep state about translation).
+        let a = A::WANTS_JUMPS && self.0.wants_direct_jump(pc, target);
+        let b = B::WANTS_JUMPS && self.1.wants_direct_jump(pc, target);
+        a || b
     }
 
     #[inline]

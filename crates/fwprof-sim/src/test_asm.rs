@@ -111,6 +111,8 @@ pub struct Rec {
     /// `on_jump` calls: (kind, pc, target, instret), and the whole jump.
     pub jumps: Vec<(JumpKind, u64, u64, u64)>,
     pub jumps_full: Vec<Jump>,
+    /// Targets of direct jumps (`jal x0`) `on_jump` is not to hear of.
+    pub unreported: Vec<u64>,
     /// `on_idle` calls: (ticks, executed).
     pub idles: Vec<(u64, u64)>,
     /// `on_signal` and `on_signal_return` calls.
@@ -141,6 +143,9 @@ impl Hooks for Rec {
         assert_eq!(self.pcs[self.base + j.block.0 as usize].last(), Some(&j.pc));
         self.jumps.push((j.kind, j.pc, j.target, j.instret));
         self.jumps_full.push(*j);
+    }
+    fn wants_direct_jump(&mut self, _pc: u64, target: u64) -> bool {
+        !self.unreported.contains(&target)
     }
     fn on_trap(&mut self, trap: TrapInfo, _instret: u64, _sp: u64) {
         self.traps.push(trap);

@@ -431,6 +431,25 @@ fn jump_kinds_are_reported() {
 }
 
 #[test]
+fn direct_jumps_the_hooks_do_not_want_go_unreported() {
+    // j 8 (unwanted), ecall, j 4 (wanted), on both tiers.
+    let prog = [jal(0, 8), ECALL, jal(0, -4)];
+    for tier in [crate::Tier::Interp, crate::Tier::Jit] {
+        let mut sm = sim(true, &prog);
+        sm.set_tier(tier, 0);
+        sm.hooks_mut().unreported = vec![BASE + 8];
+        go(&mut sm, 100);
+        let j: Vec<_> = sm
+            .hooks()
+            .jumps
+            .iter()
+            .map(|&(k, pc, t, _)| (k, pc - BASE, t - BASE))
+            .collect();
+        assert_eq!(j, vec![(JumpKind::Jump, 8, 4)], "{tier:?}");
+    }
+}
+
+#[test]
 fn jumps_carry_their_block_and_return_address() {
     // A 2-byte call (`c.jalr t1`) returns 2 bytes after it; 4-byte jumps 4.
     let prog = [
