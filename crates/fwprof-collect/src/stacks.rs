@@ -3,7 +3,8 @@
 //! RTOS task) or a trap or signal context that moved to a stack of its own
 //! (`docs/concurrency.md`, "Stack high-water marks").
 //!
-//! The simulator reports `sp` exactly at every jump, trap, trap return and
+//! The simulator reports `sp` exactly at every jump the exact collector
+//! asks for (all but direct jumps inside a function), trap, trap return and
 //! signal; the collector follows it through the blocks that ran, and takes
 //! a jump's report only when it needs one (after a set): each block's writes to `sp` are found when it is translated
 //! ([`sp_ops`]): `addi sp, sp, imm` (and `c.addi16sp`, `c.addi sp`) moves it
