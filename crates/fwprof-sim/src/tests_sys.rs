@@ -402,6 +402,15 @@ fn semihosting_sequence_is_detected() {
     assert!(matches!(stop, StopReason::Fault { cause: 3, pc, .. } if pc == BASE + 0x1000));
 }
 
+/// The jumps the hooks heard of: (kind, pc, target), addresses from `BASE`.
+fn jumps_from_base(sm: &crate::Simulator<Rec>) -> Vec<(JumpKind, u64, u64)> {
+    sm.hooks()
+        .jumps
+        .iter()
+        .map(|&(k, pc, t, _)| (k, pc - BASE, t - BASE))
+        .collect()
+}
+
 #[test]
 fn jump_kinds_are_reported() {
     let prog = [
@@ -412,12 +421,7 @@ fn jump_kinds_are_reported() {
         jalr(0, 1, 0), // 10: return via ra -> 4
     ];
     let sm = run_ok(true, &prog);
-    let j: Vec<_> = sm
-        .hooks()
-        .jumps
-        .iter()
-        .map(|&(k, pc, t, _)| (k, pc - BASE, t - BASE))
-        .collect();
+    let j = jumps_from_base(&sm);
     assert_eq!(
         j,
         vec![
@@ -439,12 +443,7 @@ fn direct_jumps_the_hooks_do_not_want_go_unreported() {
         sm.set_tier(tier, 0);
         sm.hooks_mut().unreported = vec![BASE + 8];
         go(&mut sm, 100);
-        let j: Vec<_> = sm
-            .hooks()
-            .jumps
-            .iter()
-            .map(|&(k, pc, t, _)| (k, pc - BASE, t - BASE))
-            .collect();
+        let j = jumps_from_base(&sm);
         assert_eq!(j, vec![(JumpKind::Jump, 8, 4)], "{tier:?}");
     }
 }
