@@ -134,6 +134,19 @@ struct HitCache {
     code_hi: u64,
 }
 
+impl HitCache {
+    /// The host address of the `n` bytes at `addr`, if they all lie in
+    /// the cached region.
+    #[inline(always)]
+    fn host(&self, addr: u64, n: usize) -> Option<*mut u8> {
+        let off = addr.wrapping_sub(self.start);
+        // SAFETY: `off + n <= len`, and the cache invariant keeps
+        // `ptr[..len]` inside a live buffer.
+        (off < self.len && self.len - off >= n as u64)
+            .then(|| unsafe { self.ptr.add(off as usize) })
+    }
+}
+
 const EMPTY_CACHE: HitCache = HitCache {
     start: 0,
     len: 0,
@@ -272,11 +285,7 @@ macro_rules! store_fn {
         pub fn $name(&mut self, addr: u64, v: $t) -> Result<(), u64> {
             for c in [&self.wc, &self.wc2] {
                 let off = addr.wrapping_sub(c.start);
-                if off < c.fast_len
-                    && (addr >= c.code_hi
-                        || addr + ($n - 1) < c.code_lo
-                        || !Self::code_bits($n, &self.regions[c.idx], addr))
-                {
+                if off < c.fast_len && self.clear_of_code(c, addr, $n) {
                     // SAFETY: `off + 8 <= len`, and the cache invariant (see
                     // `HitCache`) keeps `ptr[..len]` inside a live buffer.
                     unsafe {
@@ -433,14 +442,9 @@ impl Memory {
             return self.vm_read(addr, buf, kind);
         }
         if kind == Access::Read {
-            let off = addr.wrapping_sub(self.rc3.start);
-            if off < self.rc3.len && self.rc3.len - off >= buf.len() as u64 {
-                // SAFETY: `off + buf.len() <= len`, and the cache invariant
-                // (see `HitCache`) keeps `ptr[..len]` inside a live buffer.
-                let src = unsafe {
-                    std::slice::from_raw_parts(self.rc3.ptr.add(off as usize), buf.len())
-                };
-                buf.copy_from_slice(src);
+            if let Some(p) = self.rc3.host(addr, buf.len()) {
+                // SAFETY: `host` checked that `buf.len()` bytes lie there.
+                buf.copy_from_slice(unsafe { std::slice::from_raw_parts(p, buf.len()) });
                 let c = self.rc3;
                 self.set_cache(Access::Read, c);
                 return Ok(());
@@ -470,22 +474,13 @@ impl Memory {
             return self.vm_store(addr, bytes);
         }
         let c = self.wc3;
-        let off = addr.wrapping_sub(c.start);
-        let n = bytes.len() as u64;
-        if n > 0
-            && off < c.len
-            && c.len - off >= n
-            && (addr >= c.code_hi
-                || addr + (n - 1) < c.code_lo
-                || !Self::touches_code(&self.regions[c.idx], addr, n))
-        {
-            // SAFETY: `off + n <= len`, and the cache invariant (see
-            // `HitCache`) keeps `ptr[..len]` inside a live buffer.
-            unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), c.ptr.add(off as usize), bytes.len());
+        if let Some(p) = c.host(addr, bytes.len()) {
+            if !bytes.is_empty() && self.clear_of_code(&c, addr, bytes.len() as u64) {
+                // SAFETY: `host` checked that `bytes.len()` bytes lie there.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+                self.set_cache(Access::Write, c);
+                return Ok(());
             }
-            self.set_cache(Access::Write, c);
-            return Ok(());
         }
         // First check every byte, so a faulting store writes nothing.
         let mut k = 0usize;
@@ -514,6 +509,23 @@ impl Memory {
             k += n;
         }
         Ok(())
+    }
+
+    /// True if the `n` bytes (`n > 0`) at `addr`, inside store cache `c`'s
+    /// region, touch no translated code: outside the region's code extent,
+    /// or in lines not marked as code.
+    #[inline(always)]
+    fn clear_of_code(&self, c: &HitCache, addr: u64, n: u64) -> bool {
+        if addr >= c.code_hi || addr + (n - 1) < c.code_lo {
+            return true;
+        }
+        let r = &self.regions[c.idx];
+        // At most 65 bytes span at most two lines.
+        !if n <= 65 {
+            Self::code_bits(n, r, addr)
+        } else {
+            Self::touches_code(r, addr, n)
+        }
     }
 
     /// Fast check of the (at most two) code lines an `n`-byte access at `a`
