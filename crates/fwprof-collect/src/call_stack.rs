@@ -392,17 +392,15 @@ impl CallStack {
     /// Charge what executed since the topmost activation became the
     /// topmost to its context, at instruction count `now` (and the current
     /// clock); the next topmost starts counting here.
-    #[inline]
+    #[inline(always)]
     fn charge_top(&mut self, now: u64) {
         if let Some(top) = self.frames.last() {
             let c = top.ctx as usize;
             let spent = now.saturating_sub(self.top_since);
             self.contexts[c].self_cost += spent;
-            if self.extra > 0 {
-                add_spent(&mut self.contexts_extra[c], &self.clock, &self.top_clock);
-            }
-            if self.privilege != self.base_privilege {
-                self.charge_privilege(c as u32, spent);
+            // One test for the rare cases: extra events, another privilege.
+            if self.extra > 0 || self.privilege != self.base_privilege {
+                self.charge_top_rest(c, spent);
             }
         }
         self.top_since = now;
@@ -410,6 +408,19 @@ impl CallStack {
         // cost 128 bytes on every call and return.
         if self.extra > 0 {
             self.top_clock = self.clock;
+        }
+    }
+
+    /// [`CallStack::charge_top`]'s extra events and privilege share for
+    /// context `c`, which spent `spent` instructions.
+    #[cold]
+    #[inline(never)]
+    fn charge_top_rest(&mut self, c: usize, spent: u64) {
+        if self.extra > 0 {
+            add_spent(&mut self.contexts_extra[c], &self.clock, &self.top_clock);
+        }
+        if self.privilege != self.base_privilege {
+            self.charge_privilege(c as u32, spent);
         }
     }
 
@@ -714,9 +725,14 @@ impl CallStack {
         });
     }
 
-    fn pop_one(&mut self, now: u64) -> Option<Frame> {
+    /// Pop the topmost activation at instruction count `now` (nothing if
+    /// the stack is empty), adding its inclusive cost.
+    #[inline]
+    fn pop_one(&mut self, now: u64) {
         self.charge_top(now);
-        let f = self.frames.pop()?;
+        let Some(f) = self.frames.pop() else {
+            return;
+        };
         let spent = self.level_now(f.level, now).saturating_sub(f.start);
         self.fn_level[f.func as usize] = f.saved_fn;
         self.arc_level[f.arc as usize] = f.saved_arc;
@@ -726,6 +742,17 @@ impl CallStack {
         if f.outer_arc {
             self.arcs[f.arc as usize].inclusive += spent;
         }
+        if self.extra > 0 || f.trap {
+            self.popped_rest(&f, spent);
+        }
+    }
+
+    /// What [`CallStack::pop_one`] does besides instructions for frame
+    /// `f`, which spent `spent` instructions on its level's clock: its
+    /// extra events, and closing a trap context.
+    #[cold]
+    #[inline(never)]
+    fn popped_rest(&mut self, f: &Frame, spent: u64) {
         // The extra events it spent, when it is a trap root (which leaves
         // them out of the level it interrupted).
         let mut trap_clock = None;
@@ -760,7 +787,6 @@ impl CallStack {
             self.level -= 1;
             self.innermost_trap = self.frames.iter().rposition(|f| f.trap);
         }
-        Some(f)
     }
 
     /// A call from `caller` (the function holding the call instruction at
