@@ -318,18 +318,25 @@ impl CallStack {
         }
     }
 
+    #[inline(always)]
     fn ensure_fn(&mut self, f: u32) {
-        let need = f as usize + 1;
-        if self.funcs.len() < need {
-            self.funcs.resize(need, FunctionStats::default());
-            self.fn_level.resize(need, NO_CTX);
-            if self.extra > 0 {
-                self.funcs_extra.resize(need, [0; MAX_EXTRA_EVENTS]);
-            }
+        if self.funcs.len() <= f as usize {
+            self.grow_fns(f);
         }
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
+    fn grow_fns(&mut self, f: u32) {
+        let need = f as usize + 1;
+        self.funcs.resize(need, FunctionStats::default());
+        self.fn_level.resize(need, NO_CTX);
+        if self.extra > 0 {
+            self.funcs_extra.resize(need, [0; MAX_EXTRA_EVENTS]);
+        }
+    }
+
+    #[inline(always)]
     fn arc_id(&mut self, caller: Option<u32>, callee: u32, site: u64, tail: bool) -> u32 {
         let id = self
             .arc_table
@@ -448,6 +455,14 @@ impl CallStack {
             self.charge_top(now);
         }
         self.privilege = privilege;
+    }
+
+    /// Remember the level's extra-event clock for the frame being pushed.
+    #[cold]
+    #[inline(never)]
+    fn snap_clock(&mut self, level: u32) {
+        let c = self.level_clock(level);
+        self.snap.push(c);
     }
 
     /// The level's clock at instruction count `now`: `now` less the
@@ -660,6 +675,7 @@ impl CallStack {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn push(
         &mut self,
         caller: Option<u32>,
@@ -681,8 +697,7 @@ impl CallStack {
         self.fn_level[callee as usize] = level;
         self.arc_level[arc as usize] = level;
         if self.extra > 0 {
-            let c = self.level_clock(level);
-            self.snap.push(c);
+            self.snap_clock(level);
         }
         self.charge_top(now);
         // A trap root hangs from the enclosing trap context's root, or is a
@@ -810,6 +825,15 @@ impl CallStack {
     #[inline]
     pub fn ret(&mut self, target: u64, sp: u64, now: u64) {
         let n = self.frames.len();
+        // The common case first: the topmost activation, entered by a call,
+        // returns (what the search below finds first, and pops alone).
+        if n > 1 {
+            let top = &self.frames[n - 1];
+            if top.ret == target && !top.trap && !top.tail {
+                self.pop_one(now);
+                return;
+            }
+        }
         let lowest = n.saturating_sub(RETURN_SEARCH_DEPTH);
         // Never pop the root activation: it ends only when the run does.
         // Trap roots hold the interrupted pc, not a return address: they
