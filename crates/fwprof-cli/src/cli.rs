@@ -134,7 +134,9 @@ pub struct ExecArgs {
     #[arg(long, value_enum, value_name = "TIER", default_value = "jit")]
     pub tier: TierArg,
     /// With --tier jit: how many times a block is interpreted before it is
-    /// translated (0: every block is translated before it first runs).
+    /// translated (0: every block is translated before it first runs). From
+    /// 16 on, translation is compiled on a second thread while the
+    /// interpreter goes on.
     #[arg(long, value_name = "N", default_value_t = fwprof_sim::DEFAULT_JIT_THRESHOLD)]
     pub jit_threshold: u32,
     /// Environment: bare metal or Linux user mode (default: detected from the ELF).

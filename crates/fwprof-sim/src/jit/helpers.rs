@@ -253,6 +253,10 @@ pub(super) unsafe extern "C" fn jump_hook<H: Hooks>(
 ) {
     // SAFETY: the caller's contract.
     let (_, h, _, hooks) = unsafe { parts::<H>(call) };
-    let kind = JUMP_KINDS[(id_kind >> 32) as usize % JUMP_KINDS.len()];
+    // (`get`, not `%`: a remainder by 5 is a multiply and shifts per jump.)
+    let kind = JUMP_KINDS
+        .get((id_kind >> 32) as usize)
+        .copied()
+        .unwrap_or(JumpKind::LinkOther);
     crate::sim::report_jump(hooks, h, id_kind as u32, kind, pc, ret, target);
 }

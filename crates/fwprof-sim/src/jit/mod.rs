@@ -40,7 +40,7 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, Module};
+use cranelift_module::{default_libcall_names, FuncId, Module, ModuleReloc};
 use fwprof_isa::Inst;
 
 /// Which engine runs guest code (`--tier`).
@@ -79,6 +79,12 @@ pub struct JitStats {
     pub executed: u64,
     /// Modules of translated code freed with a block-cache flush.
     pub modules_freed: u64,
+    /// Translations (of `translated`) compiled on the background thread
+    /// (see `BACKGROUND_THRESHOLD`).
+    pub background: u64,
+    /// Background compilations dropped because the block cache flushed
+    /// while they ran.
+    pub dropped: u64,
     /// Blocks compiled into translated functions: each translated block
     /// plus the blocks of its region (the loop or function body it leads
     /// to, run without returning to the run loop). A block already in a
@@ -164,6 +170,9 @@ pub(crate) struct Entry {
     index: u32,
     hits: u32,
     refused: bool,
+    /// Its region is being compiled in the background: interpret it
+    /// meanwhile.
+    pending: bool,
 }
 
 impl Default for Entry {
@@ -173,6 +182,7 @@ impl Default for Entry {
             index: 0,
             hits: 0,
             refused: false,
+            pending: false,
         }
     }
 }
@@ -195,6 +205,133 @@ pub(crate) struct Jit {
     pub stats: JitStats,
     /// Set when the host ISA cannot be used: everything is interpreted.
     broken: bool,
+    /// The background compiler (see [`Jit::translate`]), started with the
+    /// first translation it takes; `None` before, or on a single-CPU host.
+    worker: Option<Worker>,
+    /// The host has a second CPU for the background compiler.
+    parallel: bool,
+    /// Block-cache generations flushed so far: a compilation finished for
+    /// an older one is dropped.
+    generation: u64,
+    /// Compilations sent to the worker and not collected yet.
+    in_flight: u32,
+}
+
+/// Translating at or above this `--jit-threshold` compiles in the
+/// background. Below it the run asked for translated code right away
+/// (0: before a block's first execution; the differential suites' 1):
+/// compiling on the spot keeps what runs translated the same in every run.
+pub const BACKGROUND_THRESHOLD: u32 = 16;
+
+/// A region's function sent to the background compiler.
+struct Job {
+    generation: u64,
+    id: u32,
+    members: Vec<u32>,
+    fid: FuncId,
+    func: cranelift_codegen::ir::Function,
+}
+
+/// A compiled region coming back: its machine code, alignment and
+/// relocations, or `None` if Cranelift refused it.
+struct Done {
+    generation: u64,
+    id: u32,
+    members: Vec<u32>,
+    fid: FuncId,
+    code: Option<(Vec<u8>, u64, Vec<ModuleReloc>)>,
+}
+
+/// The background compiler: a thread with its own Cranelift context that
+/// compiles the functions the run loop built (Cranelift's work, most of a
+/// translation's cost) while the interpreter goes on running the region's
+/// blocks. The module, its memory and the entries stay with the run loop,
+/// which installs the code at its next block lookup.
+struct Worker {
+    jobs: std::sync::mpsc::Sender<Job>,
+    done: std::sync::mpsc::Receiver<Done>,
+    /// The simulator's block-cache generation (`u64::MAX` once it is
+    /// gone): the thread skips the jobs of older ones.
+    current: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Compilations the background thread may have queued; past this the run
+/// loop compiles on the spot (a program flushing the block cache again
+/// and again cannot pile up work or memory).
+const MAX_IN_FLIGHT: u32 = 8;
+
+impl Worker {
+    /// Start the thread for `isa` at block-cache generation `generation`;
+    /// `None` if the host refuses a thread.
+    fn start(isa: OwnedTargetIsa, generation: u64) -> Option<Worker> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let (jobs, rx) = std::sync::mpsc::channel::<Job>();
+        let (tx, done) = std::sync::mpsc::channel::<Done>();
+        let current = std::sync::Arc::new(AtomicU64::new(generation));
+        let now = current.clone();
+        std::thread::Builder::new()
+            .name("fwprof-jit".into())
+            .spawn(move || {
+                let mut ctx = Context::new();
+                // Ends when the simulator drops its sender.
+                while let Ok(job) = rx.recv() {
+                    // A job of a flushed generation comes back uncompiled.
+                    let stale = job.generation != now.load(Ordering::Relaxed);
+                    ctx.clear();
+                    ctx.func = job.func;
+                    let code = if stale {
+                        None
+                    } else {
+                        compile_bytes(&*isa, &mut ctx, job.fid)
+                    };
+                    let reply = Done {
+                        generation: job.generation,
+                        id: job.id,
+                        members: job.members,
+                        fid: job.fid,
+                        code,
+                    };
+                    if tx.send(reply).is_err() {
+                        break;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Worker {
+            jobs,
+            done,
+            current,
+        })
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // The queued jobs are skipped; the thread ends at the closed channel.
+        self.current
+            .store(u64::MAX, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Compile the function in `ctx` (declared as `fid`) for `isa`: its code
+/// bytes, alignment and relocations, as `JITModule::define_function`
+/// would place them; `None` if Cranelift refuses it.
+fn compile_bytes(
+    isa: &dyn cranelift_codegen::isa::TargetIsa,
+    ctx: &mut Context,
+    fid: FuncId,
+) -> Option<(Vec<u8>, u64, Vec<ModuleReloc>)> {
+    let mut plane = cranelift_codegen::control::ControlPlane::default();
+    ctx.compile(isa, &mut plane).ok()?;
+    let code = ctx.compiled_code()?;
+    let align = u64::from(code.buffer.alignment);
+    let relocs = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, fid))
+        .collect();
+    Some((code.code_buffer().to_vec(), align, relocs))
 }
 
 // SAFETY: the code pointers point into the module this `Jit` owns; the
@@ -221,6 +358,10 @@ impl Jit {
             backend: None,
             stats: JitStats::default(),
             broken: false,
+            worker: None,
+            parallel: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
+            generation: 0,
+            in_flight: 0,
         }
     }
 
@@ -229,6 +370,9 @@ impl Jit {
     /// caller then calls [`Jit::translate`]).
     #[inline(always)]
     pub(crate) fn lookup(&mut self, id: u32) -> Code {
+        if self.in_flight > 0 {
+            self.collect();
+        }
         let i = id as usize;
         if i >= self.entries.len() {
             self.entries.resize(i + 1, Entry::default());
@@ -237,7 +381,7 @@ impl Jit {
         if !e.code.is_null() {
             return Code::Ready(BlockFn(e.code, u64::from(e.index)));
         }
-        if e.hits < self.threshold || e.refused || self.broken {
+        if e.hits < self.threshold || e.refused || e.pending || self.broken {
             e.hits = e.hits.saturating_add(1);
             return Code::Interpret;
         }
@@ -273,7 +417,16 @@ impl Jit {
     /// Translate block `id` of `cache` for XLEN `RV64` and hooks `H`
     /// (`inline`: their [`crate::InlineCounts`], for the layout), with the
     /// blocks it leads to in the same region (see [`region`]). Returns its
-    /// code, or `None` (remembered) when it cannot be translated.
+    /// code, or `None`: it cannot be translated (remembered), or it is
+    /// being compiled in the background.
+    ///
+    /// The function's IR is built here; Cranelift compiles it here too
+    /// when the threshold is below [`BACKGROUND_THRESHOLD`] or the host has
+    /// one CPU, and otherwise on the background compiler's thread, while
+    /// the interpreter runs the region's blocks; [`Jit::lookup`] installs
+    /// the code when it is done. Either way the same code runs: only when
+    /// it starts to differs, and no count, profile or hook call depends on
+    /// that.
     #[cold]
     #[inline(never)]
     pub(crate) fn translate<const RV64: bool, H: Hooks>(
@@ -290,30 +443,151 @@ impl Jit {
                 vec![id]
             };
             match self.build::<RV64, H>(cache, &members, inline) {
-                Ok(code) => break Some((code, members)),
+                Ok(()) => break Some(members),
                 // A block Cranelift cannot take leaves the region; the
                 // block the code is for cannot be left out.
                 Err(Some(bad)) if bad != id && left_out.len() < 8 => left_out.push(bad),
                 Err(_) => break None,
             }
         };
-        let Some((code, members)) = built else {
-            self.entries[id as usize].refused = true;
-            self.stats.refused += 1;
+        let Some(members) = built else {
+            self.refuse(id);
             return None;
         };
+        let members = match self.send(id, members) {
+            Ok(()) => return None,
+            Err(members) => members,
+        };
+        let be = self.backend.as_mut()?;
+        match define(&mut be.module, &mut be.ctx) {
+            Some(code) => Some(self.install(id, &members, code)),
+            None => {
+                self.refuse(id);
+                None
+            }
+        }
+    }
+
+    /// Block `id` cannot be translated: it stays with the interpreter.
+    fn refuse(&mut self, id: u32) {
+        self.reserve(id);
+        self.entries[id as usize].refused = true;
+        self.stats.refused += 1;
+    }
+
+    /// Code `code` of the region of `id` (`members`, `id` first) is ready:
+    /// every member not translated yet is entered through it.
+    fn install(&mut self, id: u32, members: &[u32], code: *const u8) -> BlockFn {
         self.stats.translated += 1;
         self.stats.region_blocks += members.len() as u64;
-        // Every member not translated yet is entered through this code.
         for (k, &m) in members.iter().enumerate() {
             self.reserve(m);
             let e = &mut self.entries[m as usize];
+            e.pending = false;
             if m == id || e.code.is_null() {
                 e.code = code;
                 e.index = k as u32;
             }
         }
-        Some(BlockFn(code, 0))
+        BlockFn(code, 0)
+    }
+
+    /// Hand the function just built for the region of `id` to the
+    /// background compiler and mark its members pending. `Err(members)`
+    /// when it is to be compiled here (a low threshold, one CPU, no
+    /// thread): the function is still in the context.
+    fn send(&mut self, id: u32, members: Vec<u32>) -> Result<(), Vec<u32>> {
+        if self.threshold < BACKGROUND_THRESHOLD
+            || !self.parallel
+            || self.in_flight >= MAX_IN_FLIGHT
+        {
+            return Err(members);
+        }
+        if self.worker.is_none() {
+            let generation = self.generation;
+            self.worker = self
+                .isa
+                .clone()
+                .and_then(|isa| Worker::start(isa, generation));
+            if self.worker.is_none() {
+                self.parallel = false;
+                return Err(members);
+            }
+        }
+        let (Some(be), Some(w)) = (self.backend.as_mut(), self.worker.as_ref()) else {
+            return Err(members);
+        };
+        let sig = be.ctx.func.signature.clone();
+        let Ok(fid) = be.module.declare_anonymous_function(&sig) else {
+            return Err(members);
+        };
+        let func = std::mem::replace(&mut be.ctx.func, cranelift_codegen::ir::Function::new());
+        for &m in &members {
+            let i = m as usize;
+            if i >= self.entries.len() {
+                self.entries.resize(i + 1, Entry::default());
+            }
+            let e = &mut self.entries[i];
+            if e.code.is_null() {
+                e.pending = true;
+            }
+        }
+        let job = Job {
+            generation: self.generation,
+            id,
+            members,
+            fid,
+            func,
+        };
+        if let Err(std::sync::mpsc::SendError(job)) = w.jobs.send(job) {
+            // The thread is gone: compile here from now on.
+            be.ctx.func = job.func;
+            self.worker = None;
+            self.parallel = false;
+            return Err(job.members);
+        }
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    /// Install what the background compiler finished (between blocks,
+    /// from [`Jit::lookup`]): code for the current block-cache generation
+    /// goes into the module and the entries; older code is dropped.
+    #[cold]
+    #[inline(never)]
+    fn collect(&mut self) {
+        loop {
+            let Some(d) = self.worker.as_ref().and_then(|w| w.done.try_recv().ok()) else {
+                break;
+            };
+            self.in_flight = self.in_flight.saturating_sub(1);
+            if d.generation != self.generation {
+                self.stats.dropped += 1;
+                continue;
+            }
+            let code = d.code.and_then(|(bytes, align, relocs)| {
+                let be = self.backend.as_mut()?;
+                be.module
+                    .define_function_bytes(d.fid, align, &bytes, &relocs)
+                    .ok()?;
+                be.module.finalize_definitions().ok()?;
+                Some(be.module.get_finalized_function(d.fid))
+            });
+            match code {
+                Some(code) => {
+                    self.stats.background += 1;
+                    self.install(d.id, &d.members, code);
+                }
+                None => {
+                    for &m in &d.members {
+                        if let Some(e) = self.entries.get_mut(m as usize) {
+                            e.pending = false;
+                        }
+                    }
+                    self.refuse(d.id);
+                }
+            }
+        }
     }
 
     fn backend(&mut self) -> Option<&mut Backend> {
@@ -364,14 +638,14 @@ impl Jit {
     }
 
     /// Build the function of region `members` (the first is the block it
-    /// is entered for). `Err(Some(id))`: block `id` cannot be translated;
-    /// `Err(None)`: no backend, or Cranelift refused the function.
+    /// is entered for) in the backend's context. `Err(Some(id))`: block
+    /// `id` cannot be translated; `Err(None)`: no backend.
     fn build<const RV64: bool, H: Hooks>(
         &mut self,
         cache: &BlockCache,
         members: &[u32],
         inline: Option<crate::InlineCounts>,
-    ) -> Result<*const u8, Option<u32>> {
+    ) -> Result<(), Option<u32>> {
         let helpers = emit::HelperAddrs::of::<RV64, H>(inline);
         // Without chaining (the hooks want to hear of each block from the
         // run loop) a region is its first block, and has no edges.
@@ -434,15 +708,21 @@ impl Jit {
             return Err(Some(bad));
         }
         b.finalize(frontend);
-        define(&mut be.module, &mut be.ctx).ok_or(None)
+        Ok(())
     }
 
     /// Forget every translation (the block cache flushed: ids restart) and
     /// free the code.
     pub(crate) fn flush(&mut self) {
         // (`enter` goes with the module; `lookup` finds no code until the
-        // next translation builds a new one.)
+        // next translation builds a new one.) Compilations still in the
+        // background are for this generation: they will be dropped.
         self.entries.clear();
+        self.generation += 1;
+        if let Some(w) = &self.worker {
+            w.current
+                .store(self.generation, std::sync::atomic::Ordering::Relaxed);
+        }
         if let Some(be) = self.backend.take() {
             // SAFETY: no translated code is running (flushes happen in the
             // run loop between blocks, or outside a run) and every pointer

@@ -432,3 +432,93 @@ fn a_region_does_not_run_a_member_killed_since_it_was_translated() {
     assert_eq!(res[0], res[1]);
     assert_eq!(res[0], res[2]);
 }
+
+/// Run `words` on the interpreter and on the translation tier at
+/// `threshold` (compiled in the background), in slices of `slice`
+/// instructions, until `total` instructions ran: the same state at the
+/// end. Returns the translation tier's stats.
+fn background_matches(words: &[u32], threshold: u32, slice: u64, total: u64) -> crate::JitStats {
+    let mut ends = Vec::new();
+    let mut stats = None;
+    for tier in [Tier::Interp, Tier::Jit] {
+        let mut sim = Simulator::bare(memory_with(words), true, BASE, ());
+        sim.set_tier(tier, threshold);
+        sim.hart_mut().set_x(31, 5);
+        let mut limit = 0;
+        while limit < total {
+            limit += slice;
+            let stop = sim.run(limit, &AtomicBool::new(false)).unwrap();
+            assert!(matches!(stop, StopReason::InstructionLimit), "{stop:?}");
+        }
+        let x: Vec<u64> = (0..32).map(|r| sim.hart().x(r)).collect();
+        ends.push((sim.executed(), sim.hart().pc, x));
+        stats = Some(sim.jit_stats());
+    }
+    assert_eq!(ends[0], ends[1]);
+    stats.expect("ran")
+}
+
+#[test]
+fn background_compilation_installs_code_and_changes_nothing() {
+    // An endless two-block loop counting in a0 and a1. At the default
+    // threshold the region compiles on the background thread while the
+    // interpreter runs it; once installed, translated code runs it.
+    let words = [
+        addi(10, 10, 1), // 0: A
+        b(0, 0, 0, 8),   // 4: beq x0,x0,B
+        addi(11, 11, 3), // 8: B
+        jal(0, -12),     // 12: j A
+    ];
+    assert!(crate::DEFAULT_JIT_THRESHOLD >= super::BACKGROUND_THRESHOLD);
+    let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    // Slices of 100k instructions: the run loop looks for finished code
+    // between blocks; the background thread gets up to about 20 s of
+    // slices (a loaded CI machine) to finish one small function.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut total = 1_000_000;
+    loop {
+        let st = background_matches(&words, crate::DEFAULT_JIT_THRESHOLD, 100_000, total);
+        assert_eq!(st.refused, 0, "{st:?}");
+        if !parallel {
+            // One CPU: compiled on the spot.
+            assert_eq!(st.background, 0, "{st:?}");
+            assert!(st.executed > 0, "{st:?}");
+            return;
+        }
+        if st.background > 0 {
+            assert_eq!(st.background, st.translated, "{st:?}");
+            assert!(st.executed > 0, "{st:?}");
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never installed: {st:?}"
+        );
+        total *= 2;
+    }
+}
+
+#[test]
+fn background_compilation_outlived_by_a_flush_is_dropped() {
+    // An inner loop of 40 iterations, then `fence.i` (a block-cache flush),
+    // for ever: each generation's region goes to the background thread
+    // after 16 iterations and may come back before or after the flush
+    // that makes it stale. Dropped or installed, the run is the
+    // interpreter's.
+    let words = [
+        addi(5, 0, 40),  // 0: outer: t0 = 40
+        addi(10, 10, 1), // 4: inner: a0 += 1
+        addi(5, 5, -1),  // 8: t0 -= 1
+        b(1, 5, 0, -8),  // 12: bnez t0, inner
+        FENCE_I,         // 16
+        addi(11, 11, 1), // 20: a1 += 1
+        jal(0, -24),     // 24: j outer
+    ];
+    let st = background_matches(&words, super::BACKGROUND_THRESHOLD, 997, 200_000);
+    assert!(st.modules_freed > 0, "{st:?}");
+    // A generation lasts microseconds, a compilation longer: on a host
+    // with a second CPU, compilations are sent and dropped.
+    if std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
+        assert!(st.dropped > 0, "{st:?}");
+    }
+}
