@@ -115,6 +115,28 @@ pub struct ArcStats {
     pub inclusive: u64,
 }
 
+/// What a call from one call site to one callee resolved to under one
+/// parent context: the arc's and the callee's context's ids. A caller of
+/// [`CallStack::call_memo`] keeps one per call site (the exact collector:
+/// per translated block), so that a call repeated from the same site under
+/// the same parent skips the arc and context lookups (and the cache lines
+/// they touch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallMemo {
+    parent: u32,
+    arc: u32,
+    ctx: u32,
+}
+
+impl CallMemo {
+    /// Matches no parent context: neither a context id nor a root marker.
+    pub const EMPTY: CallMemo = CallMemo {
+        parent: NO_CTX - MAX_STRANDS,
+        arc: 0,
+        ctx: 0,
+    };
+}
+
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     /// Trap level whose clock this activation's inclusive cost is measured
@@ -603,7 +625,7 @@ impl CallStack {
     /// Enter the root activation (the program's entry function) at instruction count `now`.
     /// It is counted as one call from `<spontaneous>`.
     pub fn enter_root(&mut self, func: u32, sp: u64, now: u64) {
-        self.push(None, func, 0, u64::MAX, sp, now, false, false);
+        self.push(None, func, 0, u64::MAX, sp, now, false, false, None);
     }
 
     /// The root activation (boot code such as a reset ROM, alone on the
@@ -628,7 +650,7 @@ impl CallStack {
     /// when the handler's first instruction runs.
     pub fn enter_trap(&mut self, root: u32, pc: u64, sp: u64, now: u64) {
         let caller = self.innermost_trap.map(|i| self.frames[i].func);
-        self.push(caller, root, 0, pc, sp, now, false, true);
+        self.push(caller, root, 0, pc, sp, now, false, true, None);
         self.level += 1;
         let l = self.level as usize;
         if self.excluded.len() <= l {
@@ -656,7 +678,7 @@ impl CallStack {
     /// context.
     pub fn enter_handler(&mut self, func: u32, sp: u64, now: u64) {
         let root = self.frames.last().map(|f| f.func);
-        self.push(root, func, 0, u64::MAX, sp, now, false, false);
+        self.push(root, func, 0, u64::MAX, sp, now, false, false, None);
     }
 
     /// An `mret`/`sret` at instruction count `now` (counting it): close the
@@ -686,9 +708,28 @@ impl CallStack {
         now: u64,
         tail: bool,
         trap: bool,
+        memo: Option<&mut CallMemo>,
     ) {
         self.ensure_fn(callee);
-        let arc = self.arc_id(caller, callee, site, tail);
+        // A trap root hangs from the enclosing trap context's root, or is a
+        // root of the tree; everything else from the topmost activation.
+        let root = NO_CTX - self.strand;
+        let parent = if trap {
+            self.innermost_trap.map_or(root, |i| self.frames[i].ctx)
+        } else {
+            self.frames.last().map_or(root, |f| f.ctx)
+        };
+        let (arc, ctx) = match memo {
+            Some(m) if m.parent == parent => (m.arc, m.ctx),
+            memo => {
+                let arc = self.arc_id(caller, callee, site, tail);
+                let ctx = self.context(parent, callee);
+                if let Some(m) = memo {
+                    *m = CallMemo { parent, arc, ctx };
+                }
+                (arc, ctx)
+            }
+        };
         self.funcs[callee as usize].calls += 1;
         self.arcs[arc as usize].calls += 1;
         let level = self.level;
@@ -700,15 +741,6 @@ impl CallStack {
             self.snap_clock(level);
         }
         self.charge_top(now);
-        // A trap root hangs from the enclosing trap context's root, or is a
-        // root of the tree; everything else from the topmost activation.
-        let root = NO_CTX - self.strand;
-        let parent = if trap {
-            self.innermost_trap.map_or(root, |i| self.frames[i].ctx)
-        } else {
-            self.frames.last().map_or(root, |f| f.ctx)
-        };
-        let ctx = self.context(parent, callee);
         self.contexts[ctx as usize].calls += 1;
         if trap {
             self.innermost_trap = Some(self.frames.len());
@@ -745,20 +777,47 @@ impl CallStack {
     #[inline]
     fn pop_one(&mut self, now: u64) {
         self.charge_top(now);
-        let Some(f) = self.frames.pop() else {
+        let Some(n) = self.frames.len().checked_sub(1) else {
             return;
         };
+        // The fields are read where the frame is, not from a copy of it:
+        // on the hot path a copy's loads waited for its stores.
+        let f = &self.frames[n];
+        let (func, arc, saved_fn, saved_arc) = (f.func, f.arc, f.saved_fn, f.saved_arc);
+        let (outer_fn, outer_arc, rare) = (f.outer_fn, f.outer_arc, f.trap || self.extra > 0);
         let spent = self.level_now(f.level, now).saturating_sub(f.start);
-        self.fn_level[f.func as usize] = f.saved_fn;
-        self.arc_level[f.arc as usize] = f.saved_arc;
-        if f.outer_fn {
-            self.funcs[f.func as usize].inclusive += spent;
-        }
-        if f.outer_arc {
-            self.arcs[f.arc as usize].inclusive += spent;
-        }
-        if self.extra > 0 || f.trap {
+        if rare {
+            let f = self.frames.pop().expect("a frame");
+            self.restore_and_add(func, arc, saved_fn, saved_arc, outer_fn, outer_arc, spent);
             self.popped_rest(&f, spent);
+            return;
+        }
+        self.frames.truncate(n);
+        self.restore_and_add(func, arc, saved_fn, saved_arc, outer_fn, outer_arc, spent);
+    }
+
+    /// A popped activation of `func` through `arc`: restore the levels its
+    /// push saved, and add `spent` to the inclusive costs it is outermost
+    /// for.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn restore_and_add(
+        &mut self,
+        func: u32,
+        arc: u32,
+        saved_fn: u32,
+        saved_arc: u32,
+        outer_fn: bool,
+        outer_arc: bool,
+        spent: u64,
+    ) {
+        self.fn_level[func as usize] = saved_fn;
+        self.arc_level[arc as usize] = saved_arc;
+        if outer_fn {
+            self.funcs[func as usize].inclusive += spent;
+        }
+        if outer_arc {
+            self.arcs[arc as usize].inclusive += spent;
         }
     }
 
@@ -809,7 +868,36 @@ impl CallStack {
     /// instruction; `sp` is the stack pointer at the call.
     #[inline]
     pub fn call(&mut self, caller: u32, callee: u32, site: u64, ret: u64, sp: u64, now: u64) {
-        self.push(Some(caller), callee, site, ret, sp, now, false, false);
+        self.push(Some(caller), callee, site, ret, sp, now, false, false, None);
+    }
+
+    /// [`CallStack::call`], with `memo` kept for the call site: when it
+    /// holds this call's parent context, its arc and context are used
+    /// without a lookup; otherwise they are looked up and kept in it. The
+    /// caller keeps a memo for one (caller, callee, site) only.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn call_memo(
+        &mut self,
+        caller: u32,
+        callee: u32,
+        site: u64,
+        ret: u64,
+        sp: u64,
+        now: u64,
+        memo: &mut CallMemo,
+    ) {
+        self.push(
+            Some(caller),
+            callee,
+            site,
+            ret,
+            sp,
+            now,
+            false,
+            false,
+            Some(memo),
+        );
     }
 
     /// A jump without link from `caller` at `site` to the entry of `callee`:
@@ -817,7 +905,7 @@ impl CallStack {
     #[inline]
     pub fn tail_call(&mut self, caller: u32, callee: u32, site: u64, sp: u64, now: u64) {
         let ret = self.frames.last().map_or(u64::MAX, |f| f.ret);
-        self.push(Some(caller), callee, site, ret, sp, now, true, false);
+        self.push(Some(caller), callee, site, ret, sp, now, true, false, None);
     }
 
     /// A return to `target` with stack pointer `sp` after it; `now` counts the

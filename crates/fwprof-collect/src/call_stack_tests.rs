@@ -322,3 +322,96 @@ fn strands_keep_their_own_stacks_roots_and_clocks() {
     let self_sum: u64 = done.contexts.iter().map(|c| c.self_cost).sum();
     assert_eq!(self_sum, 9 + 4, "the strands' own counts");
 }
+
+#[test]
+fn calls_with_memos_count_as_calls_without() {
+    // One stack takes every call with `call`, the other with `call_memo`
+    // and one memo per call site; a pseudo-random walk of calls from 8
+    // sites (each with its own caller and callee), returns to the top and
+    // to deeper frames, tail calls and two strands taking turns makes the
+    // memos hit and miss (another parent context, another strand).
+    let site = |k: u64| (k as u32 % 3, (k as u32 + 1) % 5, 0x100 + 8 * k);
+    let mut plain = CallStack::new();
+    let mut memo = CallStack::new();
+    let mut memos = [CallMemo::EMPTY; 8];
+    let (mut now, mut other_now) = ([0u64; 2], 0usize);
+    for cs in [&mut plain, &mut memo] {
+        cs.enter_root(0, 0x8000, 0);
+    }
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut depth = [0u64; 2];
+    let mut strand = 0usize;
+    let mut strand_started = [true, false];
+    for _ in 0..20_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let r = seed % 100;
+        now[strand] += 1 + seed % 7;
+        let t = now[strand];
+        let sp = 0x8000 - 16 * depth[strand];
+        match r {
+            0..=44 if depth[strand] < 40 => {
+                let k = (seed >> 8) % 8;
+                let (caller, callee, at) = site(k);
+                plain.call(caller, callee, at, at + 4, sp, t);
+                memo.call_memo(caller, callee, at, at + 4, sp, t, &mut memos[k as usize]);
+                depth[strand] += 1;
+            }
+            45..=84 if depth[strand] > 0 => {
+                // The top's return address: the site it was called from.
+                let top = plain.frames.last().map_or(u64::MAX, |f| f.ret);
+                plain.ret(top, sp + 16, t);
+                memo.ret(top, sp + 16, t);
+                depth[strand] = (plain.frames.len() as u64).saturating_sub(1);
+            }
+            85..=89 if depth[strand] > 2 => {
+                // A non-local exit: back to the frame two below the top.
+                let i = plain.frames.len() - 3;
+                let (target, to_sp) = (plain.frames[i].ret, plain.frames[i].sp);
+                plain.ret(target, to_sp + 16, t);
+                memo.ret(target, to_sp + 16, t);
+                depth[strand] = (plain.frames.len() as u64).saturating_sub(1);
+            }
+            90..=94 if depth[strand] > 0 => {
+                let (caller, callee, at) = site((seed >> 8) % 8);
+                plain.tail_call(caller, callee, at, sp, t);
+                memo.tail_call(caller, callee, at, sp, t);
+            }
+            95..=99 => {
+                let to = 1 - strand;
+                let (from_now, to_now) = (now[strand], now[to]);
+                for cs in [&mut plain, &mut memo] {
+                    cs.switch_strand(to as u32, from_now, to_now, 3);
+                    if !strand_started[to] {
+                        cs.enter_root(0, 0x8000, to_now);
+                    }
+                }
+                strand_started[to] = true;
+                strand = to;
+                other_now += 1;
+            }
+            _ => {}
+        }
+        assert_eq!(plain.frames.len(), memo.frames.len());
+    }
+    assert!(other_now > 100, "the strands took turns");
+    assert!(
+        memos.iter().all(|m| *m != CallMemo::EMPTY),
+        "every site was called"
+    );
+    let (a, b) = (
+        plain.finish_with_extra(now[strand]),
+        memo.finish_with_extra(now[strand]),
+    );
+    assert_eq!(a.functions, b.functions);
+    assert_eq!(a.arcs, b.arcs);
+    assert_eq!(a.contexts, b.contexts);
+    assert_eq!(a.context_strands, b.context_strands);
+    assert!(
+        a.arcs.len() > 8 && a.contexts.len() > 50,
+        "{} arcs, {} contexts",
+        a.arcs.len(),
+        a.contexts.len()
+    );
+}

@@ -12,7 +12,7 @@ use fwprof_sim::{
     SignalReturn, TrapInfo, TrapReturn,
 };
 
-use crate::call_stack::{ArcStats, CallStack, ContextStats, FunctionStats};
+use crate::call_stack::{ArcStats, CallMemo, CallStack, ContextStats, FunctionStats};
 use crate::function_map::FunctionMap;
 use crate::stacks::{StackMark, StackTracker};
 use crate::tasks::{TaskStats, TaskTracker};
@@ -131,6 +131,29 @@ struct BlockMeta {
     tag: u32,
 }
 
+/// Per block that ends in a call: the target of the call that last ended
+/// it (`u64::MAX`: none), its function, and what the call stack resolved
+/// it to ([`CallMemo`]). A call ending a block nearly always goes to the
+/// same place, so the next one skips the function, arc and context
+/// lookups (three cache lines). Valid while
+/// `ExactCollector::memo_changes` equals the function map's
+/// [`FunctionMap::changes`]. Kept beside [`BlockMeta`], not in it, so that
+/// the per-block counts translated code updates stay dense.
+#[derive(Clone, Copy, Debug)]
+struct CallSite {
+    target: u64,
+    callee: u32,
+    memo: CallMemo,
+}
+
+impl CallSite {
+    const EMPTY: CallSite = CallSite {
+        target: u64::MAX,
+        callee: 0,
+        memo: CallMemo::EMPTY,
+    };
+}
+
 /// [`BlockMeta::tag`] of a block whose execution always needs the hook
 /// (`cur_fn` is a function id or `u32::MAX`, never this).
 const NO_INLINE: u32 = u32::MAX - 1;
@@ -188,6 +211,11 @@ pub struct ExactCollector<M: CostModel = ()> {
     /// Address space of the blocks being translated (the latest
     /// [`CodeContext::space`]).
     translating: u64,
+    /// Per block id, its call site's memo.
+    sites: Vec<CallSite>,
+    /// The function map's [`FunctionMap::changes`] the blocks' call memos
+    /// were made under.
+    memo_changes: u64,
     /// Per strand that does not run (a hart, a task), what it left.
     strands: HashMap<u32, StrandState>,
     /// Task detection, when asked for ([`ExactCollector::detect_tasks`]).
@@ -234,6 +262,8 @@ impl<M: CostModel> ExactCollector<M> {
             prev_block: u32::MAX,
             last_sp: sp,
             translating: 0,
+            sites: Vec::new(),
+            memo_changes: 0,
             strands: HashMap::new(),
             tasks: None,
             stacks: StackTracker::new(),
@@ -565,6 +595,10 @@ impl<M: CostModel> Forward for ExactCollector<M> {
             sp,
             tag: if sp { NO_INLINE } else { func },
         };
+        if self.sites.len() <= idx {
+            self.sites.resize(idx + 1, CallSite::EMPTY);
+        }
+        self.sites[idx] = CallSite::EMPTY;
         self.insts
             .extend(pcs.iter().zip(insts).map(|(&pc, i)| (pc, i.raw, i.len)));
     }
@@ -610,9 +644,7 @@ impl<M: CostModel> Forward for ExactCollector<M> {
         let instret = self.local(j.instret);
         match j.kind {
             JumpKind::Call => {
-                let caller = self.block_function(j);
-                let callee = self.map.lookup_or_add(target);
-                self.stack.call(caller, callee, pc, j.ret, sp, instret);
+                self.call(j, instret);
                 if let Some(t) = &mut self.tasks {
                     t.call(target, sp, space, j.ret);
                 }
@@ -905,6 +937,43 @@ impl<M: CostModel> ExactCollector<M> {
             Some(m) => m.space,
             None => self.translating,
         }
+    }
+
+    /// Push the activation of call `j` at `instret` (the strand's count).
+    /// The calling block's memo answers when the call goes where it went
+    /// last time.
+    #[inline(always)]
+    fn call(&mut self, j: &Jump, instret: u64) {
+        let changes = self.map.changes();
+        if changes != self.memo_changes {
+            self.forget_call_memos(changes);
+        }
+        let i = j.block.0 as usize;
+        let (Some(b), Some(site)) = (self.blocks.get(i), self.sites.get_mut(i)) else {
+            let caller = self.block_function(j);
+            let callee = self.map.lookup_or_add(j.target);
+            self.stack.call(caller, callee, j.pc, j.ret, j.sp, instret);
+            return;
+        };
+        if site.target != j.target {
+            *site = CallSite {
+                target: j.target,
+                callee: self.map.lookup_or_add(j.target),
+                memo: CallMemo::EMPTY,
+            };
+        }
+        let (caller, callee) = (b.func, site.callee);
+        self.stack
+            .call_memo(caller, callee, j.pc, j.ret, j.sp, instret, &mut site.memo);
+    }
+
+    /// The function map may answer differently now: drop every block's
+    /// call memo.
+    #[cold]
+    #[inline(never)]
+    fn forget_call_memos(&mut self, changes: u64) {
+        self.sites.fill(CallSite::EMPTY);
+        self.memo_changes = changes;
     }
 
     /// The function of the block that ends with jump `j` (the function of

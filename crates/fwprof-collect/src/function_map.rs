@@ -66,6 +66,9 @@ pub struct FunctionMap {
     /// Direct-mapped cache of [`FunctionMap::is_entry`] in the current
     /// space: `(address, answer)`.
     entry_cache: Box<[(u64, bool); 1024]>,
+    /// Times a lookup's answer may have changed (a source added or
+    /// decided): see [`FunctionMap::changes`].
+    changes: u64,
 }
 
 /// One symbol source.
@@ -200,6 +203,7 @@ impl FunctionMap {
             pending: Vec::new(),
             cache: Box::new([(u64::MAX, 0); 1024]),
             entry_cache: Box::new([(u64::MAX, false); 1024]),
+            changes: 0,
         }
     }
 
@@ -235,6 +239,7 @@ impl FunctionMap {
         }
         self.next_id += ranges.len() as u32;
         self.clear_caches();
+        self.changes += 1;
         first
     }
 
@@ -312,7 +317,17 @@ impl FunctionMap {
         }
         if changed {
             self.clear_caches();
+            self.changes += 1;
         }
+    }
+
+    /// A count that grows whenever [`FunctionMap::lookup_or_add`] may
+    /// answer differently for an address it answered before (a symbol
+    /// source added, or decided for a space). Switching spaces does not
+    /// count: answers are per space. A caller keeping answers (e.g. per
+    /// call site) drops them when this changes.
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// The sources that may describe the current space, in lookup order:

@@ -26,7 +26,7 @@ mod tests_traps;
 mod traps;
 
 pub use call_stack::{
-    ArcStats, CallStack, ContextStats, Finished, FunctionStats, MAX_EXTRA_EVENTS,
+    ArcStats, CallMemo, CallStack, ContextStats, Finished, FunctionStats, MAX_EXTRA_EVENTS,
 };
 pub use context_tree::MAX_CONTEXTS;
 pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
