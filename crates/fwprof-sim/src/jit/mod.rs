@@ -424,9 +424,9 @@ impl Jit {
     /// when the threshold is below [`BACKGROUND_THRESHOLD`] or the host has
     /// one CPU, and otherwise on the background compiler's thread, while
     /// the interpreter runs the region's blocks; [`Jit::lookup`] installs
-    /// the code when it is done. Either way the same code runs: only when
-    /// it starts to differs, and no count, profile or hook call depends on
-    /// that.
+    /// the code when it is done. Either way the same code runs; only the
+    /// moment it starts differs, and no count, profile or hook call
+    /// depends on that.
     #[cold]
     #[inline(never)]
     pub(crate) fn translate<const RV64: bool, H: Hooks>(
@@ -557,8 +557,25 @@ impl Jit {
     #[inline(never)]
     fn collect(&mut self) {
         loop {
-            let Some(d) = self.worker.as_ref().and_then(|w| w.done.try_recv().ok()) else {
-                break;
+            let Some(w) = self.worker.as_ref() else {
+                self.in_flight = 0;
+                return;
+            };
+            let d = match w.done.try_recv() {
+                Ok(d) => d,
+                Err(std::sync::mpsc::TryRecvError::Empty) => return,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    // The thread is gone (a panic in Cranelift) with the
+                    // jobs it held: their blocks may be translated again,
+                    // here from now on.
+                    for e in &mut self.entries {
+                        e.pending = false;
+                    }
+                    self.worker = None;
+                    self.parallel = false;
+                    self.in_flight = 0;
+                    return;
+                }
             };
             self.in_flight = self.in_flight.saturating_sub(1);
             if d.generation != self.generation {

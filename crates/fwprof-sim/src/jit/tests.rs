@@ -469,7 +469,7 @@ fn background_compilation_installs_code_and_changes_nothing() {
         addi(11, 11, 3), // 8: B
         jal(0, -12),     // 12: j A
     ];
-    assert!(crate::DEFAULT_JIT_THRESHOLD >= super::BACKGROUND_THRESHOLD);
+    const { assert!(crate::DEFAULT_JIT_THRESHOLD >= super::BACKGROUND_THRESHOLD) };
     let parallel = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
     // Slices of 100k instructions: the run loop looks for finished code
     // between blocks; the background thread gets up to about 20 s of
