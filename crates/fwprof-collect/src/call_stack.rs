@@ -786,31 +786,6 @@ impl CallStack {
         let (func, arc, saved_fn, saved_arc) = (f.func, f.arc, f.saved_fn, f.saved_arc);
         let (outer_fn, outer_arc, rare) = (f.outer_fn, f.outer_arc, f.trap || self.extra > 0);
         let spent = self.level_now(f.level, now).saturating_sub(f.start);
-        if rare {
-            let f = self.frames.pop().expect("a frame");
-            self.restore_and_add(func, arc, saved_fn, saved_arc, outer_fn, outer_arc, spent);
-            self.popped_rest(&f, spent);
-            return;
-        }
-        self.frames.truncate(n);
-        self.restore_and_add(func, arc, saved_fn, saved_arc, outer_fn, outer_arc, spent);
-    }
-
-    /// A popped activation of `func` through `arc`: restore the levels its
-    /// push saved, and add `spent` to the inclusive costs it is outermost
-    /// for.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn restore_and_add(
-        &mut self,
-        func: u32,
-        arc: u32,
-        saved_fn: u32,
-        saved_arc: u32,
-        outer_fn: bool,
-        outer_arc: bool,
-        spent: u64,
-    ) {
         self.fn_level[func as usize] = saved_fn;
         self.arc_level[arc as usize] = saved_arc;
         if outer_fn {
@@ -818,6 +793,12 @@ impl CallStack {
         }
         if outer_arc {
             self.arcs[arc as usize].inclusive += spent;
+        }
+        if rare {
+            let f = self.frames.pop().expect("a frame");
+            self.popped_rest(&f, spent);
+        } else {
+            self.frames.truncate(n);
         }
     }
 

@@ -514,7 +514,7 @@ impl Jit {
                 return Err(members);
             }
         }
-        let (Some(be), Some(w)) = (self.backend.as_mut(), self.worker.as_ref()) else {
+        let Some(be) = self.backend.as_mut() else {
             return Err(members);
         };
         let sig = be.ctx.func.signature.clone();
@@ -522,15 +522,12 @@ impl Jit {
             return Err(members);
         };
         let func = std::mem::replace(&mut be.ctx.func, cranelift_codegen::ir::Function::new());
+        // Interpreted until the code comes back (if the send fails,
+        // `translate` compiles here and `install` clears the mark).
         for &m in &members {
-            let i = m as usize;
-            if i >= self.entries.len() {
-                self.entries.resize(i + 1, Entry::default());
-            }
-            let e = &mut self.entries[i];
-            if e.code.is_null() {
-                e.pending = true;
-            }
+            self.reserve(m);
+            let e = &mut self.entries[m as usize];
+            e.pending = e.code.is_null();
         }
         let job = Job {
             generation: self.generation,
@@ -539,9 +536,15 @@ impl Jit {
             fid,
             func,
         };
-        if let Err(std::sync::mpsc::SendError(job)) = w.jobs.send(job) {
+        let sent = match &self.worker {
+            Some(w) => w.jobs.send(job).map_err(|e| e.0),
+            None => Err(job),
+        };
+        if let Err(job) = sent {
             // The thread is gone: compile here from now on.
-            be.ctx.func = job.func;
+            if let Some(be) = self.backend.as_mut() {
+                be.ctx.func = job.func;
+            }
             self.worker = None;
             self.parallel = false;
             return Err(job.members);
