@@ -129,7 +129,9 @@ pub(super) struct HelperAddrs {
     bitmanip: usize,
     block_exec: usize,
     jump_hook: usize,
+    branch_hook: usize,
     wants_jumps: bool,
+    wants_branches: bool,
     wants_memory: bool,
     wants_operands: bool,
     wants_block_exec: bool,
@@ -155,7 +157,9 @@ impl HelperAddrs {
             bitmanip: helpers::bitmanip::<RV64> as *const () as usize,
             block_exec: helpers::block_exec::<H> as *const () as usize,
             jump_hook: helpers::jump_hook::<H> as *const () as usize,
+            branch_hook: helpers::branch_hook::<H> as *const () as usize,
             wants_jumps: H::WANTS_JUMPS,
+            wants_branches: H::WANTS_BRANCHES,
             wants_memory: H::WANTS_MEMORY,
             wants_operands: H::WANTS_OPERANDS,
             wants_block_exec: H::WANTS_BLOCK_EXEC,
@@ -924,7 +928,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
     ) {
         let zero = self.b.ins().iconst(I32, 0);
         if let (Some(t), false) = (fall, general_last) {
-            self.transition(h, count, count, t, zero, None, end);
+            self.transition(h, count, count, t, zero, None, false, end);
             return;
         }
         let next = if general_last {
@@ -935,7 +939,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             self.konst(end)
         };
         let chain = h.chain && after == 0;
-        self.leave(h, count, count, next, zero, chain, None, end);
+        self.leave(h, count, count, next, zero, chain, None, false, end);
     }
 
     /// Emit the current block's final branch or jump `u` (`end`: the
@@ -964,6 +968,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
         };
         let jump = matches!(u.kind, K::Jal | K::Jalr);
         let chain = h.chain && (after == 0 || (jump && after == AFTER_JUMP));
+        // With chaining, translated code reports the outcome itself.
+        let branch = h.wants_branches && h.chain;
         let report = match info.jump {
             Some(kind) if jump && h.wants_jumps && h.chain => {
                 let k = helpers::JUMP_KINDS
@@ -993,9 +999,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let one = self.b.ins().iconst(I32, 1);
             match taken_member {
                 Some(m) if u.kind == K::Jal => {
-                    self.transition(h, count, body, m, one, report, end);
+                    self.transition(h, count, body, m, one, report, branch, end);
                 }
-                _ => self.leave(h, count, body, t, one, chain, report, end),
+                _ => self.leave(h, count, body, t, one, chain, report, branch, end),
             }
             return Ok(());
         }
@@ -1013,7 +1019,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let (t, f) = (self.konst(u.imm), self.konst(end));
             let next = self.b.ins().select(c, t, f);
             let taken = self.b.ins().uextend(I32, c);
-            self.leave(h, count, body, next, taken, chain, None, end);
+            self.leave(h, count, body, next, taken, chain, None, branch, end);
             return Ok(());
         }
         // Each outcome on its own path: one of them stays in the region.
@@ -1026,10 +1032,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
             self.b.seal_block(ir);
             let tk = self.b.ins().iconst(I32, taken);
             match member {
-                Some(m) => self.transition(h, count, body, m, tk, None, end),
+                Some(m) => self.transition(h, count, body, m, tk, None, branch, end),
                 None => {
                     let next = self.konst(target);
-                    self.leave(h, count, body, next, tk, chain, None, end);
+                    self.leave(h, count, body, next, tk, chain, None, branch, end);
                 }
             }
         }
@@ -1043,7 +1049,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// `to` is still the block translated (not killed since) and fits
     /// before `JitCall::checkpoint`; the hooks hear of it as in
     /// [`Emitter::leave`]. Otherwise the run loop takes over at `to`'s pc.
-    /// `taken` (i32) and `report` as for [`Emitter::leave`].
+    /// `taken` (i32), `report` and `branch` as for [`Emitter::leave`].
     #[allow(clippy::too_many_arguments)]
     fn transition(
         &mut self,
@@ -1053,12 +1059,17 @@ impl<'a, 'f> Emitter<'a, 'f> {
         to: u32,
         taken: Value,
         report: Option<(u64, u64)>,
+        branch: bool,
         end: u64,
     ) {
         let m = self.member(to).expect("a member");
         let (ir, start, ncount) = (m.ir, m.start, m.count);
         let done0 = self.b.use_var(self.done);
         let done = self.b.ins().iadd_imm_s(done0, count as i64);
+        if branch {
+            let next = self.konst(start);
+            self.report_branch(h, taken, next);
+        }
         if let Some((kind, pc)) = report {
             self.write_back_on_exit();
             self.b
@@ -1106,6 +1117,14 @@ impl<'a, 'f> Emitter<'a, 'f> {
         }
         self.b.def_var(self.done, done);
         self.b.ins().jump(ir, &[]);
+    }
+
+    /// Report the outcome of the current block's final branch or jump
+    /// (`taken`, i32; to `next`) to the hooks ([`helpers::branch_hook`]).
+    fn report_branch(&mut self, h: &HelperAddrs, taken: Value, next: Value) {
+        let taken = self.b.ins().uextend(I64, taken);
+        let args = [self.call, self.konst(u64::from(self.id)), taken, next];
+        self.call_helper(self.sigs.hook3, h.branch_hook, &args);
     }
 
     /// Report the current block's `jal`/`jalr` (its kind's index in
@@ -1218,9 +1237,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// entered by a tail call. Otherwise the run loop takes over.
     ///
     /// Either way the block's instructions are added to the hart's count
-    /// first, and with `report` (its jump kind's index and pc) the block's
-    /// `jal`/`jalr` is reported to the hooks ([`helpers::jump_hook`]) as the
-    /// run loop would report it; `end` is the block's end (the link value).
+    /// first; with `branch` the outcome of its final branch or jump is
+    /// reported to the hooks ([`helpers::branch_hook`]), then with `report`
+    /// (its jump kind's index and pc) the block's `jal`/`jalr`
+    /// ([`helpers::jump_hook`]), as the run loop would report them; `end` is
+    /// the block's end (the link value).
     #[allow(clippy::too_many_arguments)]
     fn leave(
         &mut self,
@@ -1231,6 +1252,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         taken: Value,
         chain: bool,
         report: Option<(u64, u64)>,
+        branch: bool,
         end: u64,
     ) {
         self.write_back();
@@ -1240,6 +1262,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b
             .ins()
             .store(host(), done, self.hart, offset_of!(Hart, executed) as i32);
+        if branch {
+            self.report_branch(h, taken, next);
+        }
         if let Some((kind, pc)) = report {
             self.report_jump(h, kind, pc, next, end);
         }

@@ -227,6 +227,23 @@ pub(super) unsafe extern "C" fn block_exec<H: Hooks>(call: *mut JitCall, id: u64
     hooks.on_block_exec(crate::hooks::BlockId(id as u32), executed);
 }
 
+/// Tell the hooks that block `id`'s final branch or jump went to `target`
+/// (`taken` nonzero: it left the straight line), as the run loop does
+/// ([`Hooks::on_branch`]), when translated code goes on by itself.
+///
+/// # Safety
+/// See [`parts`].
+pub(super) unsafe extern "C" fn branch_hook<H: Hooks>(
+    call: *mut JitCall,
+    id: u64,
+    taken: u64,
+    target: u64,
+) {
+    // SAFETY: the caller's contract.
+    let (_, _, _, hooks) = unsafe { parts::<H>(call) };
+    hooks.on_branch(crate::hooks::BlockId(id as u32), taken != 0, target);
+}
+
 /// The jump kinds as translated code passes them (`emit.rs`).
 pub(super) const JUMP_KINDS: [JumpKind; 5] = [
     JumpKind::Call,

@@ -135,10 +135,15 @@ pub(crate) struct JitCall {
 }
 
 /// True if translated code for hooks `H` runs from block to block and
-/// reports `jal`/`jalr` itself: nothing else the run loop does between two
-/// blocks (branch outcomes, modelled cycles, stop requests) is asked for.
+/// reports `jal`/`jalr` and branch outcomes itself: nothing else the run
+/// loop does between two blocks is asked for. A collector that may stop
+/// the run after any block (`Hooks::STOPS`, the sampler) needs the run
+/// loop's question after each one. Modelled cycles need nothing between
+/// blocks: the model is asked for them at a cycle CSR read (by its own
+/// block and index) and at the run loop's checkpoints, which translated
+/// code never runs past.
 pub(crate) const fn chains<H: Hooks>() -> bool {
-    !H::WANTS_BRANCHES && !H::MODELS_CYCLES && !H::STOPS
+    !H::STOPS
 }
 
 /// Translated code of one block: a region's function (Cranelift's `tail`

@@ -545,7 +545,8 @@ impl<H: Hooks> Simulator<H> {
                         true
                     }
                 };
-                if H::WANTS_BRANCHES {
+                // Translated code that chains reported its own outcome.
+                if H::WANTS_BRANCHES && (jit_taken.is_none() || !crate::jit::chains::<H>()) {
                     self.hooks.on_branch(BlockId(id), taken, next_pc);
                 }
             } else if next_pc == b.end {
