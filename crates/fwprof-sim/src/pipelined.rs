@@ -47,6 +47,20 @@ const T_CODE_CONTEXT: u64 = 14;
 const T_SIGNAL: u64 = 15;
 const T_SIGNAL_RETURN: u64 = 16;
 const T_HART_SWITCH: u64 = 17;
+/// One-word forms of the three calls made per block or per access (most
+/// of the stream): half the memory traffic between the two threads.
+/// `T_EXEC1`: id in bits 8..40, the executed count as a difference from
+/// the previous block's in bits 40..64. `T_MEM1`: store in bit 8, log2 of
+/// the size in bits 9..11, index in bits 11..19, address in bits 19..64.
+/// `T_BRANCH_FRONT1`: id in bits 8..40, the front's word in bits 40..64.
+/// Calls whose values do not fit take the long forms above.
+const T_EXEC1: u64 = 18;
+const T_MEM1: u64 = 19;
+const T_BRANCH_FRONT1: u64 = 20;
+/// Limits of the one-word forms.
+const DELTA_BITS: u32 = 24;
+const ADDR_BITS: u32 = 45;
+const INDEX_BITS: u32 = 8;
 
 /// Block every asynchronous signal in the calling thread (the collector
 /// thread), so that a signal sent to the process (Ctrl-C, `kill`) is
@@ -120,6 +134,9 @@ enum Request {
 pub struct Pipelined<H: Hooks + Send + 'static, F: Front = NoFront> {
     front: F,
     batch: Batch,
+    /// The executed count of the last `on_block_exec` recorded (the base
+    /// of `T_EXEC1`; the worker keeps the same).
+    last_executed: u64,
     to_worker: Option<SyncSender<Request>>,
     /// Emptied buffers coming back, for reuse.
     spare: Receiver<Batch>,
@@ -161,19 +178,20 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
             .spawn(move || {
                 block_async_signals();
                 let mut hooks = hooks;
+                let mut executed = 0;
                 for request in requests {
                     let mut batch = match request {
                         Request::Replay(b) => {
-                            replay(&mut hooks, &b);
+                            replay(&mut hooks, &b, &mut executed);
                             b
                         }
                         Request::Split(b, pcs, insts) => {
-                            replay(&mut hooks, &b);
+                            replay(&mut hooks, &b, &mut executed);
                             let _ = answer.send(hooks.split_block(&pcs, &insts) as u64);
                             b
                         }
                         Request::Cycles(b, id, index) => {
-                            replay(&mut hooks, &b);
+                            replay(&mut hooks, &b, &mut executed);
                             let _ = answer.send(hooks.cycles_before(id, index));
                             b
                         }
@@ -187,6 +205,7 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
             .expect("cannot start the collector thread");
         Pipelined {
             front,
+            last_executed: 0,
             batch: Batch {
                 words: Vec::with_capacity(BATCH_WORDS + 8),
                 translated: Vec::new(),
@@ -281,7 +300,9 @@ impl<H: Hooks + Send + 'static, F: Front> Drop for Pipelined<H, F> {
 }
 
 /// Replay the calls recorded in `b` into `hooks`.
-fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
+/// `executed` is the base of `T_EXEC1` (the last executed count
+/// replayed), carried from batch to batch.
+fn replay<H: Hooks>(hooks: &mut H, b: &Batch, executed: &mut u64) {
     let w = &b.words;
     let mut translated = b.translated.iter();
     let mut i = 0;
@@ -289,7 +310,24 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch) {
         let head = w[i];
         let arg = head >> 8;
         match head & 0xff {
+            T_EXEC1 => {
+                *executed += head >> 40;
+                hooks.on_block_exec(BlockId(arg as u32), *executed);
+                i += 1;
+            }
+            T_MEM1 => {
+                let write = arg & 1 != 0;
+                let size = 1u8 << ((arg >> 1) & 3);
+                let index = (arg >> 3) as u32 & ((1 << INDEX_BITS) - 1);
+                hooks.on_mem(index, head >> (64 - ADDR_BITS), size, write);
+                i += 1;
+            }
+            T_BRANCH_FRONT1 => {
+                hooks.on_branch_front(BlockId(arg as u32), head >> 40);
+                i += 1;
+            }
             T_EXEC => {
+                *executed = w[i + 1];
                 hooks.on_block_exec(BlockId(arg as u32), w[i + 1]);
                 i += 2;
             }
@@ -468,7 +506,13 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     #[inline(always)]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
-        self.put([T_EXEC | u64::from(id.0) << 8, executed]);
+        let delta = executed.wrapping_sub(self.last_executed);
+        self.last_executed = executed;
+        if delta < 1 << DELTA_BITS {
+            self.put([T_EXEC1 | u64::from(id.0) << 8 | delta << 40]);
+        } else {
+            self.put([T_EXEC | u64::from(id.0) << 8, executed]);
+        }
     }
 
     fn on_block_cut(&mut self, id: BlockId, executed: u32) {
@@ -490,8 +534,20 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     #[inline(always)]
     fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
-        let head = T_MEM | u64::from(index) << 8 | u64::from(size) << 40 | u64::from(write) << 48;
-        self.put([head, addr]);
+        let short =
+            addr < 1 << ADDR_BITS && index < 1 << INDEX_BITS && size.is_power_of_two() && size <= 8;
+        if short {
+            let head = T_MEM1
+                | u64::from(write) << 8
+                | u64::from(size.trailing_zeros()) << 9
+                | u64::from(index) << 11
+                | addr << (64 - ADDR_BITS);
+            self.put([head]);
+        } else {
+            let head =
+                T_MEM | u64::from(index) << 8 | u64::from(size) << 40 | u64::from(write) << 48;
+            self.put([head, addr]);
+        }
     }
 
     #[inline(always)]
@@ -503,7 +559,11 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
         if F::ACTIVE {
             let word = self.front.on_branch(id, taken, target);
-            self.put([T_BRANCH_FRONT | u64::from(id.0) << 8, word]);
+            if word < 1 << 24 {
+                self.put([T_BRANCH_FRONT1 | u64::from(id.0) << 8 | word << 40]);
+            } else {
+                self.put([T_BRANCH_FRONT | u64::from(id.0) << 8, word]);
+            }
             return;
         }
         self.put([
@@ -644,6 +704,9 @@ mod tests {
         fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
             self.0.push(format!("branch {id:?} {taken} {target:x}"));
         }
+        fn on_branch_front(&mut self, id: BlockId, word: u64) {
+            self.0.push(format!("front {id:?} {word:x}"));
+        }
         fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
             self.0.push(format!("cycles {id:?} {index}"));
             1000 + self.0.len() as u64
@@ -757,6 +820,52 @@ mod tests {
         });
         assert_eq!(direct.0, piped.finish().0);
         assert_eq!(direct.0.len(), 4);
+    }
+
+    /// A front whose word is the branch target.
+    struct TargetFront;
+    impl Front for TargetFront {
+        fn on_block_translated(&mut self, _: BlockId, _: &[u64], _: &[Inst]) {}
+        fn on_branch(&mut self, _: BlockId, _: bool, target: u64) -> u64 {
+            target
+        }
+    }
+
+    #[test]
+    fn values_past_the_one_word_forms_take_the_long_forms() {
+        let executed = [0, 5, 5, (1 << 24) + 4, (1 << 24) + 5, 3, u64::MAX, 7];
+        let mems: [(u32, u64, u8, bool); 9] = [
+            (0, 0x1000, 4, false),
+            (255, (1 << 45) - 1, 8, true),
+            (256, 0x2000, 1, false),
+            (3, 1 << 45, 2, true),
+            (4, 0xffff_ffc0_0000_0010, 8, false),
+            (5, 0x3000, 16, true),
+            (6, 0x3000, 3, false),
+            (7, u64::MAX, 1, true),
+            (u32::MAX, 0, 4, false),
+        ];
+        let targets = [0, (1 << 24) - 1, 1 << 24, u64::MAX];
+        let mut direct = Log::default();
+        let mut piped = Pipelined::with_front(Log::default(), TargetFront);
+        for (i, &e) in executed.iter().enumerate() {
+            let id = BlockId(if i % 2 == 0 {
+                i as u32
+            } else {
+                u32::MAX - i as u32
+            });
+            direct.on_block_exec(id, e);
+            piped.on_block_exec(id, e);
+            for &(index, addr, size, write) in &mems {
+                direct.on_mem(index, addr, size, write);
+                piped.on_mem(index, addr, size, write);
+            }
+            for &t in &targets {
+                direct.on_branch_front(id, t);
+                piped.on_branch(id, true, t);
+            }
+        }
+        assert_eq!(direct.0, piped.finish().0);
     }
 
     #[test]
