@@ -262,6 +262,10 @@ pub trait Hooks {
     /// then runs from block to block without calling it. Leave true
     /// (the default) for any collector that implements it.
     const WANTS_BLOCK_EXEC: bool = true;
+    /// True if [`Hooks::event_log`] returns a log (only
+    /// [`crate::Pipelined`]: translated code then appends the records of
+    /// `on_block_exec`, `on_mem` and `on_branch` to its buffer itself).
+    const EVENT_LOG: bool = false;
 
     /// Asked before each block starts (after the previous block and all
     /// its hooks completed), only with [`Hooks::STOPS`]: true stops the
@@ -332,6 +336,16 @@ pub trait Hooks {
     /// translation for the layout (which must not change).
     #[inline]
     fn inline_counts(&mut self) -> Option<InlineCounts> {
+        None
+    }
+
+    /// With [`Hooks::EVENT_LOG`]: the log translated code appends its
+    /// records to instead of calling `on_block_exec`, `on_mem` and
+    /// `on_branch` ([`crate::EventLog`] gives the rules). Only
+    /// [`crate::Pipelined`] has one; the address stays valid while the
+    /// hooks are not moved.
+    #[inline]
+    fn event_log(&mut self) -> Option<std::ptr::NonNull<crate::EventLog>> {
         None
     }
 

@@ -24,10 +24,14 @@ use crate::hooks::{
 use crate::Privilege;
 
 /// Words per buffer handed to the worker (each hook call takes 1 to 8).
+#[cfg(not(test))]
 const BATCH_WORDS: usize = 1 << 15;
+/// Tests fill buffers often, at every position of a record.
+#[cfg(test)]
+const BATCH_WORDS: usize = 61;
 /// Buffers in flight: the simulator fills one while the worker replays
 /// the others.
-const IN_FLIGHT: usize = 4;
+const IN_FLIGHT: usize = 16;
 
 /// Tags of the recorded calls (low 8 bits of a call's first word).
 const T_EXEC: u64 = 1;
@@ -58,9 +62,69 @@ const T_EXEC1: u64 = 18;
 const T_MEM1: u64 = 19;
 const T_BRANCH_FRONT1: u64 = 20;
 /// Limits of the one-word forms.
-const DELTA_BITS: u32 = 24;
-const ADDR_BITS: u32 = 45;
-const INDEX_BITS: u32 = 8;
+pub(crate) const DELTA_BITS: u32 = 24;
+pub(crate) const ADDR_BITS: u32 = 45;
+pub(crate) const INDEX_BITS: u32 = 8;
+
+/// Words per record, by tag (0: no such tag).
+const RECORD_WORDS: [u8; 21] = {
+    let mut n = [0u8; 21];
+    n[T_EXEC as usize] = 2;
+    n[T_CUT as usize] = 1;
+    n[T_JUMP as usize] = 6;
+    n[T_MEM as usize] = 2;
+    n[T_OPERANDS as usize] = 3;
+    n[T_BRANCH as usize] = 2;
+    n[T_TRAP as usize] = 8;
+    n[T_TRAP_RETURN as usize] = 6;
+    n[T_TRANSLATED as usize] = 1;
+    n[T_BRANCH_FRONT as usize] = 2;
+    n[T_CALL_ARGS as usize] = 4;
+    n[T_IDLE as usize] = 3;
+    n[T_FLUSH as usize] = 1;
+    n[T_CODE_CONTEXT as usize] = 2;
+    n[T_SIGNAL as usize] = 8;
+    n[T_SIGNAL_RETURN as usize] = 5;
+    n[T_HART_SWITCH as usize] = 6;
+    n[T_EXEC1 as usize] = 1;
+    n[T_MEM1 as usize] = 1;
+    n[T_BRANCH_FRONT1 as usize] = 1;
+    n
+};
+
+/// The record words translated code appends itself, in the formats above
+/// (see [`EventLog`]).
+pub(crate) mod record {
+    /// `on_block_exec` with the executed count `last_executed + delta`
+    /// (`delta < 2^DELTA_BITS`): `EXEC1 | id << 8 | delta << 40`.
+    pub(crate) const EXEC1: u64 = super::T_EXEC1;
+    /// `on_mem`: `MEM1 | write << 8 | log2(size) << 9 | index << 11 |
+    /// addr << (64 - ADDR_BITS)`, for `addr < 2^ADDR_BITS`, `index <
+    /// 2^INDEX_BITS` and a size of 1, 2, 4 or 8 bytes.
+    pub(crate) const MEM1: u64 = super::T_MEM1;
+    /// `on_branch`: `BRANCH | id << 8 | taken << 40`, then the target
+    /// (two words; a front resolves it on the simulator's thread before
+    /// the worker sees it).
+    pub(crate) const BRANCH: u64 = super::T_BRANCH;
+}
+
+/// Where a [`Pipelined`] collector's calls are being recorded, for
+/// translated code to append records without calling a hook
+/// ([`Hooks::event_log`]): words go at `next`, and only while `next` plus
+/// the record's words stays within `limit` (else the code calls the hook,
+/// which hands the full buffer to the worker). `last_executed` is the
+/// executed count of the last block recorded, the base of the one-word
+/// block record; a record that writes a block updates it.
+#[repr(C)]
+#[derive(Debug)]
+pub struct EventLog {
+    /// Where the next word goes.
+    pub next: *mut u64,
+    /// The end of the buffer.
+    pub limit: *mut u64,
+    /// The executed count of the last `on_block_exec` recorded.
+    pub last_executed: u64,
+}
 
 /// Block every asynchronous signal in the calling thread (the collector
 /// thread), so that a signal sent to the process (Ctrl-C, `kill`) is
@@ -133,10 +197,16 @@ enum Request {
 /// `cycles_before` (each read of a cycle CSR) cost a round trip.
 pub struct Pipelined<H: Hooks + Send + 'static, F: Front = NoFront> {
     front: F,
+    /// The buffer being filled: its words up to `log.next` are recorded
+    /// (its `len` is set when it is handed over); it never grows.
     batch: Batch,
-    /// The executed count of the last `on_block_exec` recorded (the base
-    /// of `T_EXEC1`; the worker keeps the same).
-    last_executed: u64,
+    /// The write position in `batch` (boxed: translated code holds its
+    /// address during a run). `last_executed` is the base of `T_EXEC1`;
+    /// the worker keeps the same.
+    log: Box<EventLog>,
+    /// Words of `batch` before this index hold no unresolved `T_BRANCH`
+    /// (with an active front).
+    resolved: usize,
     to_worker: Option<SyncSender<Request>>,
     /// Emptied buffers coming back, for reuse.
     spare: Receiver<Batch>,
@@ -203,13 +273,21 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
                 hooks
             })
             .expect("cannot start the collector thread");
+        let mut batch = Batch {
+            words: Vec::with_capacity(BATCH_WORDS),
+            translated: Vec::new(),
+        };
+        let start = batch.words.as_mut_ptr();
         Pipelined {
             front,
-            last_executed: 0,
-            batch: Batch {
-                words: Vec::with_capacity(BATCH_WORDS + 8),
-                translated: Vec::new(),
-            },
+            log: Box::new(EventLog {
+                next: start,
+                // SAFETY: within the allocation (its capacity).
+                limit: unsafe { start.add(BATCH_WORDS) },
+                last_executed: 0,
+            }),
+            resolved: 0,
+            batch,
             to_worker: Some(to_worker),
             spare,
             answers,
@@ -236,14 +314,64 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
     /// A fresh buffer: a returned one if there is one.
     fn fresh(&mut self) -> Batch {
         self.spare.try_recv().unwrap_or_else(|_| Batch {
-            words: Vec::with_capacity(BATCH_WORDS + 8),
+            words: Vec::with_capacity(BATCH_WORDS),
             translated: Vec::new(),
         })
     }
 
+    /// Words recorded in the current buffer.
+    fn recorded(&self) -> usize {
+        // SAFETY: `next` points into the buffer's allocation, at or after
+        // its start.
+        unsafe { self.log.next.offset_from(self.batch.words.as_ptr()) as usize }
+    }
+
+    /// Set the buffer's length to what was recorded, and resolve its raw
+    /// branch records.
+    fn seal(&mut self) {
+        let n = self.recorded();
+        // SAFETY: the first `n` words were written (by `put` or by
+        // translated code, through `log`), within the capacity.
+        unsafe { self.batch.words.set_len(n) };
+        self.resolve();
+    }
+
+    /// With an active front: turn the raw branch records (`T_BRANCH`,
+    /// appended by translated code) recorded since the last time into the
+    /// front's records, in order. Called before the front sees anything
+    /// else (a translation, a flush) and before the buffer is handed over.
+    fn resolve(&mut self) {
+        if !F::ACTIVE {
+            return;
+        }
+        let n = self.recorded();
+        // SAFETY: as in `seal`: the first `n` words were written.
+        let w = unsafe { std::slice::from_raw_parts_mut(self.batch.words.as_mut_ptr(), n) };
+        let mut i = self.resolved;
+        while i < n {
+            let head = w[i];
+            let tag = head & 0xff;
+            if tag == T_BRANCH {
+                let id = BlockId((head >> 8) as u32);
+                let taken = (head >> 40) & 1 != 0;
+                let word = self.front.on_branch(id, taken, w[i + 1]);
+                w[i] = T_BRANCH_FRONT | u64::from(id.0) << 8;
+                w[i + 1] = word;
+            }
+            i += usize::from(RECORD_WORDS[tag as usize]);
+        }
+        self.resolved = i;
+    }
+
     /// Send `request` built from the current buffer.
     fn send(&mut self, make: impl FnOnce(Batch) -> Request) {
-        let fresh = self.fresh();
+        self.seal();
+        let mut fresh = self.fresh();
+        let start = fresh.words.as_mut_ptr();
+        self.log.next = start;
+        // SAFETY: within the allocation (every buffer has this capacity).
+        self.log.limit = unsafe { start.add(BATCH_WORDS) };
+        self.resolved = 0;
         let batch = std::mem::replace(&mut self.batch, fresh);
         if let Some(tx) = &self.to_worker {
             if tx.send(make(batch)).is_err() {
@@ -256,7 +384,7 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
     #[cold]
     #[inline(never)]
     fn flush(&mut self) {
-        if !self.batch.words.is_empty() {
+        if self.recorded() > 0 {
             self.send(Request::Replay);
         }
     }
@@ -282,9 +410,14 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
     /// Record one call of `N` words.
     #[inline(always)]
     fn put<const N: usize>(&mut self, words: [u64; N]) {
-        self.batch.words.extend_from_slice(&words);
-        if self.batch.words.len() >= BATCH_WORDS {
+        if self.log.next.wrapping_add(N) > self.log.limit {
             self.flush();
+        }
+        // SAFETY: the words fit before `limit`, the end of the buffer's
+        // capacity (N is at most 8, far below BATCH_WORDS).
+        unsafe {
+            std::ptr::copy_nonoverlapping(words.as_ptr(), self.log.next, N);
+            self.log.next = self.log.next.add(N);
         }
     }
 }
@@ -470,6 +603,7 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch, executed: &mut u64) {
 }
 
 impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
+    const EVENT_LOG: bool = true;
     const WANTS_JUMPS: bool = H::WANTS_JUMPS;
     const WANTS_MEMORY: bool = H::WANTS_MEMORY;
     const WANTS_BRANCHES: bool = H::WANTS_BRANCHES;
@@ -481,6 +615,11 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
         self.put([T_CALL_ARGS, target, a0, a1]);
     }
 
+    #[inline]
+    fn event_log(&mut self) -> Option<std::ptr::NonNull<EventLog>> {
+        Some(std::ptr::NonNull::from(&mut *self.log))
+    }
+
     fn split_block(&mut self, pcs: &[u64], insts: &[Inst]) -> usize {
         let (pcs, insts) = (pcs.to_vec(), insts.to_vec());
         self.send(|b| Request::Split(b, pcs, insts));
@@ -489,6 +628,7 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         if F::ACTIVE {
+            self.resolve();
             self.front.on_block_translated(id, pcs, insts);
         }
         self.batch
@@ -499,6 +639,7 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     fn on_cache_flush(&mut self) {
         if F::ACTIVE {
+            self.resolve();
             self.front.on_cache_flush();
         }
         self.put([T_FLUSH]);
@@ -506,8 +647,8 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     #[inline(always)]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
-        let delta = executed.wrapping_sub(self.last_executed);
-        self.last_executed = executed;
+        let delta = executed.wrapping_sub(self.log.last_executed);
+        self.log.last_executed = executed;
         if delta < 1 << DELTA_BITS {
             self.put([T_EXEC1 | u64::from(id.0) << 8 | delta << 40]);
         } else {
@@ -558,6 +699,8 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     #[inline(always)]
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
         if F::ACTIVE {
+            // Branches translated code recorded come first.
+            self.resolve();
             let word = self.front.on_branch(id, taken, target);
             if word < 1 << 24 {
                 self.put([T_BRANCH_FRONT1 | u64::from(id.0) << 8 | word << 40]);
@@ -729,12 +872,19 @@ mod tests {
     /// call and return, and a `rdcycle` whose value is stored and reloaded,
     /// and a `fence.i` (a cache flush); then `ecall` (a fault: mtvec is 0).
     fn program() -> Vec<u32> {
+        program_with(true)
+    }
+
+    /// [`program`], with or without its `fence.i`.
+    fn program_with(fence: bool) -> Vec<u32> {
         let (t0, t1, t2, a0, a1, ra) = (5, 6, 7, 10, 11, 1);
         let mut w = Vec::new();
         w.extend(li(t0, DATA as u32 as i32));
         w.extend(li(a0, 300));
         let top = w.len();
-        w.push(FENCE_I);
+        if fence {
+            w.push(FENCE_I);
+        }
         w.push(sw(t0, a0, 0));
         w.push(lw(a1, t0, 0));
         w.push(r(0x33, 1, 0, t1, a1, a0)); // sll t1, a1, a0
@@ -784,6 +934,46 @@ mod tests {
             assert!(a.iter().any(|l| l.starts_with(kind)), "no {kind} call");
         }
         assert_eq!(a, b);
+    }
+
+    /// Runs `program()` with `hooks` on `tier` at `threshold`; returns the
+    /// hooks and the share of the instructions run as translated code.
+    fn run_on<H: Hooks>(hooks: H, tier: crate::Tier, threshold: u32) -> (H, f64) {
+        // Without the `fence.i`, blocks live long enough to be translated
+        // after their first run, in regions.
+        let mut sim = Simulator::bare(memory_with(&program_with(false)), false, BASE, hooks);
+        sim.set_tier(tier, threshold);
+        sim.run(1_000_000, &AtomicBool::new(false)).unwrap();
+        let share = sim.jit_stats().executed as f64 / sim.executed() as f64;
+        (sim.into_hooks(), share)
+    }
+
+    /// Translated code appends block, access and branch records to the
+    /// log itself (`EventLog`); the collector must see what the hooks
+    /// would have recorded, with and without a front, whatever the
+    /// position of the buffer's end.
+    #[test]
+    fn records_translated_code_appends_are_the_hooks_records() {
+        use crate::Tier;
+        let (direct, _) = run_on(Log::default(), Tier::Interp, 0);
+        let (front_ref, _) = run_on(
+            Pipelined::with_front(Log::default(), TargetFront),
+            Tier::Interp,
+            0,
+        );
+        let front_ref = front_ref.finish().0;
+        assert!(front_ref.iter().any(|l| l.starts_with("front")));
+        for threshold in [0, 1] {
+            let (piped, share) = run_on(Pipelined::new(Log::default()), Tier::Jit, threshold);
+            assert!(share > 0.8, "translated share {share}");
+            assert_eq!(direct.0, piped.finish().0, "threshold {threshold}");
+            let (piped, _) = run_on(
+                Pipelined::with_front(Log::default(), TargetFront),
+                Tier::Jit,
+                threshold,
+            );
+            assert_eq!(front_ref, piped.finish().0, "front, threshold {threshold}");
+        }
     }
 
     #[test]

@@ -18,7 +18,9 @@ use crate::block::{Block, BlockInfo, AFTER_JUMP, NO_BLOCK};
 use crate::hart::Hart;
 use crate::hooks::Hooks;
 use crate::memory::FAST_PATH;
+use crate::pipelined::{self, record};
 use crate::uop::{Uop, K};
+use crate::EventLog;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
     types, AbiParam, Block as IrBlock, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
@@ -135,6 +137,9 @@ pub(super) struct HelperAddrs {
     wants_memory: bool,
     wants_operands: bool,
     wants_block_exec: bool,
+    /// The hooks have an event log (`Hooks::EVENT_LOG`): block starts,
+    /// data accesses and branch outcomes are appended to it inline.
+    log: bool,
     /// The hooks' inline counts layout: stride, count and tag offsets.
     inline: Option<(usize, usize, usize)>,
     /// Translated code may run the next block itself after a branch, a
@@ -163,6 +168,7 @@ impl HelperAddrs {
             wants_memory: H::WANTS_MEMORY,
             wants_operands: H::WANTS_OPERANDS,
             wants_block_exec: H::WANTS_BLOCK_EXEC,
+            log: H::EVENT_LOG,
             inline: inline.map(|i| (i.stride, i.count, i.tag)),
             chain: super::chains::<H>(),
         }
@@ -817,14 +823,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             self.b.ins().uextend(I64, v)
         };
         if h.wants_memory {
-            let args = [
-                self.call,
-                self.konst(n),
-                addr,
-                self.konst(size),
-                self.konst(0),
-            ];
-            self.call_helper(self.sigs.hook4, h.mem_hook, &args);
+            self.report_mem(h, n, addr, size, false);
         }
         self.b.ins().jump(done, &[v.into()]);
 
@@ -851,6 +850,106 @@ impl<'a, 'f> Emitter<'a, 'f> {
             raw
         };
         Ok(v)
+    }
+
+    /// Report data access `n` of the block (`size` bytes at `addr`, a
+    /// store if `write`) to the hooks: appended to their event log when it
+    /// has one and the one-word record holds it, else through
+    /// [`helpers::mem_hook`].
+    fn report_mem(&mut self, h: &HelperAddrs, n: u64, addr: Value, size: u64, write: bool) {
+        let call_hook = |e: &mut Self| {
+            let args = [
+                e.call,
+                e.konst(n),
+                addr,
+                e.konst(size),
+                e.konst(u64::from(write)),
+            ];
+            e.call_helper(e.sigs.hook4, h.mem_hook, &args);
+        };
+        let fits = n < 1 << pipelined::INDEX_BITS && matches!(size, 1 | 2 | 4 | 8);
+        if !h.log || !fits {
+            call_hook(self);
+            return;
+        }
+        let head =
+            record::MEM1 | u64::from(write) << 8 | u64::from(size.trailing_zeros()) << 9 | n << 11;
+        self.append(
+            |e, _| {
+                let shifted =
+                    e.b.ins()
+                        .ishl_imm_u(addr, i64::from(64 - pipelined::ADDR_BITS));
+                let word = e.b.ins().bor_imm_u(shifted, head as i64);
+                let small = e.b.ins().icmp_imm_u(
+                    IntCC::UnsignedLessThan,
+                    addr,
+                    1i64 << pipelined::ADDR_BITS,
+                );
+                (vec![word], Some(small))
+            },
+            |_, _| {},
+            call_hook,
+        );
+    }
+
+    /// Append a record to the hooks' event log ([`crate::EventLog`]):
+    /// `build` makes its words and an extra condition from the log's
+    /// address; if the words fit before the log's limit and the condition
+    /// holds, they are stored, the log advanced and `then` run (with the
+    /// log's address), else `slow` runs (a call to the hook).
+    fn append(
+        &mut self,
+        build: impl FnOnce(&mut Self, Value) -> (Vec<Value>, Option<Value>),
+        then: impl FnOnce(&mut Self, Value),
+        slow: impl FnOnce(&mut Self),
+    ) {
+        let log = self
+            .b
+            .ins()
+            .load(I64, host(), self.call, offset_of!(JitCall, log) as i32);
+        let (words, cond) = build(self, log);
+        let next = self
+            .b
+            .ins()
+            .load(I64, host(), log, offset_of!(EventLog, next) as i32);
+        let limit = self
+            .b
+            .ins()
+            .load(I64, host(), log, offset_of!(EventLog, limit) as i32);
+        let end = self.b.ins().iadd_imm_s(next, 8 * words.len() as i64);
+        let fits = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedLessThanOrEqual, end, limit);
+        let ok = match cond {
+            Some(c) => self.b.ins().band(fits, c),
+            None => fits,
+        };
+        let (fast, slow_ir, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(ok, fast, &[], slow_ir, &[]);
+
+        self.b.switch_to_block(fast);
+        self.b.seal_block(fast);
+        for (i, &w) in words.iter().enumerate() {
+            self.b.ins().store(host(), w, next, 8 * i as i32);
+        }
+        self.b
+            .ins()
+            .store(host(), end, log, offset_of!(EventLog, next) as i32);
+        then(self, log);
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(slow_ir);
+        self.b.seal_block(slow_ir);
+        slow(self);
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
     }
 
     /// A store: inline when the address is in the store hit cache's region
@@ -886,14 +985,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         };
         self.b.ins().store(guest(), v, at, 0);
         if h.wants_memory {
-            let args = [
-                self.call,
-                self.konst(n),
-                addr,
-                self.konst(size),
-                self.konst(1),
-            ];
-            self.call_helper(self.sigs.hook4, h.mem_hook, &args);
+            self.report_mem(h, n, addr, size, true);
         }
         self.b.ins().jump(done, &[]);
 
@@ -1121,10 +1213,27 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
     /// Report the outcome of the current block's final branch or jump
     /// (`taken`, i32; to `next`) to the hooks ([`helpers::branch_hook`]).
+    /// Appended to the hooks' event log when they have one.
     fn report_branch(&mut self, h: &HelperAddrs, taken: Value, next: Value) {
         let taken = self.b.ins().uextend(I64, taken);
-        let args = [self.call, self.konst(u64::from(self.id)), taken, next];
-        self.call_helper(self.sigs.hook3, h.branch_hook, &args);
+        let id = u64::from(self.id);
+        let call_hook = |e: &mut Self| {
+            let args = [e.call, e.konst(id), taken, next];
+            e.call_helper(e.sigs.hook3, h.branch_hook, &args);
+        };
+        if !h.log {
+            call_hook(self);
+            return;
+        }
+        self.append(
+            |e, _| {
+                let t = e.b.ins().ishl_imm_u(taken, 40);
+                let head = e.b.ins().bor_imm_u(t, (record::BRANCH | id << 8) as i64);
+                (vec![head, next], None)
+            },
+            |_, _| {},
+            call_hook,
+        );
     }
 
     /// Report the current block's `jal`/`jalr` (its kind's index in
@@ -1177,10 +1286,33 @@ impl<'a, 'f> Emitter<'a, 'f> {
         known: Option<u32>,
     ) {
         let Some((stride, count, tag)) = h.inline else {
-            self.call_helper(
-                self.sigs.block_exec,
-                h.block_exec,
-                &[self.call, nid64, done],
+            let call_hook = |e: &mut Self| {
+                e.call_helper(e.sigs.block_exec, h.block_exec, &[e.call, nid64, done]);
+            };
+            if !h.log {
+                call_hook(self);
+                return;
+            }
+            let last_at = offset_of!(EventLog, last_executed) as i32;
+            self.append(
+                |e, log| {
+                    let last = e.b.ins().load(I64, host(), log, last_at);
+                    let delta = e.b.ins().isub(done, last);
+                    let small = e.b.ins().icmp_imm_u(
+                        IntCC::UnsignedLessThan,
+                        delta,
+                        1i64 << pipelined::DELTA_BITS,
+                    );
+                    let d = e.b.ins().ishl_imm_u(delta, 40);
+                    let id = e.b.ins().ishl_imm_u(nid64, 8);
+                    let head = e.b.ins().bor(d, id);
+                    let head = e.b.ins().bor_imm_u(head, record::EXEC1 as i64);
+                    (vec![head], Some(small))
+                },
+                |e, log| {
+                    e.b.ins().store(host(), done, log, last_at);
+                },
+                call_hook,
             );
             return;
         };

@@ -128,6 +128,8 @@ pub(crate) struct JitCall {
     pub inline_base: *mut u8,
     pub inline_current: *const u32,
     pub inline_last: *mut u32,
+    /// The hooks' event log (`Hooks::event_log`), or null.
+    pub log: *mut crate::EventLog,
     /// Out: the id of the last block run.
     pub block: u32,
     /// Out: 1 if that block's final branch or jump left the straight line.

@@ -474,6 +474,10 @@ impl<H: Hooks> Simulator<H> {
                         inline_base: inline.map_or(std::ptr::null_mut(), |i| i.base),
                         inline_current: inline.map_or(std::ptr::null(), |i| i.current),
                         inline_last: inline.map_or(std::ptr::null_mut(), |i| i.last),
+                        log: self
+                            .hooks
+                            .event_log()
+                            .map_or(std::ptr::null_mut(), |l| l.as_ptr()),
                         block: id,
                         taken: 0,
                     };
