@@ -51,24 +51,22 @@ const T_CODE_CONTEXT: u64 = 14;
 const T_SIGNAL: u64 = 15;
 const T_SIGNAL_RETURN: u64 = 16;
 const T_HART_SWITCH: u64 = 17;
-/// One-word forms of the three calls made per block or per access (most
-/// of the stream): half the memory traffic between the two threads.
+/// One-word forms of the two calls made per block or per access (most
+/// of the stream): less memory traffic between the two threads.
 /// `T_EXEC1`: id in bits 8..40, the executed count as a difference from
 /// the previous block's in bits 40..64. `T_MEM1`: store in bit 8, log2 of
 /// the size in bits 9..11, index in bits 11..19, address in bits 19..64.
-/// `T_BRANCH_FRONT1`: id in bits 8..40, the front's word in bits 40..64.
 /// Calls whose values do not fit take the long forms above.
 const T_EXEC1: u64 = 18;
 const T_MEM1: u64 = 19;
-const T_BRANCH_FRONT1: u64 = 20;
 /// Limits of the one-word forms.
 pub(crate) const DELTA_BITS: u32 = 24;
 pub(crate) const ADDR_BITS: u32 = 45;
 pub(crate) const INDEX_BITS: u32 = 8;
 
 /// Words per record, by tag (0: no such tag).
-const RECORD_WORDS: [u8; 21] = {
-    let mut n = [0u8; 21];
+const RECORD_WORDS: [u8; 20] = {
+    let mut n = [0u8; 20];
     n[T_EXEC as usize] = 2;
     n[T_CUT as usize] = 1;
     n[T_JUMP as usize] = 6;
@@ -88,7 +86,6 @@ const RECORD_WORDS: [u8; 21] = {
     n[T_HART_SWITCH as usize] = 6;
     n[T_EXEC1 as usize] = 1;
     n[T_MEM1 as usize] = 1;
-    n[T_BRANCH_FRONT1 as usize] = 1;
     n
 };
 
@@ -336,9 +333,9 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
         self.resolve();
     }
 
-    /// With an active front: turn the raw branch records (`T_BRANCH`,
-    /// appended by translated code) recorded since the last time into the
-    /// front's records, in order. Called before the front sees anything
+    /// With an active front: turn the raw branch records (`T_BRANCH`, from
+    /// `on_branch` and from translated code alike) recorded since the last
+    /// time into the front's records, in order. Called before the front sees anything
     /// else (a translation, a flush) and before the buffer is handed over.
     fn resolve(&mut self) {
         if !F::ACTIVE {
@@ -453,10 +450,6 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch, executed: &mut u64) {
                 let size = 1u8 << ((arg >> 1) & 3);
                 let index = (arg >> 3) as u32 & ((1 << INDEX_BITS) - 1);
                 hooks.on_mem(index, head >> (64 - ADDR_BITS), size, write);
-                i += 1;
-            }
-            T_BRANCH_FRONT1 => {
-                hooks.on_branch_front(BlockId(arg as u32), head >> 40);
                 i += 1;
             }
             T_EXEC => {
@@ -698,17 +691,8 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     #[inline(always)]
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) {
-        if F::ACTIVE {
-            // Branches translated code recorded come first.
-            self.resolve();
-            let word = self.front.on_branch(id, taken, target);
-            if word < 1 << 24 {
-                self.put([T_BRANCH_FRONT1 | u64::from(id.0) << 8 | word << 40]);
-            } else {
-                self.put([T_BRANCH_FRONT | u64::from(id.0) << 8, word]);
-            }
-            return;
-        }
+        // Recorded raw, as translated code records it; a front resolves
+        // it with the rest (`resolve`).
         self.put([
             T_BRANCH | u64::from(id.0) << 8 | u64::from(taken) << 40,
             target,
