@@ -235,6 +235,10 @@ pub(crate) struct BlockCache {
     generation: u32,
     /// Killed blocks since the last flush.
     dead: usize,
+    /// Ids of the blocks killed since the run loop last took them (see
+    /// [`BlockCache::take_killed`]): the translation tier drops the code
+    /// of every region holding one.
+    killed: Vec<u32>,
     stats: CacheStats,
     /// Maximum instructions per block (1 in single-step mode).
     pub max_len: usize,
@@ -253,6 +257,7 @@ impl BlockCache {
             lines: HashMap::new(),
             generation: 0,
             dead: 0,
+            killed: Vec::new(),
             stats: CacheStats::default(),
             max_len: MAX_BLOCK_INSTS,
         }
@@ -461,7 +466,13 @@ impl BlockCache {
             self.direct[s] = (DEAD_START, 0, NO_BLOCK, 0);
         }
         self.dead += 1;
+        self.killed.push(id);
         self.stats.invalidated += 1;
+    }
+
+    /// The ids of the blocks killed since the last call (or flush).
+    pub fn take_killed(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.killed)
     }
 
     /// Kill every block overlapping one of the written ranges `(addr, len)`.
@@ -541,6 +552,7 @@ impl BlockCache {
         self.insts.clear();
         self.uops.clear();
         self.dead = 0;
+        self.killed.clear();
         self.paged.clear();
         clear_map(&mut self.map);
         clear_map(&mut self.lines);

@@ -82,8 +82,8 @@ pub struct JitStats {
     /// Translations (of `translated`) compiled on the background thread
     /// (see `BACKGROUND_THRESHOLD`).
     pub background: u64,
-    /// Background compilations dropped because the block cache flushed
-    /// while they ran.
+    /// Background compilations dropped because the block cache flushed, or
+    /// one of their blocks was killed, while they ran.
     pub dropped: u64,
     /// Blocks compiled into translated functions: each translated block
     /// plus the blocks of its region (the loop or function body it leads
@@ -180,6 +180,9 @@ pub(crate) struct Entry {
     /// Its region is being compiled in the background: interpret it
     /// meanwhile.
     pending: bool,
+    /// The block was killed (its code rewritten, or its mapping changed):
+    /// a region built with it is never installed.
+    dead: bool,
 }
 
 impl Default for Entry {
@@ -190,6 +193,7 @@ impl Default for Entry {
             hits: 0,
             refused: false,
             pending: false,
+            dead: false,
         }
     }
 }
@@ -222,6 +226,11 @@ pub(crate) struct Jit {
     generation: u64,
     /// Compilations sent to the worker and not collected yet.
     in_flight: u32,
+    /// The regions installed since the last flush: their code (null once
+    /// dropped) and members.
+    regions: Vec<(*const u8, Vec<u32>)>,
+    /// Per block id, the regions (indices in `regions`) it is a member of.
+    member_of: Vec<Vec<u32>>,
 }
 
 /// Translating at or above this `--jit-threshold` compiles in the
@@ -369,6 +378,8 @@ impl Jit {
             parallel: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
             generation: 0,
             in_flight: 0,
+            regions: Vec::new(),
+            member_of: Vec::new(),
         }
     }
 
@@ -483,10 +494,12 @@ impl Jit {
     }
 
     /// Code `code` of the region of `id` (`members`, `id` first) is ready:
-    /// every member not translated yet is entered through it.
+    /// every member not translated yet is entered through it. The members
+    /// are alive (see [`Jit::killed`]).
     fn install(&mut self, id: u32, members: &[u32], code: *const u8) -> BlockFn {
         self.stats.translated += 1;
         self.stats.region_blocks += members.len() as u64;
+        let r = self.regions.len() as u32;
         for (k, &m) in members.iter().enumerate() {
             self.reserve(m);
             let e = &mut self.entries[m as usize];
@@ -495,8 +508,46 @@ impl Jit {
                 e.code = code;
                 e.index = k as u32;
             }
+            let i = m as usize;
+            if self.member_of.len() <= i {
+                self.member_of.resize(i + 1, Vec::new());
+            }
+            self.member_of[i].push(r);
         }
+        self.regions.push((code, members.to_vec()));
         BlockFn(code, 0)
+    }
+
+    /// Blocks `ids` were killed (between blocks: no translated code is
+    /// running). A region runs from member to member without looking
+    /// whether the next one still stands (`emit.rs`, `transition`), so
+    /// every region holding one of them is dropped: no member is entered
+    /// through it again (those still alive are translated afresh, in
+    /// regions without the dead ones), and one still compiling in the
+    /// background is not installed.
+    pub(crate) fn killed(&mut self, ids: &[u32]) {
+        for &id in ids {
+            self.reserve(id);
+            self.entries[id as usize].dead = true;
+            let Some(rs) = self.member_of.get_mut(id as usize) else {
+                continue;
+            };
+            for r in std::mem::take(rs) {
+                let (code, members) = &mut self.regions[r as usize];
+                if code.is_null() {
+                    continue;
+                }
+                for &m in members.iter() {
+                    let e = &mut self.entries[m as usize];
+                    if e.code == *code {
+                        e.code = std::ptr::null();
+                    }
+                }
+                // (The code stays in the module until its flush.)
+                *code = std::ptr::null();
+                members.clear();
+            }
+        }
     }
 
     /// Hand the function just built for the region of `id` to the
@@ -590,6 +641,21 @@ impl Jit {
             self.in_flight = self.in_flight.saturating_sub(1);
             if d.generation != self.generation {
                 self.stats.dropped += 1;
+                continue;
+            }
+            // A member killed while it compiled: the code is not used
+            // (see `Jit::killed`); its blocks may be translated again.
+            let dead = d
+                .members
+                .iter()
+                .any(|&m| self.entries.get(m as usize).is_some_and(|e| e.dead));
+            if dead {
+                self.stats.dropped += 1;
+                for &m in &d.members {
+                    if let Some(e) = self.entries.get_mut(m as usize) {
+                        e.pending = false;
+                    }
+                }
                 continue;
             }
             let code = d.code.and_then(|(bytes, align, relocs)| {
@@ -745,6 +811,8 @@ impl Jit {
         // next translation builds a new one.) Compilations still in the
         // background are for this generation: they will be dropped.
         self.entries.clear();
+        self.regions.clear();
+        self.member_of.clear();
         self.generation += 1;
         if let Some(w) = &self.worker {
             w.current

@@ -281,6 +281,7 @@ impl<H: Hooks> Simulator<H> {
             crate::memory::BlockKill::All => self.flush_cache(),
             kill => {
                 self.cache.kill_paged(kill);
+                self.jit.killed(&self.cache.take_killed());
                 if self.cache.wants_compaction() {
                     self.flush_cache();
                 }
@@ -295,6 +296,7 @@ impl<H: Hooks> Simulator<H> {
     fn invalidate_written_code(&mut self) {
         let w = self.mem.take_code_writes();
         self.cache.invalidate(&w, &mut self.mem);
+        self.jit.killed(&self.cache.take_killed());
         if self.cache.wants_compaction() {
             self.flush_cache();
         }
