@@ -211,6 +211,11 @@ pub struct SignalReturn {
 /// `e + tag` equals the `u32` at `current`, [`Hooks::on_block_exec`] for
 /// `id` does exactly this: add 1 to the `u64` at `e + count`, and store
 /// `id` into the `u32` at `last`. Otherwise translated code calls the hook.
+/// Translated code adds the count at once but stores `last` only when a
+/// hook may next read it: before it calls any hook (then `last` is the
+/// block running, or at a block's start the one just done, as the hook
+/// calls so far left it), and, through the run loop, when it returns (the
+/// last block it ran).
 /// The pointers stay valid until the next [`Hooks::on_block_translated`]
 /// or [`Hooks::on_cache_flush`], nothing else may move the table (the
 /// hooks themselves run only between blocks), and the `u32` at `current`
@@ -229,7 +234,8 @@ pub struct InlineCounts {
     /// The `u32` a block's tag must equal for the inline update to be
     /// exactly the hook.
     pub current: *const u32,
-    /// Where the inline update stores the block id (`u32`).
+    /// Where the inline update stores the block id (`u32`; see above for
+    /// when).
     pub last: *mut u32,
 }
 

@@ -50,13 +50,12 @@ pub(super) struct Unsupported;
 /// The hooks' inline-count table as translated code holds it (see
 /// [`crate::InlineCounts`]): the table's base and the current tag in
 /// variables, read on entry and again after every helper call (only a
-/// hook changes them); where the current tag and the last block id live.
+/// hook changes them); where the current tag lives.
 #[derive(Clone, Copy)]
 struct Inline {
     base: Variable,
     current: Variable,
     current_ptr: Value,
-    last: Value,
 }
 
 /// A block of the region being translated: its id, entry pc, length in
@@ -268,13 +267,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
         if h.inline.is_some() && h.wants_block_exec && h.chain {
             let at = offset_of!(JitCall, inline_current) as i32;
             let current_ptr = e.b.ins().load(I64, host(), call, at);
-            let at = offset_of!(JitCall, inline_last) as i32;
-            let last = e.b.ins().load(I64, host(), call, at);
             e.inline = Some(Inline {
                 base: e.b.declare_var(I64),
                 current: e.b.declare_var(I32),
                 current_ptr,
-                last,
             });
             e.load_inline();
         }
@@ -395,9 +391,19 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.ins().iconst(I64, v as i64)
     }
 
-    /// Call a helper; the hooks' inline-count table and current tag are
-    /// read again after it (a hook may have moved or changed them).
+    /// Call a helper; with the hooks' inline counts, the current block's id
+    /// is stored as their last block first, and their table and current
+    /// tag are read again after it (a hook may have moved or changed them).
     fn call_helper(&mut self, sig: SigRef, addr: usize, args: &[Value]) -> Option<Value> {
+        if self.inline.is_some() {
+            // The inline counts leave the last block started to be stored
+            // before a hook may read it ([`crate::InlineCounts::last`]):
+            // this block (at a transition, the one just done).
+            let at = offset_of!(JitCall, inline_last) as i32;
+            let last = self.b.ins().load(I64, host(), self.call, at);
+            let id = self.b.ins().iconst(I32, i64::from(self.id));
+            self.b.ins().store(host(), id, last, 0);
+        }
         let f = self.b.ins().iconst(I64, addr as i64);
         let inst = self.b.ins().call_indirect(sig, f, args);
         let result = self.b.inst_results(inst).first().copied();
@@ -1197,9 +1203,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.switch_to_block(go);
         self.b.seal_block(go);
         if h.wants_block_exec {
-            let nid = self.b.ins().iconst(I32, i64::from(to));
             let nid64 = self.konst(u64::from(to));
-            self.block_exec(h, nid, nid64, done, Some(to));
+            self.block_exec(h, nid64, done, Some(to));
         }
         self.b.def_var(self.done, done);
         self.b.ins().jump(ir, &[]);
@@ -1267,14 +1272,13 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.ins().return_(&[st]);
     }
 
-    /// Tell the hooks that block `nid` (also as `nid64`; `known` when it is
-    /// a constant) starts, `done` instructions into the run: inline when
+    /// Tell the hooks that block `nid64` (`known` when it is a constant)
+    /// starts, `done` instructions into the run: inline when
     /// their [`crate::InlineCounts`] say the hook would only count it, else
     /// through the hook.
     fn block_exec(
         &mut self,
         h: &HelperAddrs,
-        nid: Value,
         nid64: Value,
         done: Value,
         known: Option<u32>,
@@ -1333,7 +1337,6 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let c = self.b.ins().load(I64, host(), e, count as i32);
         let c = self.b.ins().iadd_imm_s(c, 1);
         self.b.ins().store(host(), c, e, count as i32);
-        self.b.ins().store(host(), nid, inl.last, 0);
         self.b.ins().jump(join, &[]);
 
         self.b.switch_to_block(slow);
@@ -1471,7 +1474,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .ins()
                 .store(host(), nid, self.call, offset_of!(JitCall, block) as i32);
             if h.wants_block_exec {
-                self.block_exec(h, nid, nid64, done, None);
+                self.block_exec(h, nid64, done, None);
             }
             self.b
                 .ins()

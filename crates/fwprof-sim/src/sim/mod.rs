@@ -489,6 +489,12 @@ impl<H: Hooks> Simulator<H> {
                     // live, distinct fields and arenas, lent for the call,
                     // which translates nothing.
                     let status = unsafe { self.jit.enter(&mut call, f) } as usize;
+                    if let Some(i) = inline {
+                        // SAFETY: where translated code stores the last
+                        // block started before a hook call (`InlineCounts`
+                        // says when), valid as long as the table.
+                        unsafe { *i.last = call.block };
+                    }
                     let last = self.cache.blocks[call.block as usize];
                     // Translated code counted every block it completed.
                     let ran = if status & EXCEPTION != 0 {
