@@ -1276,13 +1276,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// starts, `done` instructions into the run: inline when
     /// their [`crate::InlineCounts`] say the hook would only count it, else
     /// through the hook.
-    fn block_exec(
-        &mut self,
-        h: &HelperAddrs,
-        nid64: Value,
-        done: Value,
-        known: Option<u32>,
-    ) {
+    fn block_exec(&mut self, h: &HelperAddrs, nid64: Value, done: Value, known: Option<u32>) {
         let Some((stride, count, tag)) = h.inline else {
             let call_hook = |e: &mut Self| {
                 e.call_helper(e.sigs.block_exec, h.block_exec, &[e.call, nid64, done]);

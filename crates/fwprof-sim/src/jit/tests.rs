@@ -533,18 +533,18 @@ fn background_compilation_of_a_region_with_a_member_killed_meanwhile_is_dropped(
     // compiled, and one already installed is never entered again. Either
     // way the run is the interpreter's.
     let words = [
-        addi(5, 0, 40),         // 0: t0 = 40
-        addi(5, 5, -1),         // 4: A: t0 -= 1
-        b(0, 5, 0, 12),         // 8: beq t0,x0,C
-        addi(10, 10, 1),        // 12: B: rewritten
-        jal(0, -12),            // 16: j A
-        auipc(7, 0),            // 20: C: t2 = 20 + BASE
-        lw(6, 7, -8),           // 24: t1 = B's word
-        lui(28, 0x300),         // 28: t3 = 3 << 20 (immediate 1 <-> 2)
+        addi(5, 0, 40),          // 0: t0 = 40
+        addi(5, 5, -1),          // 4: A: t0 -= 1
+        b(0, 5, 0, 12),          // 8: beq t0,x0,C
+        addi(10, 10, 1),         // 12: B: rewritten
+        jal(0, -12),             // 16: j A
+        auipc(7, 0),             // 20: C: t2 = 20 + BASE
+        lw(6, 7, -8),            // 24: t1 = B's word
+        lui(28, 0x300),          // 28: t3 = 3 << 20 (immediate 1 <-> 2)
         r(0x33, 4, 0, 6, 6, 28), // 32: xor t1,t1,t3
-        sw(7, 6, -8),           // 36: B's word = t1
-        addi(11, 11, 1),        // 40: a1 += 1
-        jal(0, -44),            // 44: j 0
+        sw(7, 6, -8),            // 36: B's word = t1
+        addi(11, 11, 1),         // 40: a1 += 1
+        jal(0, -44),             // 44: j 0
     ];
     let st = background_matches(&words, super::BACKGROUND_THRESHOLD, 997, 300_000);
     if std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
