@@ -1178,7 +1178,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
         // (`to` still stands: a region with a killed member is never
         // entered again, see `Jit::killed`, and blocks die only between
         // runs of translated code.)
-        let upto = self.b.ins().iadd_imm_s(done, i64::from(ncount));
+        // (From `done0`: one `lea`, where an add to `done` is two.)
+        let upto = self
+            .b
+            .ins()
+            .iadd_imm_s(done0, count as i64 + i64::from(ncount));
         let checkpoint = self.b.ins().load(
             I64,
             host(),
