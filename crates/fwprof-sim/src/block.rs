@@ -52,7 +52,32 @@ use std::collections::HashMap;
 /// Maximum number of instructions in one block.
 pub const MAX_BLOCK_INSTS: usize = 64;
 
-const DIRECT_SLOTS: usize = 4096;
+pub(crate) const DIRECT_SLOTS: usize = 4096;
+
+/// An entry of the direct-mapped lookup table: live block `id` starts at
+/// `pc` in address space `key`, if `generation` is the cache's.
+/// `#[repr(C)]`: translated code reads it (`jit/emit.rs`, `leave`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Direct {
+    pub pc: u64,
+    pub key: u64,
+    pub id: u32,
+    pub generation: u32,
+}
+
+impl Direct {
+    const EMPTY: Direct = Direct::new(DEAD_START, 0, NO_BLOCK, 0);
+
+    const fn new(pc: u64, key: u64, id: u32, generation: u32) -> Direct {
+        Direct {
+            pc,
+            key,
+            id,
+            generation,
+        }
+    }
+}
 
 /// [`Block::after`]: the block ends in a `jal`/`jalr` (jump hooks).
 pub(crate) const AFTER_JUMP: u8 = 1;
@@ -227,7 +252,7 @@ pub(crate) struct BlockCache {
     map: HashMap<(u64, u64), u32>,
     /// `(pc, key, id, generation)`: valid only when the generation is
     /// `generation`.
-    direct: Vec<(u64, u64, u32, u32)>,
+    direct: Vec<Direct>,
     /// Ids of blocks of paged address spaces (`mmu::is_paged_key`), for `sfence.vma`.
     paged: Vec<u32>,
     lines: HashMap<u64, Vec<u32>>,
@@ -252,7 +277,7 @@ impl BlockCache {
             insts: Vec::new(),
             uops: Vec::new(),
             map: HashMap::new(),
-            direct: vec![(DEAD_START, 0, NO_BLOCK, 0); DIRECT_SLOTS],
+            direct: vec![Direct::EMPTY; DIRECT_SLOTS],
             paged: Vec::new(),
             lines: HashMap::new(),
             generation: 0,
@@ -272,8 +297,20 @@ impl BlockCache {
     }
 
     #[inline(always)]
-    fn slot(pc: u64) -> usize {
+    pub(crate) fn slot(pc: u64) -> usize {
         ((pc >> 1) as usize) & (DIRECT_SLOTS - 1)
+    }
+
+    /// The direct-mapped table, for translated code's own lookups
+    /// ([`BlockCache::lookup`]'s first step; `DIRECT_SLOTS` entries, at
+    /// [`BlockCache::slot`]); it never moves.
+    pub(crate) fn direct(&self) -> *const Direct {
+        self.direct.as_ptr()
+    }
+
+    /// The generation a [`Direct`] entry must have to be valid.
+    pub(crate) fn generation(&self) -> u32 {
+        self.generation
     }
 
     /// Live block starting at `pc` in address space `key`
@@ -281,12 +318,12 @@ impl BlockCache {
     #[inline]
     pub fn lookup(&mut self, pc: u64, key: u64) -> Option<u32> {
         let s = Self::slot(pc);
-        let (p, k, id, g) = self.direct[s];
-        if p == pc && k == key && g == self.generation {
-            return Some(id);
+        let d = self.direct[s];
+        if d.pc == pc && d.key == key && d.generation == self.generation {
+            return Some(d.id);
         }
         let id = *self.map.get(&(key, pc))?;
-        self.direct[s] = (pc, key, id, self.generation);
+        self.direct[s] = Direct::new(pc, key, id, self.generation);
         Some(id)
     }
 
@@ -442,7 +479,7 @@ impl BlockCache {
             self.paged.push(id);
         }
         self.map.insert((key, pc), id);
-        self.direct[Self::slot(pc)] = (pc, key, id, self.generation);
+        self.direct[Self::slot(pc)] = Direct::new(pc, key, id, self.generation);
         self.stats.translated += 1;
         hooks.on_block_translated(BlockId(id), &pcs, &self.insts[first..first + count]);
         Ok(id)
@@ -462,8 +499,8 @@ impl BlockCache {
             self.map.remove(&(key, start));
         }
         let s = Self::slot(start);
-        if self.direct[s].2 == id {
-            self.direct[s] = (DEAD_START, 0, NO_BLOCK, 0);
+        if self.direct[s].id == id {
+            self.direct[s] = Direct::EMPTY;
         }
         self.dead += 1;
         self.killed.push(id);
@@ -559,7 +596,7 @@ impl BlockCache {
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             // Once in 2^32 flushes: entries of the generation now reused go.
-            self.direct.fill((DEAD_START, 0, NO_BLOCK, 0));
+            self.direct.fill(Direct::EMPTY);
         }
     }
 }

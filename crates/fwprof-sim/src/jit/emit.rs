@@ -1356,9 +1356,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
     ///
     /// With `chain`, first try to run the next block here: the block the
     /// run loop chained after this one on that path (`Block::fall` or
-    /// `Block::taken`, the slot the loop would follow), if it starts at
-    /// `next`, is translated, and fits before `JitCall::checkpoint` — the
-    /// run loop would then run it whole without stopping. This block's
+    /// `Block::taken`, the slot the loop would follow) if it starts at
+    /// `next`, else the block the cache's direct-mapped table holds for
+    /// `next` (`JitCall::direct`, the run loop's first lookup: a `ret` to
+    /// another call site than last time), if it is translated and fits
+    /// before `JitCall::checkpoint` — the run loop would then run it whole
+    /// without stopping. This block's
     /// instructions are then added to the hart's count, the hooks hear of
     /// the next block as the run loop would tell them, and its code is
     /// entered by a tail call. Otherwise the run loop takes over.
@@ -1411,8 +1414,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .ins()
                 .icmp_imm_s(IntCC::Equal, nid, i64::from(NO_BLOCK));
             let check_start = self.b.create_block();
-            self.b.ins().brif(none, exit, &[], check_start, &[]);
+            let probe = self.b.create_block();
+            let have = self.b.create_block();
+            let nid_p = self.b.append_block_param(have, I32);
+            self.b.ins().brif(none, probe, &[], check_start, &[]);
 
+            // The chain slot's block, if it starts at `next`.
             self.b.switch_to_block(check_start);
             self.b.seal_block(check_start);
             let nid64 = self.b.ins().uextend(I64, nid);
@@ -1422,6 +1429,57 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .b
                 .ins()
                 .load(I64, host(), nb, offset_of!(Block, start) as i32);
+            let same = self.b.ins().icmp(IntCC::Equal, start, next);
+            self.b.ins().brif(same, have, &[nid.into()], probe, &[]);
+
+            // Else the block cache's direct-mapped table, as the run loop
+            // looks first (a `ret` of a function called from several
+            // places, an indirect jump with several targets).
+            self.b.switch_to_block(probe);
+            self.b.seal_block(probe);
+            let direct =
+                self.b
+                    .ins()
+                    .load(I64, host(), self.call, offset_of!(JitCall, direct) as i32);
+            let half = self.b.ins().ushr_imm_u(next, 1);
+            let slot = self
+                .b
+                .ins()
+                .band_imm_u(half, (crate::block::DIRECT_SLOTS - 1) as i64);
+            let off = self
+                .b
+                .ins()
+                .imul_imm_s(slot, size_of::<crate::block::Direct>() as i64);
+            let d = self.b.ins().iadd(direct, off);
+            let field = |e: &mut Self, ty, at: usize| e.b.ins().load(ty, host(), d, at as i32);
+            let dpc = field(self, I64, offset_of!(crate::block::Direct, pc));
+            let dkey = field(self, I64, offset_of!(crate::block::Direct, key));
+            let did = field(self, I32, offset_of!(crate::block::Direct, id));
+            let dgen = field(self, I32, offset_of!(crate::block::Direct, generation));
+            let key = self
+                .b
+                .ins()
+                .load(I64, host(), self.call, offset_of!(JitCall, key) as i32);
+            let generation = self.b.ins().load(
+                I32,
+                host(),
+                self.call,
+                offset_of!(JitCall, generation) as i32,
+            );
+            let pc_ok = self.b.ins().icmp(IntCC::Equal, dpc, next);
+            let key_ok = self.b.ins().icmp(IntCC::Equal, dkey, key);
+            let gen_ok = self.b.ins().icmp(IntCC::Equal, dgen, generation);
+            let ok = self.b.ins().band(pc_ok, key_ok);
+            let ok = self.b.ins().band(ok, gen_ok);
+            self.b.ins().brif(ok, have, &[did.into()], exit, &[]);
+
+            // Block `nid` starts at `next`: run it here if it fits.
+            self.b.switch_to_block(have);
+            self.b.seal_block(have);
+            let nid = nid_p;
+            let nid64 = self.b.ins().uextend(I64, nid);
+            let scaled = self.b.ins().imul_imm_s(nid64, size_of::<Block>() as i64);
+            let nb = self.b.ins().iadd(blocks, scaled);
             let ncount = self
                 .b
                 .ins()
@@ -1434,12 +1492,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 self.call,
                 offset_of!(JitCall, checkpoint) as i32,
             );
-            let same = self.b.ins().icmp(IntCC::Equal, start, next);
-            let fits = self
+            let ok = self
                 .b
                 .ins()
                 .icmp(IntCC::UnsignedLessThanOrEqual, upto, checkpoint);
-            let ok = self.b.ins().band(same, fits);
             let check_code = self.b.create_block();
             self.b.ins().brif(ok, check_code, &[], exit, &[]);
 

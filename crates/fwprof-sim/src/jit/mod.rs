@@ -91,6 +91,9 @@ pub struct JitStats {
     /// region joins no other, so each is compiled once per block-cache
     /// generation.
     pub region_blocks: u64,
+    /// Times the run loop entered translated code (which then runs blocks
+    /// until one needs the run loop).
+    pub entered: u64,
 }
 
 /// What translated code receives: the state it works on, and two outputs.
@@ -130,6 +133,12 @@ pub(crate) struct JitCall {
     pub inline_last: *mut u32,
     /// The hooks' event log (`Hooks::event_log`), or null.
     pub log: *mut crate::EventLog,
+    /// The block cache's direct-mapped lookup table (`BlockCache::direct`)
+    /// and what its entries must hold to name a block of the running code:
+    /// the address-space key (`Memory::fetch_key`) and the generation.
+    pub direct: *const crate::block::Direct,
+    pub key: u64,
+    pub generation: u32,
     /// Out: the id of the last block run.
     pub block: u32,
     /// Out: 1 if that block's final branch or jump left the straight line.

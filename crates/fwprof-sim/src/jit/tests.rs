@@ -551,3 +551,35 @@ fn background_compilation_of_a_region_with_a_member_killed_meanwhile_is_dropped(
         assert!(st.dropped > 0, "{st:?}");
     }
 }
+
+#[test]
+fn a_return_to_another_call_site_stays_in_translated_code() {
+    // F is called from two sites in turn, so its `ret` never goes where it
+    // went last time (the chain slot): translated code finds the return
+    // block in the block cache's direct-mapped table instead of handing
+    // each return to the run loop.
+    let words = [
+        jal(1, 20),       // 0: call F
+        jal(1, 16),       // 4: call F
+        addi(31, 31, -1), // 8
+        b(1, 31, 0, -12), // 12: bnez t6, 0
+        ECALL,            // 16
+        addi(10, 10, 1),  // 20: F: a0 += 1
+        jalr(0, 1, 0),    // 24: ret
+    ];
+    let mut res = Vec::new();
+    for tier in [Tier::Interp, Tier::Jit] {
+        let mut sim = Simulator::bare(memory_with(&words), true, BASE, ());
+        sim.set_tier(tier, 1);
+        sim.hart_mut().set_x(31, 1000);
+        sim.run(100_000, &AtomicBool::new(false)).unwrap();
+        res.push((sim.hart().x(10), sim.executed()));
+        if tier == Tier::Jit {
+            let st = sim.jit_stats();
+            // Each of the 2000 returns would be an entry without it.
+            assert!(st.entered < 100, "{st:?}");
+        }
+    }
+    assert_eq!(res[0].0, 2000);
+    assert_eq!(res[0], res[1]);
+}

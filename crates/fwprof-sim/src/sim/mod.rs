@@ -480,6 +480,9 @@ impl<H: Hooks> Simulator<H> {
                             .hooks
                             .event_log()
                             .map_or(std::ptr::null_mut(), |l| l.as_ptr()),
+                        direct: self.cache.direct(),
+                        key: self.mem.fetch_key(),
+                        generation: self.cache.generation(),
                         block: id,
                         taken: 0,
                     };
@@ -489,6 +492,7 @@ impl<H: Hooks> Simulator<H> {
                     // live, distinct fields and arenas, lent for the call,
                     // which translates nothing.
                     let status = unsafe { self.jit.enter(&mut call, f) } as usize;
+                    self.jit.stats.entered += 1;
                     if let Some(i) = inline {
                         // SAFETY: where translated code stores the last
                         // block started before a hook call (`InlineCounts`
