@@ -1036,7 +1036,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         } else {
             self.konst(end)
         };
-        let chain = h.chain && after == 0;
+        let chain = (h.chain && after == 0).then_some(false);
         self.leave(h, count, count, next, zero, chain, None, false, end);
     }
 
@@ -1099,7 +1099,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 Some(m) if u.kind == K::Jal => {
                     self.transition(h, count, body, m, one, report, branch, end);
                 }
-                _ => self.leave(h, count, body, t, one, chain, report, branch, end),
+                _ => {
+                    let probe = u.kind == K::Jalr;
+                    let chain = chain.then_some(probe);
+                    self.leave(h, count, body, t, one, chain, report, branch, end)
+                }
             }
             return Ok(());
         }
@@ -1117,6 +1121,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let (t, f) = (self.konst(u.imm), self.konst(end));
             let next = self.b.ins().select(c, t, f);
             let taken = self.b.ins().uextend(I32, c);
+            let chain = chain.then_some(false);
             self.leave(h, count, body, next, taken, chain, None, branch, end);
             return Ok(());
         }
@@ -1133,6 +1138,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 Some(m) => self.transition(h, count, body, m, tk, None, branch, end),
                 None => {
                     let next = self.konst(target);
+                    let chain = chain.then_some(false);
                     self.leave(h, count, body, next, tk, chain, None, branch, end);
                 }
             }
@@ -1350,6 +1356,48 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b.seal_block(join);
     }
 
+    /// Look `next` up in the block cache's direct-mapped table
+    /// (`JitCall::direct`): jump to `have` with the block id on a hit (a
+    /// live block of this address space and cache generation), else to
+    /// `exit`.
+    fn probe_direct(&mut self, next: Value, have: IrBlock, exit: IrBlock) {
+        let direct = self
+            .b
+            .ins()
+            .load(I64, host(), self.call, offset_of!(JitCall, direct) as i32);
+        let half = self.b.ins().ushr_imm_u(next, 1);
+        let slot = self
+            .b
+            .ins()
+            .band_imm_u(half, (crate::block::DIRECT_SLOTS - 1) as i64);
+        let off = self
+            .b
+            .ins()
+            .imul_imm_s(slot, size_of::<crate::block::Direct>() as i64);
+        let d = self.b.ins().iadd(direct, off);
+        let field = |e: &mut Self, ty, at: usize| e.b.ins().load(ty, host(), d, at as i32);
+        let dpc = field(self, I64, offset_of!(crate::block::Direct, pc));
+        let dkey = field(self, I64, offset_of!(crate::block::Direct, key));
+        let did = field(self, I32, offset_of!(crate::block::Direct, id));
+        let dgen = field(self, I32, offset_of!(crate::block::Direct, generation));
+        let key = self
+            .b
+            .ins()
+            .load(I64, host(), self.call, offset_of!(JitCall, key) as i32);
+        let generation = self.b.ins().load(
+            I32,
+            host(),
+            self.call,
+            offset_of!(JitCall, generation) as i32,
+        );
+        let pc_ok = self.b.ins().icmp(IntCC::Equal, dpc, next);
+        let key_ok = self.b.ins().icmp(IntCC::Equal, dkey, key);
+        let gen_ok = self.b.ins().icmp(IntCC::Equal, dgen, generation);
+        let ok = self.b.ins().band(pc_ok, key_ok);
+        let ok = self.b.ins().band(ok, gen_ok);
+        self.b.ins().brif(ok, have, &[did.into()], exit, &[]);
+    }
+
     /// Leave the function with the block done, its registers written back
     /// to the hart: `next` is the next pc, `taken` (i32) whether a final branch or jump
     /// left the straight line, `status` what `exec_block` would return.
@@ -1357,11 +1405,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// With `chain`, first try to run the next block here: the block the
     /// run loop chained after this one on that path (`Block::fall` or
     /// `Block::taken`, the slot the loop would follow) if it starts at
-    /// `next`, else the block the cache's direct-mapped table holds for
-    /// `next` (`JitCall::direct`, the run loop's first lookup: a `ret` to
-    /// another call site than last time), if it is translated and fits
-    /// before `JitCall::checkpoint` — the run loop would then run it whole
-    /// without stopping. This block's
+    /// `next`, else, with `chain == Some(true)` (a `jalr`), the block the
+    /// cache's direct-mapped table holds for `next` (`JitCall::direct`,
+    /// the run loop's first lookup: a `ret` to another call site than last
+    /// time), if it is translated and fits before `JitCall::checkpoint` —
+    /// the run loop would then run it whole without stopping. This block's
     /// instructions are then added to the hart's count, the hooks hear of
     /// the next block as the run loop would tell them, and its code is
     /// entered by a tail call. Otherwise the run loop takes over.
@@ -1380,7 +1428,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         status: usize,
         next: Value,
         taken: Value,
-        chain: bool,
+        chain: Option<bool>,
         report: Option<(u64, u64)>,
         branch: bool,
         end: u64,
@@ -1398,7 +1446,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         if let Some((kind, pc)) = report {
             self.report_jump(h, kind, pc, next, end);
         }
-        if chain {
+        if let Some(probe_direct) = chain {
             let blocks =
                 self.b
                     .ins()
@@ -1414,7 +1462,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 .ins()
                 .icmp_imm_s(IntCC::Equal, nid, i64::from(NO_BLOCK));
             let check_start = self.b.create_block();
-            let probe = self.b.create_block();
+            let probe = if probe_direct {
+                self.b.create_block()
+            } else {
+                exit
+            };
             let have = self.b.create_block();
             let nid_p = self.b.append_block_param(have, I32);
             self.b.ins().brif(none, probe, &[], check_start, &[]);
@@ -1432,46 +1484,16 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let same = self.b.ins().icmp(IntCC::Equal, start, next);
             self.b.ins().brif(same, have, &[nid.into()], probe, &[]);
 
-            // Else the block cache's direct-mapped table, as the run loop
-            // looks first (a `ret` of a function called from several
-            // places, an indirect jump with several targets).
-            self.b.switch_to_block(probe);
-            self.b.seal_block(probe);
-            let direct =
-                self.b
-                    .ins()
-                    .load(I64, host(), self.call, offset_of!(JitCall, direct) as i32);
-            let half = self.b.ins().ushr_imm_u(next, 1);
-            let slot = self
-                .b
-                .ins()
-                .band_imm_u(half, (crate::block::DIRECT_SLOTS - 1) as i64);
-            let off = self
-                .b
-                .ins()
-                .imul_imm_s(slot, size_of::<crate::block::Direct>() as i64);
-            let d = self.b.ins().iadd(direct, off);
-            let field = |e: &mut Self, ty, at: usize| e.b.ins().load(ty, host(), d, at as i32);
-            let dpc = field(self, I64, offset_of!(crate::block::Direct, pc));
-            let dkey = field(self, I64, offset_of!(crate::block::Direct, key));
-            let did = field(self, I32, offset_of!(crate::block::Direct, id));
-            let dgen = field(self, I32, offset_of!(crate::block::Direct, generation));
-            let key = self
-                .b
-                .ins()
-                .load(I64, host(), self.call, offset_of!(JitCall, key) as i32);
-            let generation = self.b.ins().load(
-                I32,
-                host(),
-                self.call,
-                offset_of!(JitCall, generation) as i32,
-            );
-            let pc_ok = self.b.ins().icmp(IntCC::Equal, dpc, next);
-            let key_ok = self.b.ins().icmp(IntCC::Equal, dkey, key);
-            let gen_ok = self.b.ins().icmp(IntCC::Equal, dgen, generation);
-            let ok = self.b.ins().band(pc_ok, key_ok);
-            let ok = self.b.ins().band(ok, gen_ok);
-            self.b.ins().brif(ok, have, &[did.into()], exit, &[]);
+            // Else, after a `jalr`, the block cache's direct-mapped table,
+            // as the run loop looks first (a `ret` of a function called
+            // from several places, an indirect jump with several targets;
+            // after a branch or `jal` the slot fails only until the run
+            // loop has chained it once).
+            if probe_direct {
+                self.b.switch_to_block(probe);
+                self.b.seal_block(probe);
+                self.probe_direct(next, have, exit);
+            }
 
             // Block `nid` starts at `next`: run it here if it fits.
             self.b.switch_to_block(have);
