@@ -297,7 +297,7 @@ impl BlockCache {
     }
 
     #[inline(always)]
-    pub(crate) fn slot(pc: u64) -> usize {
+    fn slot(pc: u64) -> usize {
         ((pc >> 1) as usize) & (DIRECT_SLOTS - 1)
     }
 

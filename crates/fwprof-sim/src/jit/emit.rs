@@ -1357,10 +1357,10 @@ impl<'a, 'f> Emitter<'a, 'f> {
     }
 
     /// Look `next` up in the block cache's direct-mapped table
-    /// (`JitCall::direct`): jump to `have` with the block id on a hit (a
-    /// live block of this address space and cache generation), else to
-    /// `exit`.
-    fn probe_direct(&mut self, next: Value, have: IrBlock, exit: IrBlock) {
+    /// (`JitCall::direct`, at `BlockCache::slot`'s index): whether it
+    /// holds a live block of this address space and cache generation
+    /// there, and that block's id (i32).
+    fn probe_direct(&mut self, next: Value) -> (Value, Value) {
         let direct = self
             .b
             .ins()
@@ -1394,8 +1394,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let key_ok = self.b.ins().icmp(IntCC::Equal, dkey, key);
         let gen_ok = self.b.ins().icmp(IntCC::Equal, dgen, generation);
         let ok = self.b.ins().band(pc_ok, key_ok);
-        let ok = self.b.ins().band(ok, gen_ok);
-        self.b.ins().brif(ok, have, &[did.into()], exit, &[]);
+        (self.b.ins().band(ok, gen_ok), did)
     }
 
     /// Leave the function with the block done, its registers written back
@@ -1456,33 +1455,41 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let taken_at = this + offset_of!(Block, taken) as i64;
             let fall = self.b.ins().load(I32, host(), blocks, fall_at as i32);
             let tk = self.b.ins().load(I32, host(), blocks, taken_at as i32);
-            let nid = self.b.ins().select(taken, tk, fall);
+            let slot = self.b.ins().select(taken, tk, fall);
             let none = self
                 .b
                 .ins()
-                .icmp_imm_s(IntCC::Equal, nid, i64::from(NO_BLOCK));
+                .icmp_imm_s(IntCC::Equal, slot, i64::from(NO_BLOCK));
             let check_start = self.b.create_block();
             let probe = if probe_direct {
                 self.b.create_block()
             } else {
                 exit
             };
+            // Block `nid` starts at `next` (params: its id, as i64, and
+            // its `Block`'s address).
             let have = self.b.create_block();
-            let nid_p = self.b.append_block_param(have, I32);
+            let nid = self.b.append_block_param(have, I32);
+            let nid64 = self.b.append_block_param(have, I64);
+            let nb = self.b.append_block_param(have, I64);
+            let entry = |e: &mut Self, id: Value| {
+                let id64 = e.b.ins().uextend(I64, id);
+                let scaled = e.b.ins().imul_imm_s(id64, size_of::<Block>() as i64);
+                (id64, e.b.ins().iadd(blocks, scaled))
+            };
             self.b.ins().brif(none, probe, &[], check_start, &[]);
 
             // The chain slot's block, if it starts at `next`.
             self.b.switch_to_block(check_start);
             self.b.seal_block(check_start);
-            let nid64 = self.b.ins().uextend(I64, nid);
-            let scaled = self.b.ins().imul_imm_s(nid64, size_of::<Block>() as i64);
-            let nb = self.b.ins().iadd(blocks, scaled);
+            let (slot64, slot_b) = entry(self, slot);
             let start = self
                 .b
                 .ins()
-                .load(I64, host(), nb, offset_of!(Block, start) as i32);
+                .load(I64, host(), slot_b, offset_of!(Block, start) as i32);
             let same = self.b.ins().icmp(IntCC::Equal, start, next);
-            self.b.ins().brif(same, have, &[nid.into()], probe, &[]);
+            let args = [slot.into(), slot64.into(), slot_b.into()];
+            self.b.ins().brif(same, have, &args, probe, &[]);
 
             // Else, after a `jalr`, the block cache's direct-mapped table,
             // as the run loop looks first (a `ret` of a function called
@@ -1492,16 +1499,15 @@ impl<'a, 'f> Emitter<'a, 'f> {
             if probe_direct {
                 self.b.switch_to_block(probe);
                 self.b.seal_block(probe);
-                self.probe_direct(next, have, exit);
+                let (hit, id) = self.probe_direct(next);
+                let (id64, id_b) = entry(self, id);
+                let args = [id.into(), id64.into(), id_b.into()];
+                self.b.ins().brif(hit, have, &args, exit, &[]);
             }
 
-            // Block `nid` starts at `next`: run it here if it fits.
+            // Run it here if it fits.
             self.b.switch_to_block(have);
             self.b.seal_block(have);
-            let nid = nid_p;
-            let nid64 = self.b.ins().uextend(I64, nid);
-            let scaled = self.b.ins().imul_imm_s(nid64, size_of::<Block>() as i64);
-            let nb = self.b.ins().iadd(blocks, scaled);
             let ncount = self
                 .b
                 .ins()
