@@ -64,31 +64,6 @@ pub(crate) const DELTA_BITS: u32 = 24;
 pub(crate) const ADDR_BITS: u32 = 45;
 pub(crate) const INDEX_BITS: u32 = 8;
 
-/// Words per record, by tag (0: no such tag).
-const RECORD_WORDS: [u8; 20] = {
-    let mut n = [0u8; 20];
-    n[T_EXEC as usize] = 2;
-    n[T_CUT as usize] = 1;
-    n[T_JUMP as usize] = 6;
-    n[T_MEM as usize] = 2;
-    n[T_OPERANDS as usize] = 3;
-    n[T_BRANCH as usize] = 2;
-    n[T_TRAP as usize] = 8;
-    n[T_TRAP_RETURN as usize] = 6;
-    n[T_TRANSLATED as usize] = 1;
-    n[T_BRANCH_FRONT as usize] = 2;
-    n[T_CALL_ARGS as usize] = 4;
-    n[T_IDLE as usize] = 3;
-    n[T_FLUSH as usize] = 1;
-    n[T_CODE_CONTEXT as usize] = 2;
-    n[T_SIGNAL as usize] = 8;
-    n[T_SIGNAL_RETURN as usize] = 5;
-    n[T_HART_SWITCH as usize] = 6;
-    n[T_EXEC1 as usize] = 1;
-    n[T_MEM1 as usize] = 1;
-    n
-};
-
 /// The record words translated code appends itself, in the formats above
 /// (see [`EventLog`]).
 pub(crate) mod record {
@@ -111,7 +86,11 @@ pub(crate) mod record {
 /// the record's words stays within `limit` (else the code calls the hook,
 /// which hands the full buffer to the worker). `last_executed` is the
 /// executed count of the last block recorded, the base of the one-word
-/// block record; a record that writes a block updates it.
+/// block record; a record that writes a block updates it. A raw branch
+/// record ([`record::BRANCH`]) also stores its address at `branches` and
+/// advances it by one pointer: the list lets a front find the branch
+/// records without walking the others (it has room for every branch record
+/// a buffer can hold).
 #[repr(C)]
 #[derive(Debug)]
 pub struct EventLog {
@@ -121,6 +100,8 @@ pub struct EventLog {
     pub limit: *mut u64,
     /// The executed count of the last `on_block_exec` recorded.
     pub last_executed: u64,
+    /// Where the address of the next raw branch record goes.
+    pub branches: *mut *mut u64,
 }
 
 /// Block every asynchronous signal in the calling thread (the collector
@@ -201,9 +182,11 @@ pub struct Pipelined<H: Hooks + Send + 'static, F: Front = NoFront> {
     /// address during a run). `last_executed` is the base of `T_EXEC1`;
     /// the worker keeps the same.
     log: Box<EventLog>,
-    /// Words of `batch` before this index hold no unresolved `T_BRANCH`
-    /// (with an active front).
-    resolved: usize,
+    /// The addresses of the raw branch records (`T_BRANCH`) of `batch` not
+    /// resolved yet, up to `log.branches`: room for `BATCH_WORDS / 2` (a
+    /// branch record takes two words), never grown (translated code holds
+    /// its address).
+    branches: Vec<*mut u64>,
     to_worker: Option<SyncSender<Request>>,
     /// Emptied buffers coming back, for reuse.
     spare: Receiver<Batch>,
@@ -275,6 +258,7 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
             translated: Vec::new(),
         };
         let start = batch.words.as_mut_ptr();
+        let mut branches = Vec::with_capacity(BATCH_WORDS / 2);
         Pipelined {
             front,
             log: Box::new(EventLog {
@@ -282,8 +266,9 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
                 // SAFETY: within the allocation (its capacity).
                 limit: unsafe { start.add(BATCH_WORDS) },
                 last_executed: 0,
+                branches: branches.as_mut_ptr(),
             }),
-            resolved: 0,
+            branches,
             batch,
             to_worker: Some(to_worker),
             spare,
@@ -335,29 +320,36 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
 
     /// With an active front: turn the raw branch records (`T_BRANCH`, from
     /// `on_branch` and from translated code alike) recorded since the last
-    /// time into the front's records, in order. Called before the front sees anything
-    /// else (a translation, a flush) and before the buffer is handed over.
+    /// time into the front's records, in order, from the list of their
+    /// addresses (`EventLog::branches`), which it empties. Called before
+    /// the front sees anything else (a translation, a flush) and before the
+    /// buffer is handed over.
     fn resolve(&mut self) {
+        let list = self.branches.as_mut_ptr();
+        // SAFETY: `log.branches` points into the list's allocation, at or
+        // after its start (only `on_branch` and translated code advance
+        // it, by one per branch record, and a buffer holds at most
+        // `BATCH_WORDS / 2` of them between two calls of this function).
+        let n = unsafe { self.log.branches.offset_from(list) as usize };
+        self.log.branches = list;
         if !F::ACTIVE {
             return;
         }
-        let n = self.recorded();
-        // SAFETY: as in `seal`: the first `n` words were written.
-        let w = unsafe { std::slice::from_raw_parts_mut(self.batch.words.as_mut_ptr(), n) };
-        let mut i = self.resolved;
-        while i < n {
-            let head = w[i];
-            let tag = head & 0xff;
-            if tag == T_BRANCH {
+        for k in 0..n {
+            // SAFETY: each address is that of a two-word branch record
+            // written in the current buffer (the list is emptied whenever
+            // a buffer is handed over).
+            unsafe {
+                let at = *list.add(k);
+                let head = *at;
+                debug_assert_eq!(head & 0xff, T_BRANCH);
                 let id = BlockId((head >> 8) as u32);
                 let taken = (head >> 40) & 1 != 0;
-                let word = self.front.on_branch(id, taken, w[i + 1]);
-                w[i] = T_BRANCH_FRONT | u64::from(id.0) << 8;
-                w[i + 1] = word;
+                let word = self.front.on_branch(id, taken, *at.add(1));
+                *at = T_BRANCH_FRONT | u64::from(id.0) << 8;
+                *at.add(1) = word;
             }
-            i += usize::from(RECORD_WORDS[tag as usize]);
         }
-        self.resolved = i;
     }
 
     /// Send `request` built from the current buffer.
@@ -368,7 +360,6 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
         self.log.next = start;
         // SAFETY: within the allocation (every buffer has this capacity).
         self.log.limit = unsafe { start.add(BATCH_WORDS) };
-        self.resolved = 0;
         let batch = std::mem::replace(&mut self.batch, fresh);
         if let Some(tx) = &self.to_worker {
             if tx.send(make(batch)).is_err() {
@@ -697,6 +688,12 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
             T_BRANCH | u64::from(id.0) << 8 | u64::from(taken) << 40,
             target,
         ]);
+        // SAFETY: the two words just written end at `next`, in the buffer;
+        // the list has room (see `resolve`).
+        unsafe {
+            *self.log.branches = self.log.next.sub(2);
+            self.log.branches = self.log.branches.add(1);
+        }
     }
 
     fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {

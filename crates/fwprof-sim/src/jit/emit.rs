@@ -893,7 +893,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 );
                 (vec![word], Some(small))
             },
-            |_, _| {},
+            |_, _, _| {},
             call_hook,
         );
     }
@@ -902,11 +902,12 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// `build` makes its words and an extra condition from the log's
     /// address; if the words fit before the log's limit and the condition
     /// holds, they are stored, the log advanced and `then` run (with the
-    /// log's address), else `slow` runs (a call to the hook).
+    /// log's address and the record's), else `slow` runs (a call to the
+    /// hook).
     fn append(
         &mut self,
         build: impl FnOnce(&mut Self, Value) -> (Vec<Value>, Option<Value>),
-        then: impl FnOnce(&mut Self, Value),
+        then: impl FnOnce(&mut Self, Value, Value),
         slow: impl FnOnce(&mut Self),
     ) {
         let log = self
@@ -946,7 +947,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.b
             .ins()
             .store(host(), end, log, offset_of!(EventLog, next) as i32);
-        then(self, log);
+        then(self, log, next);
         self.b.ins().jump(join, &[]);
 
         self.b.switch_to_block(slow_ir);
@@ -1240,7 +1241,15 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 let head = e.b.ins().bor_imm_u(t, (record::BRANCH | id << 8) as i64);
                 (vec![head, next], None)
             },
-            |_, _| {},
+            |e, log, at| {
+                // The record's address goes on the log's list of raw
+                // branch records, for the front to find it.
+                let list = offset_of!(EventLog, branches) as i32;
+                let slot = e.b.ins().load(I64, host(), log, list);
+                e.b.ins().store(host(), at, slot, 0);
+                let slot = e.b.ins().iadd_imm_s(slot, 8);
+                e.b.ins().store(host(), slot, log, list);
+            },
             call_hook,
         );
     }
@@ -1311,7 +1320,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     let head = e.b.ins().bor_imm_u(head, record::EXEC1 as i64);
                     (vec![head], Some(small))
                 },
-                |e, log| {
+                |e, log, _| {
                     e.b.ins().store(host(), done, log, last_at);
                 },
                 call_hook,

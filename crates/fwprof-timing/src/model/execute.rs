@@ -14,7 +14,7 @@ impl TimingModel {
     #[inline(always)]
     pub(super) fn add(&mut self, idx: usize, e: usize, v: u64) {
         self.dynamic[idx][e] += v;
-        self.totals[e] += v;
+        self.dynamic_totals[e] += v;
     }
 
     /// Charge the executing block's instructions up to (not including)
@@ -45,7 +45,7 @@ impl TimingModel {
     pub(super) fn charge_part(&mut self, meta: BlockMeta, upto: u32) {
         for k in self.charged..upto {
             let idx = (meta.first + k) as usize;
-            for (t, v) in self.totals.iter_mut().zip(self.stat[idx]) {
+            for (t, v) in self.static_totals.iter_mut().zip(self.stat[idx]) {
                 *t += v;
             }
             let s = self.sites[idx];
@@ -96,9 +96,10 @@ impl TimingModel {
     pub(super) fn charge_whole(&mut self, id: usize) {
         let meta = &self.blocks[id];
         // A dense add of 16 counters vectorises (from a local copy: the
-        // compiler cannot tell that `totals` and the block list are apart).
+        // compiler cannot tell that the totals and the block list are
+        // apart).
         let sum = meta.sum;
-        for (t, v) in self.totals.iter_mut().zip(sum) {
+        for (t, v) in self.static_totals.iter_mut().zip(sum) {
             *t += v;
         }
         let (rs1, rs2, last_rd, last_load) =
@@ -302,14 +303,14 @@ impl TimingModel {
     pub(super) fn charge_control(&mut self, id: usize, row: usize) {
         let meta = &self.blocks[id];
         let idx = (meta.first + meta.len - 1) as usize;
-        let (cost, stall, mispredict) = self.control_costs[row % 24];
+        let (cost, stall, mispredict) = self.control_costs[row & 31];
         let site = &mut self.dynamic[idx];
         site[ev::CYCLES] += cost;
         site[ev::STALL_BRANCH] += stall;
         site[ev::BRANCH_MISPREDICTS] += mispredict;
-        self.totals[ev::CYCLES] += cost;
-        self.totals[ev::STALL_BRANCH] += stall;
-        self.totals[ev::BRANCH_MISPREDICTS] += mispredict;
+        self.dynamic_totals[ev::CYCLES] += cost;
+        self.dynamic_totals[ev::STALL_BRANCH] += stall;
+        self.dynamic_totals[ev::BRANCH_MISPREDICTS] += mispredict;
     }
 }
 

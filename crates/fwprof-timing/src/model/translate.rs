@@ -15,12 +15,13 @@ impl TimingModel {
     /// `(cycles, stall_branch, branch_mispredicts)` of a block's final
     /// branch or jump, indexed by `class << 3 | mispredicted << 2 | taken
     /// << 1 | btb_hit` where class is 0 for a conditional branch, 1 for
-    /// `jal`, 2 for `jalr`.
-    pub(super) fn control_table(core: &CoreConfig) -> [(u64, u64, u64); 24] {
+    /// `jal`, 2 for `jalr`; rows 24..32 (no class 3) are zero, so that a
+    /// row is looked up with a mask.
+    pub(super) fn control_table(core: &CoreConfig) -> [(u64, u64, u64); 32] {
         let lat = &core.pipeline.latency;
         let pipe = &core.pipeline;
-        let mut t = [(0, 0, 0); 24];
-        for (row, entry) in t.iter_mut().enumerate() {
+        let mut t = [(0, 0, 0); 32];
+        for (row, entry) in t.iter_mut().enumerate().take(24) {
             let (class, mispredicted, taken, btb_hit) =
                 (row >> 3, row & 4 != 0, row & 2 != 0, row & 1 != 0);
             let conditional = class == 0;
