@@ -273,6 +273,12 @@ pub trait Hooks {
     /// `on_block_exec`, `on_mem` and `on_branch` to its buffer itself).
     const EVENT_LOG: bool = false;
 
+    /// With [`Hooks::EVENT_LOG`]: the log also takes the one-word record of
+    /// a block's final conditional branch or `jal` (whose target its
+    /// encoding fixes), without the target; the hooks resolve it themselves
+    /// (a [`crate::Pipelined`] with a [`crate::Front`]).
+    const EVENT_LOG_FIXED_BRANCHES: bool = false;
+
     /// Asked before each block starts (after the previous block and all
     /// its hooks completed), only with [`Hooks::STOPS`]: true stops the
     /// run there, reported as [`crate::StopReason::InstructionLimit`]; the

@@ -59,6 +59,16 @@ const T_HART_SWITCH: u64 = 17;
 /// Calls whose values do not fit take the long forms above.
 const T_EXEC1: u64 = 18;
 const T_MEM1: u64 = 19;
+/// One-word branch records, appended by translated code only when a front
+/// resolves them (`Hooks::EVENT_LOG_FIXED_BRANCHES`), for a block whose
+/// final transfer has a target fixed by its encoding (a conditional branch,
+/// `jal`): `T_BRANCH1`, raw: id in bits 8..40, taken in bit 40; resolved
+/// in place by `Front::on_fixed_branch` into `T_BRANCH_FRONT1`: id in bits
+/// 8..40, the front's word in bits 40..64.
+const T_BRANCH1: u64 = 20;
+const T_BRANCH_FRONT1: u64 = 21;
+/// Bits of the front's word in a `T_BRANCH_FRONT1` record.
+pub const FRONT_WORD_BITS: u32 = 24;
 /// Limits of the one-word forms.
 pub(crate) const DELTA_BITS: u32 = 24;
 pub(crate) const ADDR_BITS: u32 = 45;
@@ -78,6 +88,10 @@ pub(crate) mod record {
     /// (two words; a front resolves it on the simulator's thread before
     /// the worker sees it).
     pub(crate) const BRANCH: u64 = super::T_BRANCH;
+    /// `on_branch` of a block whose final transfer's target is fixed by
+    /// its encoding, when a front resolves it: `BRANCH1 | id << 8 | taken
+    /// << 40` (one word).
+    pub(crate) const BRANCH1: u64 = super::T_BRANCH1;
 }
 
 /// Where a [`Pipelined`] collector's calls are being recorded, for
@@ -86,11 +100,10 @@ pub(crate) mod record {
 /// the record's words stays within `limit` (else the code calls the hook,
 /// which hands the full buffer to the worker). `last_executed` is the
 /// executed count of the last block recorded, the base of the one-word
-/// block record; a record that writes a block updates it. A raw branch
-/// record ([`record::BRANCH`]) also stores its address at `branches` and
-/// advances it by one pointer: the list lets a front find the branch
-/// records without walking the others (it has room for every branch record
-/// a buffer can hold).
+/// block record; a record that writes a block updates it. A branch
+/// record also stores its address at `branches` and advances it by one
+/// pointer: the list lets a front find the branch records without walking
+/// the others (it has room for one per word of the buffer).
 #[repr(C)]
 #[derive(Debug)]
 pub struct EventLog {
@@ -100,7 +113,7 @@ pub struct EventLog {
     pub limit: *mut u64,
     /// The executed count of the last `on_block_exec` recorded.
     pub last_executed: u64,
-    /// Where the address of the next raw branch record goes.
+    /// Where the address of the next branch record goes.
     pub branches: *mut *mut u64,
 }
 
@@ -130,6 +143,13 @@ pub trait Front: Send {
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]);
     /// As [`Hooks::on_branch`]; returns the word for the collector.
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64;
+    /// As [`Front::on_branch`], for a block whose final transfer is a
+    /// conditional branch or a `jal`: the target is not given (it is the
+    /// one the instruction encodes when `taken`, the block's end
+    /// otherwise; the front knows it from [`Front::on_block_translated`]).
+    /// The word returned must be below 2^[`FRONT_WORD_BITS`] (it shares
+    /// one record word with the block id).
+    fn on_fixed_branch(&mut self, id: BlockId, taken: bool) -> u64;
     /// As [`Hooks::on_cache_flush`]: every block id is dead, ids restart
     /// at 0 (a front that keeps state per id forgets it here).
     fn on_cache_flush(&mut self) {}
@@ -142,6 +162,9 @@ impl Front for NoFront {
     const ACTIVE: bool = false;
     fn on_block_translated(&mut self, _id: BlockId, _pcs: &[u64], _insts: &[Inst]) {}
     fn on_branch(&mut self, _id: BlockId, _taken: bool, _target: u64) -> u64 {
+        0
+    }
+    fn on_fixed_branch(&mut self, _id: BlockId, _taken: bool) -> u64 {
         0
     }
 }
@@ -182,10 +205,10 @@ pub struct Pipelined<H: Hooks + Send + 'static, F: Front = NoFront> {
     /// address during a run). `last_executed` is the base of `T_EXEC1`;
     /// the worker keeps the same.
     log: Box<EventLog>,
-    /// The addresses of the raw branch records (`T_BRANCH`) of `batch` not
-    /// resolved yet, up to `log.branches`: room for `BATCH_WORDS / 2` (a
-    /// branch record takes two words), never grown (translated code holds
-    /// its address).
+    /// The addresses of the raw branch records (`T_BRANCH`, `T_BRANCH1`)
+    /// of `batch` not resolved yet, up to `log.branches`: room for
+    /// `BATCH_WORDS` (a record takes at least one word), never grown
+    /// (translated code holds its address).
     branches: Vec<*mut u64>,
     to_worker: Option<SyncSender<Request>>,
     /// Emptied buffers coming back, for reuse.
@@ -258,7 +281,7 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
             translated: Vec::new(),
         };
         let start = batch.words.as_mut_ptr();
-        let mut branches = Vec::with_capacity(BATCH_WORDS / 2);
+        let mut branches = Vec::with_capacity(BATCH_WORDS);
         Pipelined {
             front,
             log: Box::new(EventLog {
@@ -319,35 +342,41 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
     }
 
     /// With an active front: turn the raw branch records (`T_BRANCH`, from
-    /// `on_branch` and from translated code alike) recorded since the last
-    /// time into the front's records, in order, from the list of their
-    /// addresses (`EventLog::branches`), which it empties. Called before
-    /// the front sees anything else (a translation, a flush) and before the
-    /// buffer is handed over.
+    /// `on_branch` and from translated code alike, and `T_BRANCH1`)
+    /// recorded since the last time into the front's records, in order,
+    /// from the list of their addresses (`EventLog::branches`), which it
+    /// empties. Called before the front sees anything else (a translation,
+    /// a flush) and before the buffer is handed over.
     fn resolve(&mut self) {
         let list = self.branches.as_mut_ptr();
         // SAFETY: `log.branches` points into the list's allocation, at or
         // after its start (only `on_branch` and translated code advance
         // it, by one per branch record, and a buffer holds at most
-        // `BATCH_WORDS / 2` of them between two calls of this function).
+        // `BATCH_WORDS` of them between two calls of this function).
         let n = unsafe { self.log.branches.offset_from(list) as usize };
         self.log.branches = list;
         if !F::ACTIVE {
             return;
         }
         for k in 0..n {
-            // SAFETY: each address is that of a two-word branch record
-            // written in the current buffer (the list is emptied whenever
-            // a buffer is handed over).
+            // SAFETY: each address is that of a branch record written in
+            // the current buffer, of two words for `T_BRANCH` (the list is
+            // emptied whenever a buffer is handed over).
             unsafe {
                 let at = *list.add(k);
                 let head = *at;
-                debug_assert_eq!(head & 0xff, T_BRANCH);
                 let id = BlockId((head >> 8) as u32);
                 let taken = (head >> 40) & 1 != 0;
-                let word = self.front.on_branch(id, taken, *at.add(1));
-                *at = T_BRANCH_FRONT | u64::from(id.0) << 8;
-                *at.add(1) = word;
+                if head & 0xff == T_BRANCH1 {
+                    let word = self.front.on_fixed_branch(id, taken);
+                    debug_assert!(word < 1 << FRONT_WORD_BITS, "front word {word:#x}");
+                    *at = T_BRANCH_FRONT1 | u64::from(id.0) << 8 | word << 40;
+                } else {
+                    debug_assert_eq!(head & 0xff, T_BRANCH);
+                    let word = self.front.on_branch(id, taken, *at.add(1));
+                    *at = T_BRANCH_FRONT | u64::from(id.0) << 8;
+                    *at.add(1) = word;
+                }
             }
         }
     }
@@ -563,6 +592,10 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch, executed: &mut u64) {
                 hooks.on_branch_front(BlockId(arg as u32), w[i + 1]);
                 i += 2;
             }
+            T_BRANCH_FRONT1 => {
+                hooks.on_branch_front(BlockId(arg as u32), head >> 40);
+                i += 1;
+            }
             T_CALL_ARGS => {
                 hooks.on_call_args(w[i + 1], w[i + 2], w[i + 3]);
                 i += 4;
@@ -588,6 +621,7 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch, executed: &mut u64) {
 
 impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     const EVENT_LOG: bool = true;
+    const EVENT_LOG_FIXED_BRANCHES: bool = F::ACTIVE;
     const WANTS_JUMPS: bool = H::WANTS_JUMPS;
     const WANTS_MEMORY: bool = H::WANTS_MEMORY;
     const WANTS_BRANCHES: bool = H::WANTS_BRANCHES;
@@ -938,7 +972,7 @@ mod tests {
         use crate::Tier;
         let (direct, _) = run_on(Log::default(), Tier::Interp, 0);
         let (front_ref, _) = run_on(
-            Pipelined::with_front(Log::default(), TargetFront),
+            Pipelined::with_front(Log::default(), TargetFront::default()),
             Tier::Interp,
             0,
         );
@@ -949,7 +983,7 @@ mod tests {
             assert!(share > 0.8, "translated share {share}");
             assert_eq!(direct.0, piped.finish().0, "threshold {threshold}");
             let (piped, _) = run_on(
-                Pipelined::with_front(Log::default(), TargetFront),
+                Pipelined::with_front(Log::default(), TargetFront::default()),
                 Tier::Jit,
                 threshold,
             );
@@ -993,12 +1027,27 @@ mod tests {
         assert_eq!(direct.0.len(), 4);
     }
 
-    /// A front whose word is the branch target.
-    struct TargetFront;
+    /// A front whose word is the branch target's distance from `BASE`
+    /// (the tests run RV32 programs at `BASE`): it keeps each block's
+    /// fixed target and end for `on_fixed_branch`.
+    #[derive(Default)]
+    struct TargetFront(std::collections::HashMap<u32, (u64, u64)>);
     impl Front for TargetFront {
-        fn on_block_translated(&mut self, _: BlockId, _: &[u64], _: &[Inst]) {}
+        fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
+            if let (Some(&pc), Some(i)) = (pcs.last(), insts.last()) {
+                let taken = pc.wrapping_add(i.imm as i64 as u64) & 0xffff_ffff;
+                self.0.insert(id.0, (taken, pc + u64::from(i.len)));
+            }
+        }
+        fn on_cache_flush(&mut self) {
+            self.0.clear();
+        }
         fn on_branch(&mut self, _: BlockId, _: bool, target: u64) -> u64 {
-            target
+            target.wrapping_sub(BASE)
+        }
+        fn on_fixed_branch(&mut self, id: BlockId, taken: bool) -> u64 {
+            let (t, f) = self.0[&id.0];
+            (if taken { t } else { f }) - BASE
         }
     }
 
@@ -1018,7 +1067,7 @@ mod tests {
         ];
         let targets = [0, (1 << 24) - 1, 1 << 24, u64::MAX];
         let mut direct = Log::default();
-        let mut piped = Pipelined::with_front(Log::default(), TargetFront);
+        let mut piped = Pipelined::with_front(Log::default(), TargetFront::default());
         for (i, &e) in executed.iter().enumerate() {
             let id = BlockId(if i % 2 == 0 {
                 i as u32
@@ -1032,7 +1081,7 @@ mod tests {
                 piped.on_mem(index, addr, size, write);
             }
             for &t in &targets {
-                direct.on_branch_front(id, t);
+                direct.on_branch_front(id, t.wrapping_sub(BASE));
                 piped.on_branch(id, true, t);
             }
         }

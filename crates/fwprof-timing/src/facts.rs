@@ -135,3 +135,18 @@ pub(crate) fn branch_kind(i: &Inst) -> Option<BranchKind> {
         _ => None,
     }
 }
+
+/// The target of `i` at `pc` when its encoding fixes it (conditional
+/// branches, `jal`, and their compressed forms): `pc + imm`, wrapped to
+/// 32 bits on RV32 (`rv64` false), as the hart computes it; `None` for
+/// anything else. A conditional branch has this target whether it is taken
+/// or not (what a static predictor looks at).
+pub(crate) fn static_target(pc: u64, i: &Inst, rv64: bool) -> Option<u64> {
+    match i.op.class() {
+        InstClass::Branch | InstClass::Jal => {
+            let t = pc.wrapping_add(i.imm as i64 as u64);
+            Some(if rv64 { t } else { t & 0xffff_ffff })
+        }
+        _ => None,
+    }
+}

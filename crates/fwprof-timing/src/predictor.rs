@@ -159,9 +159,10 @@ impl Predictor {
     }
 
     /// Predicts the transfer at `pc` of `kind`, scores the prediction
-    /// against what happened (`taken`, and `target`, the address it went to
-    /// when taken), updates the tables and counters, and returns the
-    /// prediction. `taken` is ignored for unconditional kinds (always
+    /// against what happened (`taken`, and `target`, the address it goes to
+    /// when taken: for a conditional branch its own target even when not
+    /// taken, which the static predictor compares with `pc`), updates the
+    /// tables and counters, and returns the prediction. `taken` is ignored for unconditional kinds (always
     /// taken). Addresses are byte addresses.
     #[inline(always)]
     pub fn resolve(&mut self, pc: u64, kind: BranchKind, taken: bool, target: u64) -> Outcome {

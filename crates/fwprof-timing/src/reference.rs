@@ -7,7 +7,7 @@ use crate::cache::{Cache, CacheAccess};
 use crate::config::CoreConfig;
 use crate::events::{ev, Costs, NUM_EVENTS};
 use crate::facts::{
-    branch_kind, int_regs, is_register_shift, is_word_shift, quotient, wait_states,
+    branch_kind, int_regs, is_register_shift, is_word_shift, quotient, static_target, wait_states,
 };
 use crate::params::{MemoryRegion, PredictorKind};
 use crate::predictor::{BranchKind, Predictor};
@@ -29,6 +29,8 @@ struct Site {
     shamt: u8,
     /// Branch/jump kind for the predictor (last instruction only).
     branch: Option<BranchKind>,
+    /// The target of a conditional branch or `jal` (0 otherwise).
+    target: u64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -302,6 +304,9 @@ impl ReferenceModel {
                 if conditional {
                     c[ev::BRANCHES] += 1;
                 }
+                // A conditional branch's own target, also when not taken
+                // (the hooks give the next pc).
+                let target = if conditional { s.target } else { target };
                 let out = self.predictor.resolve(s.pc, kind, taken, target);
                 let (cost, stall) = if self.core.predictor.kind == PredictorKind::None {
                     if conditional && taken {
@@ -403,6 +408,7 @@ impl Hooks for ReferenceModel {
                     0
                 },
                 branch: if k == last { branch_kind(i) } else { None },
+                target: static_target(pc, i, self.rv64).unwrap_or(0),
             });
             self.costs.push([0; NUM_EVENTS]);
         }

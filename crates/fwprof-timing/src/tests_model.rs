@@ -3,6 +3,7 @@
 
 use crate::model::{ev, Costs, TimingModel};
 use crate::CoreConfig;
+use crate::{PredictorKind, PredictorParams};
 use fwprof_os::{GuestMemory, Perm};
 use fwprof_sim::{Memory, Simulator, StopReason};
 use std::sync::atomic::AtomicBool;
@@ -77,6 +78,15 @@ const A3: u32 = 13;
 /// Run `words` at `BASE` on RV32 (with t0 = `DATA`) with `hooks`, to the
 /// final `ecall` (a fault: `mtvec` is 0).
 fn run_words<H: fwprof_sim::Hooks>(words: &[u32], hooks: H) -> Simulator<H> {
+    run_words_on(words, hooks, None)
+}
+
+/// [`run_words`], on `tier` (tier and threshold) when given.
+fn run_words_on<H: fwprof_sim::Hooks>(
+    words: &[u32],
+    hooks: H,
+    tier: Option<(fwprof_sim::Tier, u32)>,
+) -> Simulator<H> {
     let mut mem = Memory::new();
     let rwx = Perm {
         read: true,
@@ -87,6 +97,9 @@ fn run_words<H: fwprof_sim::Hooks>(words: &[u32], hooks: H) -> Simulator<H> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     mem.write(BASE, &bytes).unwrap();
     let mut sim = Simulator::bare(mem, false, BASE, hooks);
+    if let Some((tier, threshold)) = tier {
+        sim.set_tier(tier, threshold);
+    }
     sim.hart_mut().set_x(T0 as u8, DATA);
     let stop = sim.run(100_000, &AtomicBool::new(false)).unwrap();
     assert!(
@@ -258,6 +271,32 @@ fn bimodal_predictor_warms_up_on_a_loop() {
         at(2, ev::STALL_BRANCH),
         2 * u64::from(core.pipeline.mispredict_penalty)
     );
+}
+
+#[test]
+fn static_predictor_predicts_a_backward_branch_taken_also_when_it_falls_through() {
+    // a0 = 10; loop: addi a0, a0, -1; bne a0, zero, loop. Backward taken:
+    // the nine taken executions are predicted, the loop exit (not taken,
+    // though its target is behind it) is mispredicted, on both models and
+    // on both tiers.
+    let w = [addi(A0, 0, 10), addi(A0, A0, -1), b(1, A0, 0, -4), ECALL];
+    let mut core = CoreConfig::load("generic").unwrap();
+    core.predictor = PredictorParams {
+        kind: PredictorKind::Static,
+        btb_entries: 0,
+    };
+    let (fast, reference) = both_on_words(&core, &w);
+    assert_eq!(fast.1[ev::BRANCHES], 10);
+    assert_eq!(fast.1[ev::BRANCH_MISPREDICTS], 1);
+    assert_eq!(fast, reference);
+    for tier in [fwprof_sim::Tier::Interp, fwprof_sim::Tier::Jit] {
+        let model = TimingModel::new(core.clone(), false);
+        let front = model.branch_front();
+        let piped = fwprof_sim::Pipelined::with_front(model, front);
+        let sim = run_words_on(&w, piped, Some((tier, 0)));
+        let piped = sim.into_hooks().finish().finish();
+        assert_eq!(piped, fast, "{tier:?}");
+    }
 }
 
 #[test]
@@ -577,8 +616,23 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
         sandbox: fwprof_os::Sandbox::default(),
         machine: Default::default(),
     };
-    for preset in crate::PRESETS {
-        let core = CoreConfig::load(preset).unwrap();
+    // The presets, and generic with the predictors no preset uses.
+    let mut cores: Vec<(String, CoreConfig)> = crate::PRESETS
+        .iter()
+        .map(|p| (p.to_string(), CoreConfig::load(p).unwrap()))
+        .collect();
+    for kind in [
+        PredictorKind::Static,
+        PredictorKind::Gshare {
+            entries: 1024,
+            history_bits: 8,
+        },
+    ] {
+        let mut core = CoreConfig::load("generic").unwrap();
+        core.predictor.kind = kind;
+        cores.push((format!("generic, {kind:?}"), core));
+    }
+    for (preset, core) in cores {
         let run = |piped: bool| {
             let mut mem = Memory::new();
             let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).unwrap();

@@ -104,6 +104,10 @@ pub(super) struct Emitter<'a, 'f> {
     multi: bool,
     /// With the hooks' inline counts (translated code counts blocks).
     inline: Option<Inline>,
+    /// The current block's final transfer has a target its encoding fixes
+    /// (a conditional branch or `jal`): with `HelperAddrs::fixed_branches`
+    /// its outcome is logged in one word, without the target.
+    fixed_target: bool,
 }
 
 /// Signatures of the helpers, imported once per function.
@@ -139,6 +143,9 @@ pub(super) struct HelperAddrs {
     /// The hooks have an event log (`Hooks::EVENT_LOG`): block starts,
     /// data accesses and branch outcomes are appended to it inline.
     log: bool,
+    /// The log takes one-word records of fixed-target branches
+    /// (`Hooks::EVENT_LOG_FIXED_BRANCHES`).
+    fixed_branches: bool,
     /// The hooks' inline counts layout: stride, count and tag offsets.
     inline: Option<(usize, usize, usize)>,
     /// Translated code may run the next block itself after a branch, a
@@ -168,6 +175,7 @@ impl HelperAddrs {
             wants_operands: H::WANTS_OPERANDS,
             wants_block_exec: H::WANTS_BLOCK_EXEC,
             log: H::EVENT_LOG,
+            fixed_branches: H::EVENT_LOG_FIXED_BRANCHES,
             inline: inline.map(|i| (i.stride, i.count, i.tag)),
             chain: super::chains::<H>(),
         }
@@ -263,6 +271,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             written: plan.written,
             multi: plan.multi,
             inline: None,
+            fixed_target: false,
         };
         if h.inline.is_some() && h.wants_block_exec && h.chain {
             let at = offset_of!(JitCall, inline_current) as i32;
@@ -1066,6 +1075,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             end as u32 as i32 as i64 as u64
         };
         let jump = matches!(u.kind, K::Jal | K::Jalr);
+        self.fixed_target = u.kind != K::Jalr;
         let chain = h.chain && (after == 0 || (jump && after == AFTER_JUMP));
         // With chaining, translated code reports the outcome itself.
         let branch = h.wants_branches && h.chain;
@@ -1235,9 +1245,14 @@ impl<'a, 'f> Emitter<'a, 'f> {
             call_hook(self);
             return;
         }
+        let one_word = h.fixed_branches && self.fixed_target;
         self.append(
             |e, _| {
                 let t = e.b.ins().ishl_imm_u(taken, 40);
+                if one_word {
+                    let head = e.b.ins().bor_imm_u(t, (record::BRANCH1 | id << 8) as i64);
+                    return (vec![head], None);
+                }
                 let head = e.b.ins().bor_imm_u(t, (record::BRANCH | id << 8) as i64);
                 (vec![head, next], None)
             },

@@ -286,6 +286,13 @@ impl TimingModel {
     pub(super) fn control(&mut self, id: usize, taken: bool, target: u64) {
         let meta = &self.blocks[id];
         let Some(kind) = meta.control else { return };
+        // A conditional branch's own target, also when not taken (the
+        // hooks give the next pc).
+        let target = if kind == BranchKind::Conditional {
+            meta.target
+        } else {
+            target
+        };
         let row = control_row(
             &mut self.predictor,
             meta.last_pc,

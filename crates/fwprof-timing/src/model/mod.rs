@@ -41,7 +41,7 @@ use translate::control_class;
 use crate::cache::Cache;
 use crate::config::CoreConfig;
 pub use crate::events::{ev, Costs, EVENTS, NUM_EVENTS};
-use crate::facts::branch_kind;
+use crate::facts::{branch_kind, static_target};
 use crate::predictor::{BranchKind, Predictor};
 use fwprof_isa::{Inst, InstClass, Op};
 use fwprof_sim::{BlockId, CostModel, Hooks};
@@ -90,6 +90,8 @@ struct BlockMeta {
     count: u64,
     /// Address of the last instruction.
     last_pc: u64,
+    /// The target of a final conditional branch or `jal` (0 otherwise).
+    target: u64,
     /// The last instruction's branch or jump kind, if it is one, and its
     /// class: 0 conditional branch, 1 `jal`, 2 `jalr` (the row group of
     /// `TimingModel::control_costs`).
@@ -329,6 +331,7 @@ impl TimingModel {
         BranchFront {
             predictor: Predictor::new(&self.core.predictor),
             blocks: Vec::new(),
+            rv64: self.rv64,
         }
     }
 }
@@ -430,19 +433,34 @@ impl CostModel for TimingModel {
 #[derive(Debug)]
 pub struct BranchFront {
     predictor: Predictor,
-    /// Per block id: the last instruction's address, transfer kind and
-    /// row group.
-    blocks: Vec<(u64, Option<BranchKind>, u8)>,
+    /// Per block id: the last instruction's address, transfer kind, row
+    /// group and fixed target (conditional branches and `jal`, else 0).
+    blocks: Vec<FrontBlock>,
+    rv64: bool,
+}
+
+/// What a [`BranchFront`] keeps of a block's final transfer.
+#[derive(Clone, Copy, Debug, Default)]
+struct FrontBlock {
+    pc: u64,
+    kind: Option<BranchKind>,
+    class: u8,
+    target: u64,
 }
 
 impl fwprof_sim::Front for BranchFront {
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;
         if self.blocks.len() <= idx {
-            self.blocks.resize(idx + 1, (0, None, 0));
+            self.blocks.resize(idx + 1, FrontBlock::default());
         }
         if let (Some(&pc), Some(last)) = (pcs.last(), insts.last()) {
-            self.blocks[idx] = (pc, branch_kind(last), control_class(last.op.class()));
+            self.blocks[idx] = FrontBlock {
+                pc,
+                kind: branch_kind(last),
+                class: control_class(last.op.class()),
+                target: static_target(pc, last, self.rv64).unwrap_or(0),
+            };
         }
     }
 
@@ -453,9 +471,33 @@ impl fwprof_sim::Front for BranchFront {
     #[inline]
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64 {
         match self.blocks.get(id.0 as usize) {
-            Some(&(pc, Some(kind), class)) => {
+            Some(&FrontBlock {
+                pc,
+                kind: Some(kind),
+                class,
+                target: fixed,
+            }) => {
+                // A conditional branch's own target, also when not taken.
+                let target = if kind == BranchKind::Conditional {
+                    fixed
+                } else {
+                    target
+                };
                 control_row(&mut self.predictor, pc, kind, class, taken, target) as u64
             }
+            _ => 0,
+        }
+    }
+
+    #[inline]
+    fn on_fixed_branch(&mut self, id: BlockId, taken: bool) -> u64 {
+        match self.blocks.get(id.0 as usize) {
+            Some(&FrontBlock {
+                pc,
+                kind: Some(kind),
+                class,
+                target,
+            }) => control_row(&mut self.predictor, pc, kind, class, taken, target) as u64,
             _ => 0,
         }
     }

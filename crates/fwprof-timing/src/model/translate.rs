@@ -8,7 +8,7 @@ use fwprof_sim::BlockId;
 
 use super::{ev, BlockMeta, Costs, Site, TimingModel, NEVER, NUM_EVENTS};
 use crate::config::CoreConfig;
-use crate::facts::{branch_kind, int_regs, is_register_shift, wait_states};
+use crate::facts::{branch_kind, int_regs, is_register_shift, static_target, wait_states};
 use crate::params::PredictorKind;
 
 impl TimingModel {
@@ -196,6 +196,10 @@ impl TimingModel {
             lines_start,
             lines_len,
             last_pc: tail.map_or(0, |s| s.pc),
+            target: match (tail, insts.last()) {
+                (Some(s), Some(i)) => static_target(s.pc, i, self.rv64).unwrap_or(0),
+                _ => 0,
+            },
             control: tail.and_then(|s| s.branch),
             control_class: tail.map_or(0, |s| control_class(s.class)),
             first_rs1: head.map_or(0, |s| s.rs1),
