@@ -305,12 +305,16 @@ impl TimingModel {
     }
 
     /// Charge the final branch or jump of block `id` the costs of row
-    /// `row` of [`Self::control_table`].
+    /// `row` of [`Self::control_table`] beyond its class's base (a static
+    /// cost): nothing for most outcomes.
     #[inline(always)]
     pub(super) fn charge_control(&mut self, id: usize, row: usize) {
+        let (cost, stall, mispredict) = self.control_costs[row & 31];
+        if cost | stall | mispredict == 0 {
+            return;
+        }
         let meta = &self.blocks[id];
         let idx = (meta.first + meta.len - 1) as usize;
-        let (cost, stall, mispredict) = self.control_costs[row & 31];
         let site = &mut self.dynamic[idx];
         site[ev::CYCLES] += cost;
         site[ev::STALL_BRANCH] += stall;

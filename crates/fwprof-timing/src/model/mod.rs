@@ -141,8 +141,10 @@ pub struct TimingModel {
     no_regions: bool,
     /// Data-cache hit cycles beyond one.
     dcache_hit_stall: u64,
-    /// Costs of a final branch or jump by outcome ([`Self::control_table`]).
+    /// Costs of a final branch or jump by outcome beyond the base cost of
+    /// its class ([`Self::control_split`]), and the base, a static cost.
     control_costs: [(u64, u64, u64); 32],
+    control_base: [u64; 3],
     predictor: Predictor,
     sites: Vec<Site>,
     /// Static costs of one execution of each site.
@@ -201,7 +203,8 @@ impl TimingModel {
                 .as_ref()
                 .map_or(0, |d| u64::from(d.hit_latency.saturating_sub(1))),
             predictor: Predictor::new(&core.predictor),
-            control_costs: TimingModel::control_table(&core),
+            control_costs: TimingModel::control_split(&core).1,
+            control_base: TimingModel::control_split(&core).0,
             core,
             rv64,
             sites: Vec::new(),

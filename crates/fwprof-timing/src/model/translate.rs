@@ -17,6 +17,23 @@ impl TimingModel {
     /// << 1 | btb_hit` where class is 0 for a conditional branch, 1 for
     /// `jal`, 2 for `jalr`; rows 24..32 (no class 3) are zero, so that a
     /// row is looked up with a mask.
+    /// [`Self::control_table`] split in two: the cycles every outcome of
+    /// a class costs at least (its base, a static cost of the instruction)
+    /// and the table of what each outcome costs beyond it (so that most
+    /// outcomes, correctly predicted, charge nothing more).
+    pub(super) fn control_split(core: &CoreConfig) -> ([u64; 3], [(u64, u64, u64); 32]) {
+        let mut t = TimingModel::control_table(core);
+        let mut base = [0; 3];
+        for (class, b) in base.iter_mut().enumerate() {
+            let rows = &mut t[class << 3..(class + 1) << 3];
+            *b = rows.iter().map(|r| r.0).min().unwrap_or(0);
+            for r in rows {
+                r.0 -= *b;
+            }
+        }
+        (base, t)
+    }
+
     pub(super) fn control_table(core: &CoreConfig) -> [(u64, u64, u64); 32] {
         let lat = &core.pipeline.latency;
         let pipe = &core.pipeline;
@@ -83,7 +100,9 @@ impl TimingModel {
         }
         let control = last && s.branch.is_some();
         let issue = match s.class {
-            _ if control => 0,
+            // What every outcome costs at least; the rest is charged when
+            // the outcome is known.
+            _ if control => self.control_base[usize::from(control_class(s.class))] as u32,
             InstClass::Alu => lat.alu,
             InstClass::Shift => lat.shift_cycles(if is_register_shift(s.op) {
                 0
