@@ -169,8 +169,8 @@ pub struct TimingModel {
     /// time): the totals are their sum. Kept apart so that a vector load of
     /// the static totals never waits on a narrower store to the same words
     /// (on x86 such a load cannot take the stored value from the store
-    /// buffer and stalls until the store is written: it cost about a tenth
-    /// of the collector thread's time on `bench/corelike.c`).
+    /// buffer and stalls until the store is written; the stall showed in
+    /// profiles of `bench/corelike.c`).
     static_totals: Costs,
     dynamic_totals: Costs,
     /// Where [`CostModel::clock`] puts the totals it returns.
@@ -194,6 +194,7 @@ pub struct TimingModel {
 impl TimingModel {
     /// A model of `core` for an RV64 (`rv64`) or RV32 hart.
     pub fn new(core: CoreConfig, rv64: bool) -> TimingModel {
+        let (control_base, control_costs) = TimingModel::control_split(&core);
         TimingModel {
             icache: core.icache.as_ref().map(Cache::new),
             dcache: core.dcache.as_ref().map(Cache::new),
@@ -203,8 +204,8 @@ impl TimingModel {
                 .as_ref()
                 .map_or(0, |d| u64::from(d.hit_latency.saturating_sub(1))),
             predictor: Predictor::new(&core.predictor),
-            control_costs: TimingModel::control_split(&core).1,
-            control_base: TimingModel::control_split(&core).0,
+            control_costs,
+            control_base,
             core,
             rv64,
             sites: Vec::new(),
