@@ -105,13 +105,9 @@ fn fence_set(bits: u32) -> String {
 }
 
 /// Absolute target of a PC-relative branch or jump, truncated to XLEN.
+/// Only called for branches and `jal`.
 pub(crate) fn target(inst: &Inst, pc: u64, xlen: Xlen) -> String {
-    let t = pc.wrapping_add(inst.imm as i64 as u64);
-    let t = match xlen {
-        Xlen::Rv32 => t & 0xffff_ffff,
-        Xlen::Rv64 => t,
-    };
-    format!("{t:x}")
+    format!("{:x}", inst.direct_target(pc, xlen).unwrap_or_default())
 }
 
 /// `.2byte`/`.4byte` data directive for an encoding nothing decodes.

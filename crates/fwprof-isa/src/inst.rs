@@ -121,6 +121,22 @@ impl Inst {
         }
     }
 
+    /// The absolute target of a PC-relative transfer at `pc` (a conditional
+    /// branch, taken or not, or `jal`, and their compressed forms): `pc +
+    /// imm`, wrapped to `xlen` as the hart computes it; `None` for any
+    /// other instruction. Byte address.
+    pub fn direct_target(&self, pc: u64, xlen: Xlen) -> Option<u64> {
+        use crate::InstClass as C;
+        if !matches!(self.op.class(), C::Branch | C::Jal) {
+            return None;
+        }
+        let t = pc.wrapping_add(self.imm as i64 as u64);
+        Some(match xlen {
+            Xlen::Rv32 => t & 0xffff_ffff,
+            Xlen::Rv64 => t,
+        })
+    }
+
     /// True if the instruction writes integer register `rd` (an `x`
     /// register: not an `f` register, a store, a branch or a fence, whose
     /// `rd` field names no `x` register), and `rd` is not `zero`.

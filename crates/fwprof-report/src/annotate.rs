@@ -453,14 +453,9 @@ fn write_function(
 }
 
 /// Target address of a `jal` or conditional branch at `pc` (PC-relative immediate).
+/// Not wrapped to 32 bits (`fwprof_isa::Inst::direct_target` with RV64).
 pub fn direct_target(inst: &fwprof_isa::Inst, pc: u64) -> Option<u64> {
-    use fwprof_isa::Op;
-    match inst.op {
-        Op::Jal | Op::Beq | Op::Bne | Op::Blt | Op::Bge | Op::Bltu | Op::Bgeu => {
-            Some(pc.wrapping_add(inst.imm as i64 as u64))
-        }
-        _ => None,
-    }
+    inst.direct_target(pc, fwprof_isa::Xlen::Rv64)
 }
 
 fn write_counts(w: &mut impl Write, count: u64, total: u64) -> io::Result<()> {

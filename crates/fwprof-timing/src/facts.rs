@@ -5,7 +5,7 @@
 
 use crate::params::MemoryRegion;
 use crate::predictor::BranchKind;
-use fwprof_isa::{Inst, InstClass, Op};
+use fwprof_isa::{Inst, InstClass, Op, Xlen};
 use fwprof_sim::{jump_kind, JumpKind};
 
 /// Wait states and `uncached` of the region holding `addr` (0, false
@@ -137,16 +137,7 @@ pub(crate) fn branch_kind(i: &Inst) -> Option<BranchKind> {
 }
 
 /// The target of `i` at `pc` when its encoding fixes it (conditional
-/// branches, `jal`, and their compressed forms): `pc + imm`, wrapped to
-/// 32 bits on RV32 (`rv64` false), as the hart computes it; `None` for
-/// anything else. A conditional branch has this target whether it is taken
-/// or not (what a static predictor looks at).
+/// branches, taken or not, and `jal`), for an RV64 (`rv64`) or RV32 hart.
 pub(crate) fn static_target(pc: u64, i: &Inst, rv64: bool) -> Option<u64> {
-    match i.op.class() {
-        InstClass::Branch | InstClass::Jal => {
-            let t = pc.wrapping_add(i.imm as i64 as u64);
-            Some(if rv64 { t } else { t & 0xffff_ffff })
-        }
-        _ => None,
-    }
+    i.direct_target(pc, if rv64 { Xlen::Rv64 } else { Xlen::Rv32 })
 }

@@ -474,36 +474,36 @@ impl fwprof_sim::Front for BranchFront {
 
     #[inline]
     fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64 {
-        match self.blocks.get(id.0 as usize) {
-            Some(&FrontBlock {
-                pc,
-                kind: Some(kind),
-                class,
-                target: fixed,
-            }) => {
-                // A conditional branch's own target, also when not taken.
-                let target = if kind == BranchKind::Conditional {
-                    fixed
-                } else {
-                    target
-                };
-                control_row(&mut self.predictor, pc, kind, class, taken, target) as u64
-            }
-            _ => 0,
-        }
+        self.row(id, taken, Some(target))
     }
 
     #[inline]
     fn on_fixed_branch(&mut self, id: BlockId, taken: bool) -> u64 {
-        match self.blocks.get(id.0 as usize) {
-            Some(&FrontBlock {
-                pc,
-                kind: Some(kind),
-                class,
-                target,
-            }) => control_row(&mut self.predictor, pc, kind, class, taken, target) as u64,
-            _ => 0,
-        }
+        self.row(id, taken, None)
+    }
+}
+
+impl BranchFront {
+    /// Resolve block `id`'s final transfer on the predictor: its row in
+    /// the model's branch cost table (0 for a block without one). The
+    /// target is `given`, except for a conditional branch (its own target,
+    /// also when not taken) and when not given (the fixed target).
+    #[inline(always)]
+    fn row(&mut self, id: BlockId, taken: bool, given: Option<u64>) -> u64 {
+        let Some(&FrontBlock {
+            pc,
+            kind: Some(kind),
+            class,
+            target: fixed,
+        }) = self.blocks.get(id.0 as usize)
+        else {
+            return 0;
+        };
+        let target = match given {
+            Some(t) if kind != BranchKind::Conditional => t,
+            _ => fixed,
+        };
+        control_row(&mut self.predictor, pc, kind, class, taken, target) as u64
     }
 }
 
