@@ -25,7 +25,7 @@ pub use params::{
     CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PredictorKind, PredictorParams,
     Replacement,
 };
-pub use predictor::{BranchKind, Outcome, Predictor, PredictorStats};
+pub use predictor::{BranchKind, Outcome, Predictor, PredictorStats, Slots};
 
 #[cfg(test)]
 mod tests_cache;

@@ -33,6 +33,14 @@ pub struct Outcome {
     pub btb_hit: bool,
 }
 
+/// The table positions of a transfer's pc ([`Predictor::slots`]): its
+/// direction counter before the history is mixed in, and its BTB entry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Slots {
+    counter: u32,
+    btb: u32,
+}
+
 /// Counts since [`Predictor::new`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PredictorStats {
@@ -98,6 +106,8 @@ const BTB_EMPTY: u64 = u64::MAX;
 #[derive(Clone, Debug)]
 pub struct Predictor {
     params: PredictorParams,
+    /// [`PredictorKind::None`].
+    no_prediction: bool,
     /// 2-bit counters (Bimodal, Gshare); empty otherwise.
     counters: Vec<u8>,
     counter_mask: u64,
@@ -138,6 +148,7 @@ impl Predictor {
         };
         Predictor {
             params: params.clone(),
+            no_prediction: params.kind == PredictorKind::None,
             counters: vec![WEAKLY_NOT_TAKEN; entries as usize],
             counter_mask: u64::from(entries.saturating_sub(1)),
             history: 0,
@@ -166,16 +177,47 @@ impl Predictor {
     /// taken). Addresses are byte addresses.
     #[inline(always)]
     pub fn resolve(&mut self, pc: u64, kind: BranchKind, taken: bool, target: u64) -> Outcome {
-        if self.params.kind == PredictorKind::None {
-            return self.resolve_none(kind);
+        let slots = self.slots(pc);
+        self.resolve_at::<true>(pc, slots, kind, taken, target)
+    }
+
+    /// Where a transfer at `pc` sits in the tables, for
+    /// [`Predictor::resolve_at`]: computed once per branch site.
+    pub fn slots(&self, pc: u64) -> Slots {
+        Slots {
+            counter: ((pc >> 1) & self.counter_mask) as u32,
+            btb: ((pc >> 1) & self.btb_mask) as u32,
+        }
+    }
+
+    /// [`Predictor::resolve`] with the table positions of `pc` given
+    /// (`slots`, from [`Predictor::slots`] on this predictor), counting
+    /// [`Predictor::stats`] only when `STATS`: the form for a caller that
+    /// resolves many transfers of known sites and reads no statistics.
+    #[inline(always)]
+    pub fn resolve_at<const STATS: bool>(
+        &mut self,
+        pc: u64,
+        slots: Slots,
+        kind: BranchKind,
+        taken: bool,
+        target: u64,
+    ) -> Outcome {
+        if self.no_prediction {
+            if STATS {
+                self.count_unpredicted(kind);
+            }
+            return Outcome::default();
         }
         let conditional = kind == BranchKind::Conditional;
-        self.stats.branches += u64::from(conditional);
-        self.stats.jumps += u64::from(!conditional);
+        if STATS {
+            self.stats.branches += u64::from(conditional);
+            self.stats.jumps += u64::from(!conditional);
+        }
         let taken = taken || !conditional;
 
-        // Bimodal is gshare without history (`history_mask` = 0).
-        let i = (((pc >> 1) ^ self.history) & self.counter_mask) as usize;
+        // Bimodal is gshare without history (`history` stays 0).
+        let i = ((u64::from(slots.counter) ^ self.history) & self.counter_mask) as usize;
         let predicted_taken = if !conditional {
             true
         } else if self.counters.is_empty() {
@@ -187,12 +229,14 @@ impl Predictor {
         let mut mispredicted = predicted_taken != taken;
         let mut btb_hit = false;
         if !self.btb.is_empty() {
-            let slot = ((pc >> 1) & self.btb_mask) as usize;
+            let slot = slots.btb as usize & self.btb_mask as usize;
             let (tag, predicted_target) = self.btb[slot];
             if predicted_taken {
                 btb_hit = tag == pc;
-                self.stats.btb_hits += u64::from(btb_hit);
-                self.stats.btb_misses += u64::from(!btb_hit);
+                if STATS {
+                    self.stats.btb_hits += u64::from(btb_hit);
+                    self.stats.btb_misses += u64::from(!btb_hit);
+                }
                 mispredicted |= taken && !(btb_hit && predicted_target == target);
             }
             if taken {
@@ -207,7 +251,9 @@ impl Predictor {
             *c = SATURATE[usize::from(taken)][usize::from(*c & 3)];
             self.history = ((self.history << 1) | u64::from(taken)) & self.history_mask;
         }
-        self.stats.mispredicts += u64::from(mispredicted);
+        if STATS {
+            self.stats.mispredicts += u64::from(mispredicted);
+        }
         Outcome {
             predicted_taken,
             mispredicted,
@@ -217,12 +263,11 @@ impl Predictor {
 
     /// [`Predictor::resolve`] for [`PredictorKind::None`]: counted, never
     /// predicted.
-    fn resolve_none(&mut self, kind: BranchKind) -> Outcome {
+    fn count_unpredicted(&mut self, kind: BranchKind) {
         if kind == BranchKind::Conditional {
             self.stats.branches += 1;
         } else {
             self.stats.jumps += 1;
         }
-        Outcome::default()
     }
 }

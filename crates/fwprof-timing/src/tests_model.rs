@@ -493,6 +493,19 @@ fn fast_model_equals_the_reference_on_real_programs() {
     }
 }
 
+#[test]
+fn blocks_with_sums_too_wide_for_32_bit_lanes_match_the_reference() {
+    // A multiply costs 2^20 cycles: the sums of blocks with one no longer
+    // fit the narrow lanes, the other blocks' still do.
+    let mut core = CoreConfig::from_toml(EVERYTHING, "everything.toml").unwrap();
+    core.pipeline.latency.mul = 1 << 20;
+    same_as_reference("bench/coremix.rv64-linux.elf", &["3"], &core);
+    same_as_reference("examples/sha256/sha256.rv32imac.elf", &[], &core);
+    // Every block wide.
+    core.pipeline.latency.alu = 1 << 21;
+    same_as_reference("bench/coremix.rv64-linux.elf", &["3"], &core);
+}
+
 /// Per-address costs and totals, as `finish` returns them.
 type Finished = (Vec<(u64, Costs)>, Costs);
 

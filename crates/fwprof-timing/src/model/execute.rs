@@ -3,10 +3,10 @@
 //! fetches, hazards, operands, data accesses and the final branch as the
 //! simulator reports them.
 
-use super::{ev, BlockMeta, TimingModel, NEVER, NO_BLOCK};
+use super::{ev, BlockMeta, TimingModel, NARROW_FOLD, NEVER, NO_BLOCK, NUM_EVENTS};
 use crate::cache::CacheAccess;
 use crate::facts::{is_register_shift, is_word_shift, quotient, wait_states};
-use crate::predictor::{BranchKind, Predictor};
+use crate::predictor::{BranchKind, Outcome};
 use fwprof_isa::InstClass;
 
 impl TimingModel {
@@ -95,13 +95,22 @@ impl TimingModel {
     #[inline(always)]
     pub(super) fn charge_whole(&mut self, id: usize) {
         let meta = &self.blocks[id];
-        // A dense add of 16 counters vectorises (from a local copy: the
-        // compiler cannot tell that the totals and the block list are
-        // apart).
-        let sum = meta.sum;
-        for (t, v) in self.static_totals.iter_mut().zip(sum) {
-            *t += v;
+        if meta.narrow {
+            // A dense add of 16 lanes vectorises (from a local copy: the
+            // compiler cannot tell that the totals and the block list are
+            // apart).
+            let sum = meta.sum;
+            for (t, v) in self.narrow_totals.iter_mut().zip(sum) {
+                *t += v;
+            }
+            self.until_fold -= 1;
+            if self.until_fold == 0 {
+                self.fold_narrow();
+            }
+        } else {
+            self.add_wide_sum(id);
         }
+        let meta = &self.blocks[id];
         let (rs1, rs2, last_rd, last_load) =
             (meta.first_rs1, meta.first_rs2, meta.last_rd, meta.last_load);
         if meta.lines_len > 0 && meta.icache_epoch != self.icache_epoch {
@@ -112,6 +121,26 @@ impl TimingModel {
         }
         self.prev_rd = last_rd;
         self.prev_load = last_load;
+    }
+
+    /// Add the 32-bit totals to the 64-bit ones and clear them.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn fold_narrow(&mut self) {
+        for (t, n) in self.static_totals.iter_mut().zip(self.narrow_totals) {
+            *t += u64::from(n);
+        }
+        self.narrow_totals = [0; NUM_EVENTS];
+        self.until_fold = NARROW_FOLD;
+    }
+
+    /// Add the static sum of block `id`, which is not narrow.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn add_wide_sum(&mut self, id: usize) {
+        for (t, v) in self.static_totals.iter_mut().zip(self.wide_sums[id]) {
+            *t += v;
+        }
     }
 
     /// The fetches of block `id` that begin a new line, in order; then
@@ -293,14 +322,8 @@ impl TimingModel {
         } else {
             target
         };
-        let row = control_row(
-            &mut self.predictor,
-            meta.last_pc,
-            kind,
-            meta.control_class,
-            taken,
-            target,
-        );
+        let out = self.predictor.resolve(meta.last_pc, kind, taken, target);
+        let row = control_row(out, meta.control_class, taken);
         self.charge_control(id, row);
     }
 
@@ -325,18 +348,10 @@ impl TimingModel {
     }
 }
 
-/// Resolve a block's final transfer on `predictor` and return its row in
-/// [`TimingModel::control_table`].
+/// The row in [`TimingModel::control_table`] of a block's final transfer
+/// of row group `class`, `taken`, predicted as `out` says.
 #[inline(always)]
-pub(super) fn control_row(
-    predictor: &mut Predictor,
-    pc: u64,
-    kind: BranchKind,
-    class: u8,
-    taken: bool,
-    target: u64,
-) -> usize {
-    let out = predictor.resolve(pc, kind, taken, target);
+pub(super) fn control_row(out: Outcome, class: u8, taken: bool) -> usize {
     (usize::from(class) << 3)
         | (usize::from(out.mispredicted) << 2)
         | (usize::from(taken) << 1)

@@ -42,7 +42,7 @@ use crate::cache::Cache;
 use crate::config::CoreConfig;
 pub use crate::events::{ev, Costs, EVENTS, NUM_EVENTS};
 use crate::facts::{branch_kind, static_target};
-use crate::predictor::{BranchKind, Predictor};
+use crate::predictor::{BranchKind, Predictor, Slots};
 use fwprof_isa::{Inst, InstClass, Op};
 use fwprof_sim::{BlockId, CostModel, Hooks};
 
@@ -103,9 +103,23 @@ struct BlockMeta {
     first_rs2: u8,
     last_rd: u8,
     last_load: bool,
-    /// Sum of the static costs of the block's instructions.
-    sum: Costs,
+    /// Sum of the static costs of the block's instructions, in 32-bit
+    /// lanes when every lane is below [`NARROW_LIMIT`] (`narrow`); else
+    /// zero and the sum is in `TimingModel::wide_sums`.
+    sum: NarrowCosts,
+    narrow: bool,
 }
+
+/// Costs in 32-bit lanes: a block's static sum, added to 32-bit totals
+/// that are folded into the 64-bit ones before they can overflow. Half the
+/// width of [`Costs`], so a block's execution adds half as many vector
+/// words (the add of the static sum is the timing model's main work per
+/// block) and its record is two cache lines instead of three.
+type NarrowCosts = [u32; NUM_EVENTS];
+/// Every lane of a narrow block sum is below this ...
+const NARROW_LIMIT: u64 = 1 << 20;
+/// ... so that this many additions fit a 32-bit lane (2^20 × 2^11 = 2^31).
+const NARROW_FOLD: u32 = 1 << 11;
 
 const NO_BLOCK: u32 = u32::MAX;
 /// An epoch the instruction cache never reaches.
@@ -173,6 +187,13 @@ pub struct TimingModel {
     /// profiles of `bench/corelike.c`).
     static_totals: Costs,
     dynamic_totals: Costs,
+    /// Narrow block sums added since the last fold into `static_totals`,
+    /// and how many more can be added before the next fold.
+    narrow_totals: NarrowCosts,
+    until_fold: u32,
+    /// The static sums of the blocks whose sum is not narrow (by block
+    /// id; empty until there is one).
+    wide_sums: Vec<Costs>,
     /// Where [`CostModel::clock`] puts the totals it returns.
     clock_out: Costs,
     /// The executing block, the index of its first site, how many of its
@@ -219,6 +240,9 @@ impl TimingModel {
             translating: 0,
             static_totals: [0; NUM_EVENTS],
             dynamic_totals: [0; NUM_EVENTS],
+            narrow_totals: [0; NUM_EVENTS],
+            until_fold: NARROW_FOLD,
+            wide_sums: Vec::new(),
             clock_out: [0; NUM_EVENTS],
             cur: NO_BLOCK,
             cur_first: 0,
@@ -239,8 +263,12 @@ impl TimingModel {
     /// executing block are charged up to the last reported point).
     pub fn totals(&self) -> Costs {
         let mut t = self.static_totals;
-        for (a, d) in t.iter_mut().zip(self.dynamic_totals) {
-            *a += d;
+        for ((a, d), n) in t
+            .iter_mut()
+            .zip(self.dynamic_totals)
+            .zip(self.narrow_totals)
+        {
+            *a += d + u64::from(n);
         }
         t
     }
@@ -322,6 +350,7 @@ impl TimingModel {
         self.stat.clear();
         self.dynamic.clear();
         self.blocks.clear();
+        self.wide_sums.clear();
         self.lines.clear();
         if !self.cuts.is_empty() {
             self.cuts = std::collections::HashMap::new();
@@ -409,7 +438,9 @@ impl Hooks for TimingModel {
         if id.0 == self.cur {
             self.charge_upto(index);
         }
-        self.static_totals[ev::CYCLES] + self.dynamic_totals[ev::CYCLES]
+        self.static_totals[ev::CYCLES]
+            + self.dynamic_totals[ev::CYCLES]
+            + u64::from(self.narrow_totals[ev::CYCLES])
     }
 }
 
@@ -450,6 +481,7 @@ struct FrontBlock {
     kind: Option<BranchKind>,
     class: u8,
     target: u64,
+    slots: Slots,
 }
 
 impl fwprof_sim::Front for BranchFront {
@@ -464,6 +496,7 @@ impl fwprof_sim::Front for BranchFront {
                 kind: branch_kind(last),
                 class: control_class(last.op.class()),
                 target: static_target(pc, last, self.rv64).unwrap_or(0),
+                slots: self.predictor.slots(pc),
             };
         }
     }
@@ -495,6 +528,7 @@ impl BranchFront {
             kind: Some(kind),
             class,
             target: fixed,
+            slots,
         }) = self.blocks.get(id.0 as usize)
         else {
             return 0;
@@ -503,7 +537,11 @@ impl BranchFront {
             Some(t) if kind != BranchKind::Conditional => t,
             _ => fixed,
         };
-        control_row(&mut self.predictor, pc, kind, class, taken, target) as u64
+        // The predictor's statistics are not read: not counted.
+        let out = self
+            .predictor
+            .resolve_at::<false>(pc, slots, kind, taken, target);
+        control_row(out, class, taken) as u64
     }
 }
 

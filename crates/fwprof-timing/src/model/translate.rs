@@ -6,7 +6,7 @@
 use fwprof_isa::{Inst, InstClass};
 use fwprof_sim::BlockId;
 
-use super::{ev, BlockMeta, Costs, Site, TimingModel, NEVER, NUM_EVENTS};
+use super::{ev, BlockMeta, Costs, Site, TimingModel, NARROW_LIMIT, NEVER, NUM_EVENTS};
 use crate::config::CoreConfig;
 use crate::facts::{branch_kind, int_regs, is_register_shift, static_target, wait_states};
 use crate::params::PredictorKind;
@@ -206,8 +206,20 @@ impl TimingModel {
         } else {
             (self.sites.get(first), self.sites.last())
         };
+        let narrow = sum.iter().all(|&v| v < NARROW_LIMIT);
+        if !narrow {
+            if self.wide_sums.len() <= idx {
+                self.wide_sums.resize(idx + 1, [0; NUM_EVENTS]);
+            }
+            self.wide_sums[idx] = sum;
+        }
         let meta = BlockMeta {
-            sum,
+            sum: if narrow {
+                sum.map(|v| v as u32)
+            } else {
+                [0; NUM_EVENTS]
+            },
+            narrow,
             count: 0,
             icache_epoch: NEVER,
             first: first as u32,
@@ -229,6 +241,7 @@ impl TimingModel {
         if self.blocks.len() <= idx {
             let empty = BlockMeta {
                 sum: [0; NUM_EVENTS],
+                narrow: true,
                 len: 0,
                 lines_len: 0,
                 ..meta
