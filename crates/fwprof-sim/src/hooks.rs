@@ -273,11 +273,13 @@ pub trait Hooks {
     /// `on_block_exec`, `on_mem` and `on_branch` to its buffer itself).
     const EVENT_LOG: bool = false;
 
-    /// With [`Hooks::EVENT_LOG`]: the log also takes the one-word record of
-    /// a block's final conditional branch or `jal` (whose target its
-    /// encoding fixes), without the target; the hooks resolve it themselves
-    /// (a [`crate::Pipelined`] with a [`crate::Front`]).
-    const EVENT_LOG_FIXED_BRANCHES: bool = false;
+    /// With [`Hooks::EVENT_LOG`]: the log also takes the raw record of a
+    /// block's final branch outcome. False for a [`crate::Pipelined`] with
+    /// an active [`crate::Front`], which resolves outcomes on the
+    /// simulator's thread as they happen: translated code then runs the
+    /// front's [`Hooks::inline_predictor`] itself, or calls
+    /// [`Hooks::on_branch`].
+    const EVENT_LOG_BRANCHES: bool = true;
 
     /// Asked before each block starts (after the previous block and all
     /// its hooks completed), only with [`Hooks::STOPS`]: true stops the
@@ -358,6 +360,19 @@ pub trait Hooks {
     /// hooks are not moved.
     #[inline]
     fn event_log(&mut self) -> Option<std::ptr::NonNull<crate::EventLog>> {
+        None
+    }
+
+    /// A branch predictor translated code runs in line instead of calling
+    /// [`Hooks::on_branch`] (only a [`crate::Pipelined`] whose
+    /// [`crate::Front`] has one): its shape, and its tables, valid while
+    /// the hooks are not moved. Translated code records the predictor's
+    /// delivered verdicts through [`Hooks::on_branch_front`] when its
+    /// event log is full.
+    #[inline]
+    fn inline_predictor(
+        &mut self,
+    ) -> Option<(crate::InlinePredictor, crate::PredictorTables)> {
         None
     }
 

@@ -60,7 +60,10 @@ pub use hooks::{
 };
 pub use jit::{JitStats, Tier, DEFAULT_JIT_THRESHOLD};
 pub use memory::Memory;
-pub use pipelined::{EventLog, Front, NoFront, Pipelined, FRONT_WORD_BITS};
+pub use pipelined::{
+    branch_row, predictor_slot, Direction, EventLog, Front, InlinePredictor, NoFront, Pipelined,
+    PredictorTables, FRONT_WORD_BITS,
+};
 pub use sim::{Simulator, UnmodelledCount, DEFAULT_QUANTUM};
 pub use trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U,

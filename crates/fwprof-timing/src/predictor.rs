@@ -115,7 +115,7 @@ pub struct Predictor {
     history: u64,
     history_mask: u64,
     /// `(pc, target)` per entry; empty when there is no BTB.
-    btb: Vec<(u64, u64)>,
+    btb: Vec<[u64; 2]>,
     btb_mask: u64,
     stats: PredictorStats,
 }
@@ -153,7 +153,7 @@ impl Predictor {
             counter_mask: u64::from(entries.saturating_sub(1)),
             history: 0,
             history_mask: (1u64 << history_bits) - 1,
-            btb: vec![(BTB_EMPTY, 0); btb_entries as usize],
+            btb: vec![[BTB_EMPTY, 0]; btb_entries as usize],
             btb_mask: u64::from(btb_entries.saturating_sub(1)),
             stats: PredictorStats::default(),
         }
@@ -181,12 +181,52 @@ impl Predictor {
         self.resolve_at::<true>(pc, slots, kind, taken, target)
     }
 
+    /// This predictor as translated code runs it in line
+    /// ([`fwprof_sim::InlinePredictor`], whose rules are this type's),
+    /// delivering the verdict rows whose bit is set in `delivered`; and its
+    /// tables, valid while the predictor is not moved (statistics are not
+    /// counted by translated code).
+    pub fn inline(
+        &mut self,
+        delivered: u32,
+    ) -> (fwprof_sim::InlinePredictor, fwprof_sim::PredictorTables) {
+        use fwprof_sim::Direction;
+        let direction = if self.no_prediction {
+            Direction::None
+        } else if self.counters.is_empty() {
+            Direction::Static
+        } else {
+            Direction::Counters
+        };
+        let shape = fwprof_sim::InlinePredictor {
+            direction,
+            counter_mask: self.counter_mask,
+            history_mask: self.history_mask,
+            btb_mask: (!self.btb.is_empty()).then_some(self.btb_mask),
+            delivered,
+        };
+        let tables = fwprof_sim::PredictorTables {
+            counters: if self.counters.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                self.counters.as_mut_ptr()
+            },
+            history: &mut self.history,
+            btb: if self.btb.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                self.btb.as_mut_ptr()
+            },
+        };
+        (shape, tables)
+    }
+
     /// Where a transfer at `pc` sits in the tables, for
     /// [`Predictor::resolve_at`]: computed once per branch site.
     pub fn slots(&self, pc: u64) -> Slots {
         Slots {
-            counter: ((pc >> 1) & self.counter_mask) as u32,
-            btb: ((pc >> 1) & self.btb_mask) as u32,
+            counter: fwprof_sim::predictor_slot(pc, self.counter_mask) as u32,
+            btb: fwprof_sim::predictor_slot(pc, self.btb_mask) as u32,
         }
     }
 
@@ -230,7 +270,7 @@ impl Predictor {
         let mut btb_hit = false;
         if !self.btb.is_empty() {
             let slot = slots.btb as usize & self.btb_mask as usize;
-            let (tag, predicted_target) = self.btb[slot];
+            let [tag, predicted_target] = self.btb[slot];
             if predicted_taken {
                 btb_hit = tag == pc;
                 if STATS {
@@ -240,7 +280,7 @@ impl Predictor {
                 mispredicted |= taken && !(btb_hit && predicted_target == target);
             }
             if taken {
-                self.btb[slot] = (pc, target);
+                self.btb[slot] = [pc, target];
             }
         }
         // Without a BTB an unconditional transfer is predicted taken and is

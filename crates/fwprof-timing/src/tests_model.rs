@@ -629,7 +629,9 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
         sandbox: fwprof_os::Sandbox::default(),
         machine: Default::default(),
     };
-    // The presets, and generic with the predictors no preset uses.
+    // The presets, and generic with the predictors no preset uses, with
+    // and without a BTB, and with tables small enough to alias (translated
+    // code runs the front's predictor in line: every shape it handles).
     let mut cores: Vec<(String, CoreConfig)> = crate::PRESETS
         .iter()
         .map(|p| (p.to_string(), CoreConfig::load(p).unwrap()))
@@ -640,19 +642,27 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
             entries: 1024,
             history_bits: 8,
         },
+        PredictorKind::Gshare {
+            entries: 16,
+            history_bits: 3,
+        },
+        PredictorKind::Bimodal { entries: 8 },
     ] {
-        let mut core = CoreConfig::load("generic").unwrap();
-        core.predictor.kind = kind;
-        cores.push((format!("generic, {kind:?}"), core));
+        for btb_entries in [0, 4, 64] {
+            let mut core = CoreConfig::load("generic").unwrap();
+            core.predictor.kind = kind;
+            core.predictor.btb_entries = btb_entries;
+            cores.push((format!("generic, {kind:?}, BTB {btb_entries}"), core));
+        }
     }
     for (preset, core) in cores {
-        let run = |piped: bool| {
+        let run = |piped: Option<u32>| {
             let mut mem = Memory::new();
             let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).unwrap();
             env.capture_console(Vec::new());
             let model = TimingModel::new(core.clone(), prog.rv64);
             let flag = AtomicBool::new(false);
-            if piped {
+            if let Some(threshold) = piped {
                 let front = model.branch_front();
                 let mut sim = Simulator::new(
                     mem,
@@ -660,6 +670,7 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
                     env,
                     fwprof_sim::Pipelined::with_front(model, front),
                 );
+                sim.set_tier(fwprof_sim::Tier::Jit, threshold);
                 assert!(matches!(
                     sim.run(50_000_000, &flag).unwrap(),
                     StopReason::Exit(0)
@@ -667,6 +678,7 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
                 sim.into_hooks().finish().finish()
             } else {
                 let mut sim = Simulator::new(mem, &prog, env, model);
+                sim.set_tier(fwprof_sim::Tier::Interp, 0);
                 assert!(matches!(
                     sim.run(50_000_000, &flag).unwrap(),
                     StopReason::Exit(0)
@@ -674,12 +686,14 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
                 sim.into_hooks().finish()
             }
         };
-        let (alone, piped) = (run(false), run(true));
+        let alone = run(None);
         if core.predictor.kind != crate::PredictorKind::None {
             assert!(alone.1[ev::BRANCH_MISPREDICTS] > 0, "{preset}");
         }
         assert!(alone.1[ev::CYCLES] > alone.1[ev::INSTRUCTIONS], "{preset}");
-        assert_eq!(alone, piped, "{preset}");
+        for threshold in [0, 100] {
+            assert_eq!(alone, run(Some(threshold)), "{preset}, threshold {threshold}");
+        }
     }
 }
 

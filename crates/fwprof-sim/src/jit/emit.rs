@@ -23,7 +23,8 @@ use crate::uop::{Uop, K};
 use crate::EventLog;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{
-    types, AbiParam, Block as IrBlock, InstBuilder, MemFlagsData, SigRef, Signature, Type, Value,
+    types, AbiParam, Block as IrBlock, InstBuilder, InstructionData, MemFlagsData, Opcode, SigRef,
+    Signature, Type, Value,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
@@ -104,10 +105,13 @@ pub(super) struct Emitter<'a, 'f> {
     multi: bool,
     /// With the hooks' inline counts (translated code counts blocks).
     inline: Option<Inline>,
-    /// The current block's final transfer has a target its encoding fixes
-    /// (a conditional branch or `jal`): with `HelperAddrs::fixed_branches`
-    /// its outcome is logged in one word, without the target.
-    fixed_target: bool,
+    /// The current block's final transfer: its address, row group (0
+    /// conditional branch, 1 `jal`, 2 `jalr`; see `crate::branch_row`) and
+    /// the target its encoding fixes (0 for `jalr`), for the inline
+    /// predictor.
+    term_pc: u64,
+    term_class: u8,
+    term_target: u64,
 }
 
 /// Signatures of the helpers, imported once per function.
@@ -135,6 +139,7 @@ pub(super) struct HelperAddrs {
     block_exec: usize,
     jump_hook: usize,
     branch_hook: usize,
+    branch_front_hook: usize,
     wants_jumps: bool,
     wants_branches: bool,
     wants_memory: bool,
@@ -143,9 +148,11 @@ pub(super) struct HelperAddrs {
     /// The hooks have an event log (`Hooks::EVENT_LOG`): block starts,
     /// data accesses and branch outcomes are appended to it inline.
     log: bool,
-    /// The log takes one-word records of fixed-target branches
-    /// (`Hooks::EVENT_LOG_FIXED_BRANCHES`).
-    fixed_branches: bool,
+    /// The log takes raw branch records (`Hooks::EVENT_LOG_BRANCHES`).
+    log_branches: bool,
+    /// The hooks' inline branch predictor (`Hooks::inline_predictor`):
+    /// translated code predicts and records the verdicts itself.
+    predictor: Option<crate::InlinePredictor>,
     /// The hooks' inline counts layout: stride, count and tag offsets.
     inline: Option<(usize, usize, usize)>,
     /// Translated code may run the next block itself after a branch, a
@@ -158,6 +165,7 @@ pub(super) struct HelperAddrs {
 impl HelperAddrs {
     pub(super) fn of<const RV64: bool, H: Hooks>(
         inline: Option<crate::InlineCounts>,
+        predictor: Option<crate::InlinePredictor>,
     ) -> HelperAddrs {
         HelperAddrs {
             load: helpers::load_slow::<H> as *const () as usize,
@@ -169,13 +177,15 @@ impl HelperAddrs {
             block_exec: helpers::block_exec::<H> as *const () as usize,
             jump_hook: helpers::jump_hook::<H> as *const () as usize,
             branch_hook: helpers::branch_hook::<H> as *const () as usize,
+            branch_front_hook: helpers::branch_front_hook::<H> as *const () as usize,
             wants_jumps: H::WANTS_JUMPS,
             wants_branches: H::WANTS_BRANCHES,
             wants_memory: H::WANTS_MEMORY,
             wants_operands: H::WANTS_OPERANDS,
             wants_block_exec: H::WANTS_BLOCK_EXEC,
             log: H::EVENT_LOG,
-            fixed_branches: H::EVENT_LOG_FIXED_BRANCHES,
+            log_branches: H::EVENT_LOG_BRANCHES,
+            predictor: predictor.filter(|_| H::EVENT_LOG),
             inline: inline.map(|i| (i.stride, i.count, i.tag)),
             chain: super::chains::<H>(),
         }
@@ -271,7 +281,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
             written: plan.written,
             multi: plan.multi,
             inline: None,
-            fixed_target: false,
+            term_pc: 0,
+            term_class: 0,
+            term_target: 0,
         };
         if h.inline.is_some() && h.wants_block_exec && h.chain {
             let at = offset_of!(JitCall, inline_current) as i32;
@@ -1075,7 +1087,11 @@ impl<'a, 'f> Emitter<'a, 'f> {
             end as u32 as i32 as i64 as u64
         };
         let jump = matches!(u.kind, K::Jal | K::Jalr);
-        self.fixed_target = u.kind != K::Jalr;
+        (self.term_pc, self.term_class, self.term_target) = match u.kind {
+            K::Jal => (info.last_pc, 1, u.imm),
+            K::Jalr => (info.last_pc, 2, 0),
+            _ => (info.last_pc, 0, u.imm),
+        };
         let chain = h.chain && (after == 0 || (jump && after == AFTER_JUMP));
         // With chaining, translated code reports the outcome itself.
         let branch = h.wants_branches && h.chain;
@@ -1233,40 +1249,198 @@ impl<'a, 'f> Emitter<'a, 'f> {
 
     /// Report the outcome of the current block's final branch or jump
     /// (`taken`, i32; to `next`) to the hooks ([`helpers::branch_hook`]).
-    /// Appended to the hooks' event log when they have one.
+    /// Appended to the hooks' event log when they have one: raw, or
+    /// resolved in line by their predictor ([`Emitter::predict`]).
     fn report_branch(&mut self, h: &HelperAddrs, taken: Value, next: Value) {
+        let known = self.constant(taken).map(|v| v != 0);
         let taken = self.b.ins().uextend(I64, taken);
         let id = u64::from(self.id);
         let call_hook = |e: &mut Self| {
             let args = [e.call, e.konst(id), taken, next];
             e.call_helper(e.sigs.hook3, h.branch_hook, &args);
         };
-        if !h.log {
+        if let (true, Some(p)) = (h.log, h.predictor) {
+            self.predict(h, p, taken, known, next);
+            return;
+        }
+        if !h.log || !h.log_branches {
             call_hook(self);
             return;
         }
-        let one_word = h.fixed_branches && self.fixed_target;
         self.append(
             |e, _| {
                 let t = e.b.ins().ishl_imm_u(taken, 40);
-                if one_word {
-                    let head = e.b.ins().bor_imm_u(t, (record::BRANCH1 | id << 8) as i64);
-                    return (vec![head], None);
-                }
                 let head = e.b.ins().bor_imm_u(t, (record::BRANCH | id << 8) as i64);
                 (vec![head, next], None)
             },
-            |e, log, at| {
-                // The record's address goes on the log's list of raw
-                // branch records, for the front to find it.
-                let list = offset_of!(EventLog, branches) as i32;
-                let slot = e.b.ins().load(I64, host(), log, list);
-                e.b.ins().store(host(), at, slot, 0);
-                let slot = e.b.ins().iadd_imm_s(slot, 8);
-                e.b.ins().store(host(), slot, log, list);
-            },
+            |_, _, _| {},
             call_hook,
         );
+    }
+
+    /// The value of `v` if an `iconst` defines it.
+    fn constant(&self, v: Value) -> Option<i64> {
+        let dfg = &self.b.func.dfg;
+        let inst = dfg.value_def(v).inst()?;
+        match dfg.insts[inst] {
+            InstructionData::UnaryImm {
+                opcode: Opcode::Iconst,
+                imm,
+            } => Some(imm.bits()),
+            _ => None,
+        }
+    }
+
+    /// Run predictor `p` on the current block's final transfer (`taken`,
+    /// i64 0 or 1, a constant `known` on a path of its own; `next`: where
+    /// it went), exactly as `crate::InlinePredictor` describes it, and
+    /// append the verdict to the log if `p.delivered` asks for it (through
+    /// [`helpers::branch_front_hook`] when the log is full).
+    fn predict(
+        &mut self,
+        h: &HelperAddrs,
+        p: crate::InlinePredictor,
+        taken: Value,
+        known: Option<bool>,
+        next: Value,
+    ) {
+        use crate::Direction;
+        let (pc, class) = (self.term_pc, self.term_class);
+        let conditional = class == 0;
+        // A conditional branch is scored against its own target, also
+        // when not taken; a jump against where it went (and is taken).
+        let (taken, known, target) = if conditional {
+            (taken, known, self.konst(self.term_target))
+        } else {
+            (self.konst(1), Some(true), next)
+        };
+        let tables = offset_of!(JitCall, tables) as i32;
+        let table = |e: &mut Self, field: usize| {
+            e.b.ins()
+                .load(I64, host(), e.call, tables + field as i32)
+        };
+        let zero = self.konst(0);
+        let one = self.konst(1);
+        // Direction predicted (i64 0/1), or nothing predicted at all.
+        let predicted = match p.direction {
+            Direction::None => None,
+            _ if !conditional => Some(one),
+            Direction::Static => Some(self.konst(u64::from(self.term_target < pc))),
+            Direction::Counters => {
+                let slot = crate::predictor_slot(pc, p.counter_mask);
+                let counters = table(self, offset_of!(crate::PredictorTables, counters));
+                let hist_at = table(self, offset_of!(crate::PredictorTables, history));
+                let history = (p.history_mask != 0)
+                    .then(|| self.b.ins().load(I64, host(), hist_at, 0));
+                let at = match history {
+                    None => self.b.ins().iadd_imm_s(counters, slot as i64),
+                    Some(hv) => {
+                        let i = self.b.ins().bxor_imm_u(hv, slot as i64);
+                        let i = self.b.ins().band_imm_u(i, p.counter_mask as i64);
+                        self.b.ins().iadd(counters, i)
+                    }
+                };
+                let c8 = self.b.ins().uload8(I32, host(), at, 0);
+                let c = self.b.ins().uextend(I64, c8);
+                let pred = self.b.ins().ushr_imm_u(c, 1);
+                // The 2-bit counter saturates towards the outcome.
+                let up = {
+                    let below = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, c, 3);
+                    let below = self.b.ins().uextend(I64, below);
+                    self.b.ins().iadd(c, below)
+                };
+                let down = {
+                    let above = self.b.ins().icmp_imm_u(IntCC::NotEqual, c, 0);
+                    let above = self.b.ins().uextend(I64, above);
+                    self.b.ins().isub(c, above)
+                };
+                let new = match known {
+                    Some(true) => up,
+                    Some(false) => down,
+                    None => self.b.ins().select(taken, up, down),
+                };
+                let new8 = self.b.ins().ireduce(I32, new);
+                self.b.ins().istore8(host(), new8, at, 0);
+                if let Some(hv) = history {
+                    let shifted = self.b.ins().ishl_imm_u(hv, 1);
+                    let shifted = self.b.ins().bor(shifted, taken);
+                    let masked = self.b.ins().band_imm_u(shifted, p.history_mask as i64);
+                    self.b.ins().store(host(), masked, hist_at, 0);
+                }
+                Some(pred)
+            }
+        };
+        let (mispredicted, btb_hit) = match predicted {
+            None => (zero, zero),
+            Some(pred) => {
+                let wrong = self.b.ins().bxor(pred, taken);
+                match p.btb_mask {
+                    None => (wrong, zero),
+                    Some(mask) => {
+                        let off = crate::predictor_slot(pc, mask) * 16;
+                        let btb = table(self, offset_of!(crate::PredictorTables, btb));
+                        let entry = self.b.ins().iadd_imm_s(btb, off as i64);
+                        let tag = self.b.ins().load(I64, host(), entry, 0);
+                        let old = self.b.ins().load(I64, host(), entry, 8);
+                        let pc_v = self.konst(pc);
+                        let tag_hit = self.b.ins().icmp(IntCC::Equal, tag, pc_v);
+                        let tag_hit = self.b.ins().uextend(I64, tag_hit);
+                        let right = self.b.ins().icmp(IntCC::Equal, old, target);
+                        let right = self.b.ins().uextend(I64, right);
+                        // Looked up only when predicted taken.
+                        let hit = self.b.ins().band(pred, tag_hit);
+                        let good = self.b.ins().band(hit, right);
+                        let bad = self.b.ins().bxor_imm_u(good, 1);
+                        let bad = self.b.ins().band(bad, taken);
+                        let bad = self.b.ins().band(bad, pred);
+                        let mis = self.b.ins().bor(wrong, bad);
+                        match known {
+                            Some(false) => {}
+                            Some(true) => {
+                                self.b.ins().store(host(), pc_v, entry, 0);
+                                self.b.ins().store(host(), target, entry, 8);
+                            }
+                            None => {
+                                let t = self.b.ins().select(taken, pc_v, tag);
+                                let v = self.b.ins().select(taken, target, old);
+                                self.b.ins().store(host(), t, entry, 0);
+                                self.b.ins().store(host(), v, entry, 8);
+                            }
+                        }
+                        (mis, hit)
+                    }
+                }
+            }
+        };
+        let row = self.b.ins().ishl_imm_u(mispredicted, 2);
+        let t2 = self.b.ins().ishl_imm_u(taken, 1);
+        let row = self.b.ins().bor(row, t2);
+        let row = self.b.ins().bor(row, btb_hit);
+        let row = self.b.ins().bor_imm_u(row, i64::from(class) << 3);
+        let mask = self.konst(u64::from(p.delivered));
+        let bit = self.b.ins().ushr(mask, row);
+        let bit = self.b.ins().band_imm_u(bit, 1);
+        let (deliver, join) = (self.b.create_block(), self.b.create_block());
+        self.b.set_cold_block(deliver);
+        self.b.ins().brif(bit, deliver, &[], join, &[]);
+        self.b.switch_to_block(deliver);
+        self.b.seal_block(deliver);
+        let id = u64::from(self.id);
+        self.append(
+            |e, _| {
+                let w = e.b.ins().ishl_imm_u(row, 40);
+                let head = e.b.ins().bor_imm_u(w, (record::BRANCH_FRONT1 | id << 8) as i64);
+                (vec![head], None)
+            },
+            |_, _, _| {},
+            |e| {
+                let args = [e.call, e.konst(id), row];
+                e.call_helper(e.sigs.block_exec, h.branch_front_hook, &args);
+            },
+        );
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
     }
 
     /// Report the current block's `jal`/`jalr` (its kind's index in

@@ -244,6 +244,22 @@ pub(super) unsafe extern "C" fn branch_hook<H: Hooks>(
     hooks.on_branch(crate::hooks::BlockId(id as u32), taken != 0, target);
 }
 
+/// Record the verdict `word` of the hooks' inline predictor on block
+/// `id`'s final transfer ([`Hooks::on_branch_front`]), when translated
+/// code finds the event log full.
+///
+/// # Safety
+/// See [`parts`].
+pub(super) unsafe extern "C" fn branch_front_hook<H: Hooks>(
+    call: *mut JitCall,
+    id: u64,
+    word: u64,
+) {
+    // SAFETY: the caller's contract.
+    let (_, _, _, hooks) = unsafe { parts::<H>(call) };
+    hooks.on_branch_front(crate::hooks::BlockId(id as u32), word);
+}
+
 /// The jump kinds as translated code passes them (`emit.rs`).
 pub(super) const JUMP_KINDS: [JumpKind; 5] = [
     JumpKind::Call,

@@ -133,6 +133,9 @@ pub(crate) struct JitCall {
     pub inline_last: *mut u32,
     /// The hooks' event log (`Hooks::event_log`), or null.
     pub log: *mut crate::EventLog,
+    /// The tables of the hooks' inline predictor
+    /// (`Hooks::inline_predictor`), null without one.
+    pub tables: crate::PredictorTables,
     /// The block cache's direct-mapped lookup table (`BlockCache::direct`)
     /// and what its entries must hold to name a block of the running code:
     /// the address-space key (`Memory::fetch_key`) and the generation.
@@ -461,6 +464,7 @@ impl Jit {
         id: u32,
         cache: &BlockCache,
         inline: Option<crate::InlineCounts>,
+        predictor: Option<crate::InlinePredictor>,
     ) -> Option<BlockFn> {
         let mut left_out = Vec::new();
         let built = loop {
@@ -469,7 +473,7 @@ impl Jit {
             } else {
                 vec![id]
             };
-            match self.build::<RV64, H>(cache, &members, inline) {
+            match self.build::<RV64, H>(cache, &members, inline, predictor) {
                 Ok(()) => break Some(members),
                 // A block Cranelift cannot take leaves the region; the
                 // block the code is for cannot be left out.
@@ -747,8 +751,9 @@ impl Jit {
         cache: &BlockCache,
         members: &[u32],
         inline: Option<crate::InlineCounts>,
+        predictor: Option<crate::InlinePredictor>,
     ) -> Result<(), Option<u32>> {
-        let helpers = emit::HelperAddrs::of::<RV64, H>(inline);
+        let helpers = emit::HelperAddrs::of::<RV64, H>(inline, predictor);
         // Without chaining (the hooks want to hear of each block from the
         // run loop) a region is its first block, and has no edges.
         let chain = chains::<H>();

@@ -450,7 +450,9 @@ impl<H: Hooks> Simulator<H> {
                     Code::Interpret => None,
                     Code::Translate => {
                         let inline = self.hooks.inline_counts();
-                        self.jit.translate::<RV64, H>(id, &self.cache, inline)
+                        let predictor = self.hooks.inline_predictor().map(|p| p.0);
+                        self.jit
+                            .translate::<RV64, H>(id, &self.cache, inline, predictor)
                     }
                 }
             } else {
@@ -480,6 +482,10 @@ impl<H: Hooks> Simulator<H> {
                             .hooks
                             .event_log()
                             .map_or(std::ptr::null_mut(), |l| l.as_ptr()),
+                        tables: self
+                            .hooks
+                            .inline_predictor()
+                            .map_or_else(Default::default, |p| p.1),
                         direct: self.cache.direct(),
                         key: self.mem.fetch_key(),
                         generation: self.cache.generation(),

@@ -352,8 +352,5 @@ impl TimingModel {
 /// of row group `class`, `taken`, predicted as `out` says.
 #[inline(always)]
 pub(super) fn control_row(out: Outcome, class: u8, taken: bool) -> usize {
-    (usize::from(class) << 3)
-        | (usize::from(out.mispredicted) << 2)
-        | (usize::from(taken) << 1)
-        | usize::from(out.btb_hit)
+    fwprof_sim::branch_row(class, out.mispredicted, taken, out.btb_hit)
 }

@@ -361,10 +361,19 @@ impl TimingModel {
     /// simulator's thread in front of a [`fwprof_sim::Pipelined`] model.
     /// Give it before the run starts (a fresh predictor).
     pub fn branch_front(&self) -> BranchFront {
+        // Rows that cost nothing beyond their class's base cost need no
+        // delivery: `charge_control` would do nothing with them.
+        let delivered = self
+            .control_costs
+            .iter()
+            .enumerate()
+            .filter(|(_, &(cost, stall, mispredict))| cost | stall | mispredict != 0)
+            .fold(0u32, |m, (row, _)| m | 1 << row);
         BranchFront {
             predictor: Predictor::new(&self.core.predictor),
             blocks: Vec::new(),
             rv64: self.rv64,
+            delivered,
         }
     }
 }
@@ -464,7 +473,10 @@ impl CostModel for TimingModel {
 /// simulator instead of beside the rest of the model, which balances the
 /// two threads. It sees the same branches in the same order, so the
 /// verdicts (the word passed to [`Hooks::on_branch_front`]: a row of the
-/// model's branch cost table) are the ones the model would reach itself.
+/// model's branch cost table) are the ones the model would reach itself;
+/// a verdict that costs nothing beyond its class's base cost (most
+/// correct predictions) is not delivered at all. Translated code runs the
+/// same predictor in line ([`fwprof_sim::Front::inline_predictor`]).
 #[derive(Debug)]
 pub struct BranchFront {
     predictor: Predictor,
@@ -472,6 +484,9 @@ pub struct BranchFront {
     /// group and fixed target (conditional branches and `jal`, else 0).
     blocks: Vec<FrontBlock>,
     rv64: bool,
+    /// Bit `r`: row `r` of the model's branch cost table costs something
+    /// beyond the base (it is delivered).
+    delivered: u32,
 }
 
 /// What a [`BranchFront`] keeps of a block's final transfer.
@@ -506,23 +521,25 @@ impl fwprof_sim::Front for BranchFront {
     }
 
     #[inline]
-    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> u64 {
-        self.row(id, taken, Some(target))
+    fn on_branch(&mut self, id: BlockId, taken: bool, target: u64) -> Option<u64> {
+        let row = self.row(id, taken, target)?;
+        (self.delivered >> row & 1 != 0).then_some(row)
     }
 
-    #[inline]
-    fn on_fixed_branch(&mut self, id: BlockId, taken: bool) -> u64 {
-        self.row(id, taken, None)
+    fn inline_predictor(
+        &mut self,
+    ) -> Option<(fwprof_sim::InlinePredictor, fwprof_sim::PredictorTables)> {
+        Some(self.predictor.inline(self.delivered))
     }
 }
 
 impl BranchFront {
     /// Resolve block `id`'s final transfer on the predictor: its row in
-    /// the model's branch cost table (0 for a block without one). The
+    /// the model's branch cost table (`None` for a block without one). The
     /// target is `given`, except for a conditional branch (its own target,
-    /// also when not taken) and when not given (the fixed target).
+    /// also when not taken).
     #[inline(always)]
-    fn row(&mut self, id: BlockId, taken: bool, given: Option<u64>) -> u64 {
+    fn row(&mut self, id: BlockId, taken: bool, given: u64) -> Option<u64> {
         let Some(&FrontBlock {
             pc,
             kind: Some(kind),
@@ -531,17 +548,18 @@ impl BranchFront {
             slots,
         }) = self.blocks.get(id.0 as usize)
         else {
-            return 0;
+            return None;
         };
-        let target = match given {
-            Some(t) if kind != BranchKind::Conditional => t,
-            _ => fixed,
+        let target = if kind == BranchKind::Conditional {
+            fixed
+        } else {
+            given
         };
         // The predictor's statistics are not read: not counted.
         let out = self
             .predictor
             .resolve_at::<false>(pc, slots, kind, taken, target);
-        control_row(out, class, taken) as u64
+        Some(control_row(out, class, taken) as u64)
     }
 }
 
