@@ -370,9 +370,7 @@ pub trait Hooks {
     /// delivered verdicts through [`Hooks::on_branch_front`] when its
     /// event log is full.
     #[inline]
-    fn inline_predictor(
-        &mut self,
-    ) -> Option<(crate::InlinePredictor, crate::PredictorTables)> {
+    fn inline_predictor(&mut self) -> Option<(crate::InlinePredictor, crate::PredictorTables)> {
         None
     }
 

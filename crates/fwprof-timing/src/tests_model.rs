@@ -692,7 +692,11 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
         }
         assert!(alone.1[ev::CYCLES] > alone.1[ev::INSTRUCTIONS], "{preset}");
         for threshold in [0, 100] {
-            assert_eq!(alone, run(Some(threshold)), "{preset}, threshold {threshold}");
+            assert_eq!(
+                alone,
+                run(Some(threshold)),
+                "{preset}, threshold {threshold}"
+            );
         }
     }
 }

@@ -1315,10 +1315,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
             (self.konst(1), Some(true), next)
         };
         let tables = offset_of!(JitCall, tables) as i32;
-        let table = |e: &mut Self, field: usize| {
-            e.b.ins()
-                .load(I64, host(), e.call, tables + field as i32)
-        };
+        let table =
+            |e: &mut Self, field: usize| e.b.ins().load(I64, host(), e.call, tables + field as i32);
         let zero = self.konst(0);
         let one = self.konst(1);
         // Direction predicted (i64 0/1), or nothing predicted at all.
@@ -1330,8 +1328,8 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 let slot = crate::predictor_slot(pc, p.counter_mask);
                 let counters = table(self, offset_of!(crate::PredictorTables, counters));
                 let hist_at = table(self, offset_of!(crate::PredictorTables, history));
-                let history = (p.history_mask != 0)
-                    .then(|| self.b.ins().load(I64, host(), hist_at, 0));
+                let history =
+                    (p.history_mask != 0).then(|| self.b.ins().load(I64, host(), hist_at, 0));
                 let at = match history {
                     None => self.b.ins().iadd_imm_s(counters, slot as i64),
                     Some(hv) => {
@@ -1429,7 +1427,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
         self.append(
             |e, _| {
                 let w = e.b.ins().ishl_imm_u(row, 40);
-                let head = e.b.ins().bor_imm_u(w, (record::BRANCH_FRONT1 | id << 8) as i64);
+                let head =
+                    e.b.ins()
+                        .bor_imm_u(w, (record::BRANCH_FRONT1 | id << 8) as i64);
                 (vec![head], None)
             },
             |_, _, _| {},
