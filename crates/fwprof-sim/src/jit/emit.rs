@@ -1259,7 +1259,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
             let args = [e.call, e.konst(id), taken, next];
             e.call_helper(e.sigs.hook3, h.branch_hook, &args);
         };
-        if let (true, Some(p)) = (h.log, h.predictor) {
+        if let Some(p) = h.predictor {
             self.predict(h, p, taken, known, next);
             return;
         }
@@ -1327,12 +1327,14 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Direction::Counters => {
                 let slot = crate::predictor_slot(pc, p.counter_mask);
                 let counters = table(self, offset_of!(crate::PredictorTables, counters));
-                let hist_at = table(self, offset_of!(crate::PredictorTables, history));
-                let history =
-                    (p.history_mask != 0).then(|| self.b.ins().load(I64, host(), hist_at, 0));
+                // Gshare only: the history word and where it is.
+                let history = (p.history_mask != 0).then(|| {
+                    let at = table(self, offset_of!(crate::PredictorTables, history));
+                    (at, self.b.ins().load(I64, host(), at, 0))
+                });
                 let at = match history {
                     None => self.b.ins().iadd_imm_s(counters, slot as i64),
-                    Some(hv) => {
+                    Some((_, hv)) => {
                         let i = self.b.ins().bxor_imm_u(hv, slot as i64);
                         let i = self.b.ins().band_imm_u(i, p.counter_mask as i64);
                         self.b.ins().iadd(counters, i)
@@ -1359,7 +1361,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
                 };
                 let new8 = self.b.ins().ireduce(I32, new);
                 self.b.ins().istore8(host(), new8, at, 0);
-                if let Some(hv) = history {
+                if let Some((hist_at, hv)) = history {
                     let shifted = self.b.ins().ishl_imm_u(hv, 1);
                     let shifted = self.b.ins().bor(shifted, taken);
                     let masked = self.b.ins().band_imm_u(shifted, p.history_mask as i64);
