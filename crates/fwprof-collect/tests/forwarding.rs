@@ -14,7 +14,7 @@ use fwprof_sim::{
 };
 
 /// The hooks, by index into [`Counting::calls`].
-const HOOKS: [&str; 20] = [
+const HOOKS: [&str; 22] = [
     "stop_requested",
     "wants_direct_jump",
     "on_block_translated",
@@ -25,6 +25,8 @@ const HOOKS: [&str; 20] = [
     "on_jump",
     "on_call_args",
     "on_mem",
+    "on_mem_front",
+    "on_access_fault",
     "on_operands",
     "on_branch",
     "on_branch_front",
@@ -41,7 +43,7 @@ const HOOKS: [&str; 20] = [
 /// with values a wrapper could not make up.
 #[derive(Default)]
 struct Counting {
-    calls: [u32; 20],
+    calls: [u32; 22],
     clock: [u64; 1],
 }
 
@@ -95,6 +97,12 @@ impl Hooks for Counting {
     }
     fn on_branch(&mut self, _: BlockId, _: bool, _: u64) {
         self.count("on_branch");
+    }
+    fn on_mem_front(&mut self, _: u32, _: u64) {
+        self.count("on_mem_front");
+    }
+    fn on_access_fault(&mut self, _: BlockId, _: u32) {
+        self.count("on_access_fault");
     }
     fn on_branch_front(&mut self, _: BlockId, _: u64) {
         self.count("on_branch_front");
@@ -178,6 +186,7 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
     h.on_operands(0, 1, 2);
     h.on_block_exec(BlockId(1), 1);
     h.on_mem(0, 0x8000, 4, false);
+    h.on_mem_front(0, 1);
     assert_eq!(
         h.cycles_before(BlockId(1), 0),
         4242,
@@ -196,6 +205,7 @@ fn drive<H: Hooks>(h: &mut H, name: &str) {
         sp: 0x1000,
     });
     h.on_block_cut(BlockId(0), 1);
+    h.on_access_fault(BlockId(0), 0);
     let trap = TrapInfo {
         cause: 2,
         interrupt: false,

@@ -70,8 +70,8 @@ pub(crate) fn run(
         }
         Some(core) => {
             let sim = p.launch(ctl, |prog| {
-                let model = TimingModel::new(core, prog.rv64);
-                let front = model.branch_front();
+                let mut model = TimingModel::new(core, prog.rv64);
+                let front = model.front();
                 let map = boot_code(map, prog);
                 let mut collector = ExactCollector::with_model(map, prog.start, prog.sp, model);
                 if let Some(hint) = tasks {

@@ -18,7 +18,8 @@ use crate::hooks::{
 /// * each `WANTS_*` constant, [`Hooks::MODELS_CYCLES`] and [`Hooks::STOPS`]
 ///   is the inner model's or the wrapper's;
 /// * a gated hook (`on_jump`, `on_call_args`, `on_mem`, `on_operands`,
-///   `on_branch`, `on_branch_front`, `stop_requested`) reaches each side
+///   `on_mem_front`, `on_access_fault`, `on_branch`, `on_branch_front`,
+///   `stop_requested`) reaches each side
 ///   only if that side asked for it; the others reach both;
 /// * `split_block` keeps the fewer instructions of the two answers;
 ///   `wants_direct_jump` is true if a side that wants jumps says so;
@@ -107,6 +108,16 @@ pub trait Forward {
     #[inline]
     fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
         let _ = (index, addr, size, write);
+    }
+    /// [`Hooks::on_mem_front`].
+    #[inline]
+    fn on_mem_front(&mut self, index: u32, word: u64) {
+        let _ = (index, word);
+    }
+    /// [`Hooks::on_access_fault`].
+    #[inline]
+    fn on_access_fault(&mut self, id: BlockId, index: u32) {
+        let _ = (id, index);
     }
     /// [`Hooks::on_operands`].
     #[inline]
@@ -252,6 +263,24 @@ impl<W: Forward> Hooks for W {
         }
         if <W as Forward>::WANTS_MEMORY {
             Forward::on_mem(self, index, addr, size, write);
+        }
+    }
+    #[inline]
+    fn on_mem_front(&mut self, index: u32, word: u64) {
+        if <W::Inner as Hooks>::WANTS_MEMORY {
+            self.inner().on_mem_front(index, word);
+        }
+        if <W as Forward>::WANTS_MEMORY {
+            Forward::on_mem_front(self, index, word);
+        }
+    }
+    #[inline]
+    fn on_access_fault(&mut self, id: BlockId, index: u32) {
+        if <W::Inner as Hooks>::WANTS_MEMORY {
+            self.inner().on_access_fault(id, index);
+        }
+        if <W as Forward>::WANTS_MEMORY {
+            Forward::on_access_fault(self, id, index);
         }
     }
     #[inline]

@@ -374,6 +374,16 @@ pub trait Hooks {
         None
     }
 
+    /// A data cache translated code checks in line instead of reporting
+    /// every access of a plain load or store (only a [`crate::Pipelined`]
+    /// whose [`crate::Front`] models the data cache): its shape, and its
+    /// tag array, valid while the hooks are not moved. Accesses the check
+    /// does not settle go to [`Hooks::on_mem_unsettled`].
+    #[inline]
+    fn inline_dcache(&mut self) -> Option<(crate::InlineDcache, *mut u64)> {
+        None
+    }
+
     /// Block `id` starts executing; `executed` instructions executed before
     /// it on the running hart (the simulator's count,
     /// [`crate::Simulator::executed`], on a machine with one hart). Counting
@@ -419,6 +429,40 @@ pub trait Hooks {
     #[inline]
     fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
         let _ = (index, addr, size, write);
+    }
+
+    /// A data access of a plain load or store by translated code that the
+    /// inline data-cache check ([`Hooks::inline_dcache`]) did not settle;
+    /// as [`Hooks::on_mem`] (which it calls, unless the hooks say
+    /// otherwise). Only with [`Hooks::WANTS_MEMORY`].
+    #[inline]
+    fn on_mem_unsettled(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        self.on_mem(index, addr, size, write);
+    }
+
+    /// A data access by the executing block's instruction number `index`,
+    /// as judged on the simulator's thread by the [`crate::Front`] of a
+    /// [`crate::Pipelined`] collector that models the data cache: `word`
+    /// is what the front's `on_mem` returned. Delivered instead of
+    /// [`Hooks::on_mem`] behind such a front, for every access of an
+    /// instruction that is not a plain load or store (an AMO, `lr`, `sc`)
+    /// and for the accesses of plain loads and stores that cost more than
+    /// any ([`crate::MEM_WORD_COSTLY`]). Only with [`Hooks::WANTS_MEMORY`].
+    #[inline]
+    fn on_mem_front(&mut self, index: u32, word: u64) {
+        let _ = (index, word);
+    }
+
+    /// Instruction number `index` of block `id` raised a data-access
+    /// exception (a misaligned access, an access fault or a page fault:
+    /// causes 4, 5, 6, 7, 13 and 15): it made no access, and no
+    /// [`Hooks::on_mem`] came for it, even if the simulator then performs
+    /// it on a device (an access to an I/O region). Called after the
+    /// block's [`Hooks::on_block_cut`], before the trap or signal. Only
+    /// with [`Hooks::WANTS_MEMORY`].
+    #[inline]
+    fn on_access_fault(&mut self, id: BlockId, index: u32) {
+        let _ = (id, index);
     }
 
     /// The source operand values `a` (`rs1`) and `b` (`rs2`) of the executing
@@ -552,6 +596,24 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
         }
         if B::WANTS_MEMORY {
             self.1.on_mem(index, addr, size, write);
+        }
+    }
+    #[inline]
+    fn on_mem_front(&mut self, index: u32, word: u64) {
+        if A::WANTS_MEMORY {
+            self.0.on_mem_front(index, word);
+        }
+        if B::WANTS_MEMORY {
+            self.1.on_mem_front(index, word);
+        }
+    }
+    #[inline]
+    fn on_access_fault(&mut self, id: BlockId, index: u32) {
+        if A::WANTS_MEMORY {
+            self.0.on_access_fault(id, index);
+        }
+        if B::WANTS_MEMORY {
+            self.1.on_access_fault(id, index);
         }
     }
     #[inline]

@@ -61,8 +61,8 @@ pub use hooks::{
 pub use jit::{JitStats, Tier, DEFAULT_JIT_THRESHOLD};
 pub use memory::Memory;
 pub use pipelined::{
-    branch_row, predictor_slot, Direction, EventLog, Front, InlinePredictor, NoFront, Pipelined,
-    PredictorTables, FRONT_WORD_BITS,
+    branch_row, predictor_slot, Direction, EventLog, Front, InlineDcache, InlinePredictor, NoFront,
+    Pipelined, PredictorTables, FRONT_WORD_BITS, MEM_WORD_COSTLY,
 };
 pub use sim::{Simulator, UnmodelledCount, DEFAULT_QUANTUM};
 pub use trap::{

@@ -64,6 +64,15 @@ const T_MEM1: u64 = 19;
 const T_BRANCH_FRONT1: u64 = 21;
 /// Bits of the front's word in a `T_BRANCH_FRONT1` record.
 pub const FRONT_WORD_BITS: u32 = 24;
+/// A front's verdict on a data access (`on_mem_front`): index in bits
+/// 8..40, the front's word (below 2^FRONT_WORD_BITS) in bits 40..64.
+const T_MEM_FRONT: u64 = 22;
+/// `on_access_fault`: id in bits 8..40, index in bits 40..64.
+const T_ACCESS_FAULT: u64 = 23;
+/// Bit of a front's data-access word ([`Front::on_mem`]) that says the
+/// access costs the collector something beyond what every access of a
+/// plain load or store costs (for a timing model: a cache miss).
+pub const MEM_WORD_COSTLY: u64 = 1;
 /// Limits of the one-word forms.
 pub(crate) const DELTA_BITS: u32 = 24;
 pub(crate) const ADDR_BITS: u32 = 45;
@@ -147,6 +156,49 @@ pub trait Front: Send {
     fn inline_predictor(&mut self) -> Option<(InlinePredictor, PredictorTables)> {
         None
     }
+    /// The front models the data cache: every data access goes to
+    /// [`Front::on_mem`] in the simulator's order, and translated code
+    /// settles the common case itself (see [`InlineDcache`]), so the
+    /// collector hears only of the accesses that need it. Its shape and,
+    /// valid while the front is not moved, its tag array; asked once when
+    /// the [`Pipelined`] is built and before each entry into translated
+    /// code. `None` (the default): data accesses go to the collector.
+    fn inline_dcache(&mut self) -> Option<(InlineDcache, *mut u64)> {
+        None
+    }
+    /// A data access of `size` bytes at `addr` (a store if `write`), in
+    /// the simulator's order, when [`Front::inline_dcache`] is `Some`: the
+    /// word for the collector ([`Hooks::on_mem_front`]), below
+    /// 2^[`FRONT_WORD_BITS`], with [`MEM_WORD_COSTLY`] set when the access
+    /// costs more than every plain load or store costs. Accesses that
+    /// translated code settled in line never reach it.
+    fn on_mem(&mut self, addr: u64, size: u8, write: bool) -> u64 {
+        let _ = (addr, size, write);
+        MEM_WORD_COSTLY
+    }
+}
+
+/// A data cache of the shape translated code checks in line (see
+/// [`Front::inline_dcache`]): a set-associative array of tags, `ways`
+/// per set, set `s` at `tags[s * ways..]` with its most recent line first;
+/// a tag is `line << 1 | dirty` (`line = addr >> line_shift`, set `line &
+/// set_mask`). An access whose line is the first tag of its set is
+/// settled in line, without calling the front: a hit that changes nothing
+/// but, for a store to a write-back cache, the dirty bit, which translated
+/// code sets. Every other access goes to [`Front::on_mem`] (through
+/// [`Hooks::on_mem_unsettled`]), which delivers its word only if
+/// [`MEM_WORD_COSTLY`] is set: the collector counts each plain load's and
+/// store's access as a static cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InlineDcache {
+    /// log2 of the line size in bytes.
+    pub line_shift: u32,
+    /// Sets - 1 (sets are a power of two).
+    pub set_mask: u64,
+    /// Ways per set (at least 1).
+    pub ways: u64,
+    /// A store hit marks the line dirty (a write-back cache).
+    pub write_back: bool,
 }
 
 /// A branch predictor of the shape translated code runs in line (see
@@ -281,6 +333,8 @@ enum Request {
 /// `cycles_before` (each read of a cycle CSR) cost a round trip.
 pub struct Pipelined<H: Hooks + Send + 'static, F: Front = NoFront> {
     front: F,
+    /// The front models the data cache ([`Front::inline_dcache`]).
+    front_dcache: bool,
     /// The buffer being filled: its words up to `log.next` are recorded
     /// (its `len` is set when it is handed over); it never grows.
     batch: Batch,
@@ -314,7 +368,7 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
     /// A collector that stops the run ([`Hooks::STOPS`]) cannot work
     /// behind a `Pipelined` (its answer would be needed after every
     /// block): such an `H` does not compile.
-    pub fn with_front(hooks: H, front: F) -> Pipelined<H, F> {
+    pub fn with_front(hooks: H, mut front: F) -> Pipelined<H, F> {
         const {
             assert!(
                 !H::STOPS,
@@ -360,6 +414,7 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
         };
         let start = batch.words.as_mut_ptr();
         Pipelined {
+            front_dcache: F::ACTIVE && front.inline_dcache().is_some(),
             front,
             log: Box::new(EventLog {
                 next: start,
@@ -637,6 +692,14 @@ fn replay<H: Hooks>(hooks: &mut H, b: &Batch, executed: &mut u64) {
                 hooks.on_idle(w[i + 1], w[i + 2]);
                 i += 3;
             }
+            T_MEM_FRONT => {
+                hooks.on_mem_front(arg as u32, head >> 40);
+                i += 1;
+            }
+            T_ACCESS_FAULT => {
+                hooks.on_access_fault(BlockId(arg as u32), (head >> 40) as u32);
+                i += 1;
+            }
             T_FLUSH => {
                 hooks.on_cache_flush();
                 i += 1;
@@ -724,6 +787,11 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
 
     #[inline(always)]
     fn on_mem(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        if F::ACTIVE && self.front_dcache {
+            let word = self.front.on_mem(addr, size, write);
+            self.on_mem_front(index, word);
+            return;
+        }
         let short =
             addr < 1 << ADDR_BITS && index < 1 << INDEX_BITS && size.is_power_of_two() && size <= 8;
         if short {
@@ -737,6 +805,38 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
             let head =
                 T_MEM | u64::from(index) << 8 | u64::from(size) << 40 | u64::from(write) << 48;
             self.put([head, addr]);
+        }
+    }
+
+    /// From translated code: a plain load or store the inline data-cache
+    /// check did not settle; the collector hears of it only if it costs.
+    #[inline]
+    fn on_mem_unsettled(&mut self, index: u32, addr: u64, size: u8, write: bool) {
+        if !(F::ACTIVE && self.front_dcache) {
+            return self.on_mem(index, addr, size, write);
+        }
+        let word = self.front.on_mem(addr, size, write);
+        if word & MEM_WORD_COSTLY != 0 {
+            self.on_mem_front(index, word);
+        }
+    }
+
+    #[inline]
+    fn on_mem_front(&mut self, index: u32, word: u64) {
+        debug_assert!(word < 1 << FRONT_WORD_BITS, "front word {word:#x}");
+        self.put([T_MEM_FRONT | u64::from(index) << 8 | word << 40]);
+    }
+
+    fn on_access_fault(&mut self, id: BlockId, index: u32) {
+        self.put([T_ACCESS_FAULT | u64::from(id.0) << 8 | u64::from(index) << 40]);
+    }
+
+    #[inline]
+    fn inline_dcache(&mut self) -> Option<(InlineDcache, *mut u64)> {
+        if F::ACTIVE && self.front_dcache {
+            self.front.inline_dcache()
+        } else {
+            None
         }
     }
 

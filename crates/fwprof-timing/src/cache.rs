@@ -165,6 +165,21 @@ impl Cache {
         self.stats
     }
 
+    /// The shape translated code checks in line (see
+    /// [`fwprof_sim::InlineDcache`]: this cache's tag layout is the one it
+    /// describes) and the tag array, valid while the cache lives (it never
+    /// reallocates). Accesses settled in line are not counted in
+    /// [`Cache::stats`].
+    pub fn inline(&mut self) -> (fwprof_sim::InlineDcache, *mut u64) {
+        let shape = fwprof_sim::InlineDcache {
+            line_shift: self.line_shift,
+            set_mask: self.set_mask,
+            ways: self.ways as u64,
+            write_back: self.params.write_back,
+        };
+        (shape, self.tags.as_mut_ptr())
+    }
+
     /// Whether the line holding byte `addr` is present, without counting an
     /// access or changing the replacement order.
     pub fn contains(&self, addr: u64) -> bool {

@@ -20,7 +20,7 @@ mod reference;
 
 pub use cache::{Cache, CacheAccess, CacheStats};
 pub use config::{ConfigError, CoreConfig, PRESETS};
-pub use model::{ev, BranchFront, Costs, TimingModel, EVENTS, NUM_EVENTS};
+pub use model::{ev, Costs, TimingFront, TimingModel, EVENTS, NUM_EVENTS};
 pub use params::{
     CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PredictorKind, PredictorParams,
     Replacement,

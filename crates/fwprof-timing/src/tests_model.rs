@@ -290,8 +290,8 @@ fn static_predictor_predicts_a_backward_branch_taken_also_when_it_falls_through(
     assert_eq!(fast.1[ev::BRANCH_MISPREDICTS], 1);
     assert_eq!(fast, reference);
     for tier in [fwprof_sim::Tier::Interp, fwprof_sim::Tier::Jit] {
-        let model = TimingModel::new(core.clone(), false);
-        let front = model.branch_front();
+        let mut model = TimingModel::new(core.clone(), false);
+        let front = model.front();
         let piped = fwprof_sim::Pipelined::with_front(model, front);
         let sim = run_words_on(&w, piped, Some((tier, 0)));
         let piped = sim.into_hooks().finish().finish();
@@ -614,7 +614,7 @@ fn picorv32_divide_and_csr() {
 }
 
 /// The model behind a [`fwprof_sim::Pipelined`] with its predictor in a
-/// [`crate::BranchFront`] on the simulator's thread (what `record --core`
+/// [`crate::TimingFront`] on the simulator's thread (what `record --core`
 /// runs) gives exactly the costs of the model run alone.
 #[test]
 fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
@@ -660,10 +660,10 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
             let mut mem = Memory::new();
             let (prog, mut env) = fwprof_os::load(&bytes, &cfg, &mut mem).unwrap();
             env.capture_console(Vec::new());
-            let model = TimingModel::new(core.clone(), prog.rv64);
+            let mut model = TimingModel::new(core.clone(), prog.rv64);
             let flag = AtomicBool::new(false);
             if let Some(threshold) = piped {
-                let front = model.branch_front();
+                let front = model.front();
                 let mut sim = Simulator::new(
                     mem,
                     &prog,

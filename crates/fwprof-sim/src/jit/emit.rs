@@ -153,6 +153,11 @@ pub(super) struct HelperAddrs {
     /// The hooks' inline branch predictor (`Hooks::inline_predictor`):
     /// translated code predicts and records the verdicts itself.
     predictor: Option<crate::InlinePredictor>,
+    /// The hooks' inline data cache (`Hooks::inline_dcache`): translated
+    /// code settles most accesses itself and calls
+    /// [`helpers::mem_unsettled_hook`] for the others.
+    dcache: Option<crate::InlineDcache>,
+    mem_unsettled_hook: usize,
     /// The hooks' inline counts layout: stride, count and tag offsets.
     inline: Option<(usize, usize, usize)>,
     /// Translated code may run the next block itself after a branch, a
@@ -166,6 +171,7 @@ impl HelperAddrs {
     pub(super) fn of<const RV64: bool, H: Hooks>(
         inline: Option<crate::InlineCounts>,
         predictor: Option<crate::InlinePredictor>,
+        dcache: Option<crate::InlineDcache>,
     ) -> HelperAddrs {
         HelperAddrs {
             load: helpers::load_slow::<H> as *const () as usize,
@@ -186,6 +192,8 @@ impl HelperAddrs {
             log: H::EVENT_LOG,
             log_branches: H::EVENT_LOG_BRANCHES,
             predictor: predictor.filter(|_| H::EVENT_LOG),
+            dcache: dcache.filter(|_| H::EVENT_LOG && H::WANTS_MEMORY),
+            mem_unsettled_hook: helpers::mem_unsettled_hook::<H> as *const () as usize,
             inline: inline.map(|i| (i.stride, i.count, i.tag)),
             chain: super::chains::<H>(),
         }
@@ -894,6 +902,9 @@ impl<'a, 'f> Emitter<'a, 'f> {
             ];
             e.call_helper(e.sigs.hook4, h.mem_hook, &args);
         };
+        if let Some(d) = h.dcache {
+            return self.check_dcache(h, d, n, addr, size, write);
+        }
         let fits = n < 1 << pipelined::INDEX_BITS && matches!(size, 1 | 2 | 4 | 8);
         if !h.log || !fits {
             call_hook(self);
@@ -917,6 +928,64 @@ impl<'a, 'f> Emitter<'a, 'f> {
             |_, _, _| {},
             call_hook,
         );
+    }
+
+    /// The inline data-cache check of access `n` (as
+    /// `crate::InlineDcache` describes it): if the line of `addr` is the
+    /// most recent of its set, the access is settled here (a store to a
+    /// write-back cache marks it dirty); else it goes to
+    /// [`helpers::mem_unsettled_hook`].
+    fn check_dcache(
+        &mut self,
+        h: &HelperAddrs,
+        d: crate::InlineDcache,
+        n: u64,
+        addr: Value,
+        size: u64,
+        write: bool,
+    ) {
+        let tags = self
+            .b
+            .ins()
+            .load(I64, host(), self.call, offset_of!(JitCall, dcache) as i32);
+        let line = self.b.ins().ushr_imm_u(addr, i64::from(d.line_shift));
+        let set = self.b.ins().band_imm_u(line, d.set_mask as i64);
+        let first = self.b.ins().imul_imm_u(set, (d.ways * 8) as i64);
+        let at = self.b.ins().iadd(tags, first);
+        let tag = self.b.ins().load(I64, host(), at, 0);
+        let key = self.b.ins().ishl_imm_u(line, 1);
+        let clean = self.b.ins().band_imm_s(tag, !1);
+        let hit = self.b.ins().icmp(IntCC::Equal, clean, key);
+        let (settled, unsettled, join) = (
+            self.b.create_block(),
+            self.b.create_block(),
+            self.b.create_block(),
+        );
+        self.b.ins().brif(hit, settled, &[], unsettled, &[]);
+
+        self.b.switch_to_block(settled);
+        self.b.seal_block(settled);
+        if write && d.write_back {
+            let dirty = self.b.ins().bor_imm_u(tag, 1);
+            self.b.ins().store(host(), dirty, at, 0);
+        }
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(unsettled);
+        self.b.seal_block(unsettled);
+        self.b.set_cold_block(unsettled);
+        let args = [
+            self.call,
+            self.konst(n),
+            addr,
+            self.konst(size),
+            self.konst(u64::from(write)),
+        ];
+        self.call_helper(self.sigs.hook4, h.mem_unsettled_hook, &args);
+        self.b.ins().jump(join, &[]);
+
+        self.b.switch_to_block(join);
+        self.b.seal_block(join);
     }
 
     /// Append a record to the hooks' event log ([`crate::EventLog`]):

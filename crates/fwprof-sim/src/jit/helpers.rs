@@ -153,6 +153,23 @@ pub(super) unsafe extern "C" fn mem_hook<H: Hooks>(
     hooks.on_mem(n as u32, addr, size as u8, write != 0);
 }
 
+/// Report a data access of a plain load or store that the inline
+/// data-cache check did not settle ([`Hooks::on_mem_unsettled`]).
+///
+/// # Safety
+/// See [`parts`].
+pub(super) unsafe extern "C" fn mem_unsettled_hook<H: Hooks>(
+    call: *mut JitCall,
+    n: u64,
+    addr: u64,
+    size: u64,
+    write: u64,
+) {
+    // SAFETY: the caller's contract.
+    let (_, _, _, hooks) = unsafe { parts::<H>(call) };
+    hooks.on_mem_unsettled(n as u32, addr, size as u8, write != 0);
+}
+
 /// Report the operands of a shift by a register amount or a division.
 ///
 /// # Safety

@@ -136,6 +136,9 @@ pub(crate) struct JitCall {
     /// The tables of the hooks' inline predictor
     /// (`Hooks::inline_predictor`), null without one.
     pub tables: crate::PredictorTables,
+    /// The tag array of the hooks' inline data cache
+    /// (`Hooks::inline_dcache`), null without one.
+    pub dcache: *mut u64,
     /// The block cache's direct-mapped lookup table (`BlockCache::direct`)
     /// and what its entries must hold to name a block of the running code:
     /// the address-space key (`Memory::fetch_key`) and the generation.
@@ -465,6 +468,7 @@ impl Jit {
         cache: &BlockCache,
         inline: Option<crate::InlineCounts>,
         predictor: Option<crate::InlinePredictor>,
+        dcache: Option<crate::InlineDcache>,
     ) -> Option<BlockFn> {
         let mut left_out = Vec::new();
         let built = loop {
@@ -473,7 +477,7 @@ impl Jit {
             } else {
                 vec![id]
             };
-            match self.build::<RV64, H>(cache, &members, inline, predictor) {
+            match self.build::<RV64, H>(cache, &members, inline, predictor, dcache) {
                 Ok(()) => break Some(members),
                 // A block Cranelift cannot take leaves the region; the
                 // block the code is for cannot be left out.
@@ -752,8 +756,9 @@ impl Jit {
         members: &[u32],
         inline: Option<crate::InlineCounts>,
         predictor: Option<crate::InlinePredictor>,
+        dcache: Option<crate::InlineDcache>,
     ) -> Result<(), Option<u32>> {
-        let helpers = emit::HelperAddrs::of::<RV64, H>(inline, predictor);
+        let helpers = emit::HelperAddrs::of::<RV64, H>(inline, predictor, dcache);
         // Without chaining (the hooks want to hear of each block from the
         // run loop) a region is its first block, and has no edges.
         let chain = chains::<H>();

@@ -451,8 +451,14 @@ impl<H: Hooks> Simulator<H> {
                     Code::Translate => {
                         let inline = self.hooks.inline_counts();
                         let predictor = self.hooks.inline_predictor().map(|p| p.0);
-                        self.jit
-                            .translate::<RV64, H>(id, &self.cache, inline, predictor)
+                        let dcache = self.hooks.inline_dcache().map(|d| d.0);
+                        self.jit.translate::<RV64, H>(
+                            id,
+                            &self.cache,
+                            inline,
+                            predictor,
+                            dcache,
+                        )
                     }
                 }
             } else {
@@ -486,6 +492,10 @@ impl<H: Hooks> Simulator<H> {
                             .hooks
                             .inline_predictor()
                             .map_or_else(Default::default, |p| p.1),
+                        dcache: self
+                            .hooks
+                            .inline_dcache()
+                            .map_or(std::ptr::null_mut(), |d| d.1),
                         direct: self.cache.direct(),
                         key: self.mem.fetch_key(),
                         generation: self.cache.generation(),
@@ -655,6 +665,9 @@ impl<H: Hooks> Simulator<H> {
             self.hooks.on_block_cut(BlockId(id), ran as u32);
         }
         let exc = self.hart.pending;
+        if H::WANTS_MEMORY && is_data_access_fault(exc.cause) {
+            self.hooks.on_access_fault(BlockId(id), ran as u32 - 1);
+        }
         if exc.cause == CAUSE_CODE_WRITTEN {
             self.hart.pc = exc.tval;
             self.invalidate_written_code();
@@ -950,4 +963,19 @@ fn raised_at_run_time(cause: u64, inst: &Inst) -> bool {
         ),
         _ => false,
     }
+}
+
+/// Whether `cause` is an exception of a data access that did not happen
+/// (Privileged ISA 20211203, Table 3.6): a misaligned load or store/AMO,
+/// a load or store/AMO access fault, a load or store/AMO page fault.
+fn is_data_access_fault(cause: u64) -> bool {
+    matches!(
+        cause,
+        fwprof_isa::CAUSE_MISALIGNED_LOAD
+            | CAUSE_LOAD_ACCESS
+            | fwprof_isa::CAUSE_MISALIGNED_STORE
+            | CAUSE_STORE_ACCESS
+            | crate::mmu::CAUSE_LOAD_PAGE_FAULT
+            | crate::mmu::CAUSE_STORE_PAGE_FAULT
+    )
 }

@@ -274,14 +274,41 @@ impl TimingModel {
         self.data_access_regions(idx, addr, write);
     }
 
+    /// A data access by site `idx` as the [`super::TimingFront`]'s data
+    /// cache judged it (`word`, a [`super::mem_word`]). A plain load's or
+    /// store's access is a static cost (`Site::static_access`): only what
+    /// a miss costs beyond a hit is charged here. The core has no memory
+    /// regions (the front has the cache only then): nothing waits.
+    #[inline]
+    pub(super) fn access_verdict(&mut self, idx: usize, word: u64) {
+        let (a, write) = super::from_mem_word(word);
+        if self.sites[idx].static_access {
+            let stall = if a.fill { self.dcache_miss_penalty() } else { 0 };
+            self.charge_cache(idx, 0, a, ev::DCACHE_MISSES, ev::STALL_DCACHE, stall);
+            return;
+        }
+        self.add(idx, if write { ev::STORES } else { ev::LOADS }, 1);
+        self.add(idx, ev::DCACHE_ACCESSES, 1);
+        if a.hit && !a.write_through && self.dcache_hit_stall == 0 {
+            return;
+        }
+        self.data_cache_cost(idx, 0, a);
+    }
+
+    /// The data-cache miss penalty in cycles (0 without a data cache).
+    fn dcache_miss_penalty(&self) -> u64 {
+        self.core
+            .dcache
+            .as_ref()
+            .map_or(0, |c| u64::from(c.miss_penalty))
+    }
+
     /// The costs of data-cache access `a` at `addr` by site `idx` beyond a
     /// one-cycle hit.
     #[inline(never)]
     pub(super) fn data_cache_cost(&mut self, idx: usize, addr: u64, a: CacheAccess) {
         let miss = if a.fill {
-            self.dcache
-                .as_ref()
-                .map_or(0, |c| u64::from(c.params().miss_penalty))
+            self.dcache_miss_penalty()
         } else {
             0
         };

@@ -38,7 +38,7 @@ mod translate;
 use execute::control_row;
 use translate::control_class;
 
-use crate::cache::Cache;
+use crate::cache::{Cache, CacheAccess};
 use crate::config::CoreConfig;
 pub use crate::events::{ev, Costs, EVENTS, NUM_EVENTS};
 use crate::facts::{branch_kind, static_target};
@@ -70,6 +70,10 @@ struct Site {
     /// First instruction of its block in a new cache line (fetches of the
     /// rest of a line hit without changing the cache's state).
     new_line: bool,
+    /// A plain load or store (integer or F/D) whose data-cache access is
+    /// counted as a static cost: the data cache is in the front
+    /// ([`TimingModel::front`]), which reports only what costs more.
+    static_access: bool,
 }
 
 /// What the model keeps per translated block: everything a whole execution
@@ -153,6 +157,15 @@ pub struct TimingModel {
     dcache: Option<Cache>,
     /// The core has no memory regions (no wait states, everything cached).
     no_regions: bool,
+    /// The data cache runs in the [`TimingFront`] on the simulator's
+    /// thread ([`TimingModel::front`]): accesses come as
+    /// [`Hooks::on_mem_front`] verdicts, and plain loads' and stores'
+    /// accesses are static costs.
+    front_dcache: bool,
+    /// Static access costs taken back from sites whose access faulted
+    /// ([`Hooks::on_access_fault`]): times per site, and their sum.
+    faulted: std::collections::HashMap<u32, u64>,
+    faulted_totals: Costs,
     /// Data-cache hit cycles beyond one.
     dcache_hit_stall: u64,
     /// Costs of a final branch or jump by outcome beyond the base cost of
@@ -220,6 +233,9 @@ impl TimingModel {
             icache: core.icache.as_ref().map(Cache::new),
             dcache: core.dcache.as_ref().map(Cache::new),
             no_regions: core.regions.is_empty(),
+            front_dcache: false,
+            faulted: std::collections::HashMap::new(),
+            faulted_totals: [0; NUM_EVENTS],
             dcache_hit_stall: core
                 .dcache
                 .as_ref()
@@ -263,12 +279,13 @@ impl TimingModel {
     /// executing block are charged up to the last reported point).
     pub fn totals(&self) -> Costs {
         let mut t = self.static_totals;
-        for ((a, d), n) in t
+        for (((a, d), n), f) in t
             .iter_mut()
             .zip(self.dynamic_totals)
             .zip(self.narrow_totals)
+            .zip(self.faulted_totals)
         {
-            *a += d + u64::from(n);
+            *a = *a + d + u64::from(n) - f;
         }
         t
     }
@@ -329,6 +346,11 @@ impl TimingModel {
             for (a, st) in c.iter_mut().zip(self.stat[i]) {
                 *a += st * runs[i];
             }
+            if let Some(&times) = self.faulted.get(&(i as u32)) {
+                for (a, f) in c.iter_mut().zip(self.access_costs(s)) {
+                    *a -= f * times;
+                }
+            }
             per.push(((s.space, s.pc), c));
         }
         per
@@ -355,12 +377,19 @@ impl TimingModel {
         if !self.cuts.is_empty() {
             self.cuts = std::collections::HashMap::new();
         }
+        if !self.faulted.is_empty() {
+            self.faulted = std::collections::HashMap::new();
+        }
     }
 
-    /// A [`BranchFront`] for this model: its predictor, to run on the
+    /// A [`TimingFront`] for this model: its predictor and, on a core with
+    /// a data cache and no memory regions, its data cache, to run on the
     /// simulator's thread in front of a [`fwprof_sim::Pipelined`] model.
-    /// Give it before the run starts (a fresh predictor).
-    pub fn branch_front(&self) -> BranchFront {
+    /// Call it before the run starts (a fresh predictor and cache); the
+    /// model must then run behind a `Pipelined` with this front, which
+    /// gives it the data accesses as [`Hooks::on_mem_front`] verdicts
+    /// (a plain load's or store's access becomes a static cost).
+    pub fn front(&mut self) -> TimingFront {
         // Rows that cost nothing beyond their class's base cost need no
         // delivery: `charge_control` would do nothing with them.
         let delivered = self
@@ -369,11 +398,21 @@ impl TimingModel {
             .enumerate()
             .filter(|(_, &(cost, stall, mispredict))| cost | stall | mispredict != 0)
             .fold(0u32, |m, (row, _)| m | 1 << row);
-        BranchFront {
+        // The front's cache is the model's data cache; with memory
+        // regions (wait states, uncached ranges) it stays here.
+        let dcache = self
+            .core
+            .dcache
+            .as_ref()
+            .filter(|_| self.no_regions)
+            .map(Cache::new);
+        self.front_dcache = dcache.is_some();
+        TimingFront {
             predictor: Predictor::new(&self.core.predictor),
             blocks: Vec::new(),
             rv64: self.rv64,
             delivered,
+            dcache,
         }
     }
 }
@@ -423,6 +462,28 @@ impl Hooks for TimingModel {
     }
 
     #[inline]
+    fn on_mem_front(&mut self, index: u32, word: u64) {
+        let idx = (self.cur_first + index) as usize;
+        if idx < self.sites.len() {
+            self.access_verdict(idx, word);
+        }
+    }
+
+    fn on_access_fault(&mut self, id: BlockId, index: u32) {
+        let Some(b) = self.blocks.get(id.0 as usize) else {
+            return;
+        };
+        let idx = b.first + index;
+        if index < b.len && self.sites[idx as usize].static_access {
+            *self.faulted.entry(idx).or_insert(0) += 1;
+            let c = self.access_costs(&self.sites[idx as usize]);
+            for (t, v) in self.faulted_totals.iter_mut().zip(c) {
+                *t += v;
+            }
+        }
+    }
+
+    #[inline]
     fn on_operands(&mut self, index: u32, a: u64, b: u64) {
         let idx = (self.cur_first + index) as usize;
         self.operand_cost(idx, a, b);
@@ -450,6 +511,7 @@ impl Hooks for TimingModel {
         self.static_totals[ev::CYCLES]
             + self.dynamic_totals[ev::CYCLES]
             + u64::from(self.narrow_totals[ev::CYCLES])
+            - self.faulted_totals[ev::CYCLES]
     }
 }
 
@@ -467,18 +529,29 @@ impl CostModel for TimingModel {
     }
 }
 
-/// The branch predictor of a [`TimingModel`], run on the simulator's
-/// thread when the model runs behind a [`fwprof_sim::Pipelined`] (see
-/// [`TimingModel::branch_front`]): the predictor then works beside the
-/// simulator instead of beside the rest of the model, which balances the
-/// two threads. It sees the same branches in the same order, so the
-/// verdicts (the word passed to [`Hooks::on_branch_front`]: a row of the
-/// model's branch cost table) are the ones the model would reach itself;
-/// a verdict that costs nothing beyond its class's base cost (most
-/// correct predictions) is not delivered at all. Translated code runs the
-/// same predictor in line ([`fwprof_sim::Front::inline_predictor`]).
+/// The branch predictor and the data cache of a [`TimingModel`], run on
+/// the simulator's thread when the model runs behind a
+/// [`fwprof_sim::Pipelined`] (see [`TimingModel::front`]): they then work
+/// beside the simulator instead of beside the rest of the model, which
+/// balances the two threads. They see the same branches and accesses in
+/// the same order, so the verdicts are the ones the model would reach
+/// itself:
+///
+/// * a branch's (the word passed to [`Hooks::on_branch_front`]) is a row
+///   of the model's branch cost table; one that costs nothing beyond its
+///   class's base cost (most correct predictions) is not delivered;
+/// * a data access's (the word passed to [`Hooks::on_mem_front`]) is what
+///   the cache did ([`mem_word`]); for a plain load or store (whose access
+///   the model counts as a static cost) it is delivered only when the
+///   access missed.
+///
+/// Translated code runs the same predictor in line
+/// ([`fwprof_sim::Front::inline_predictor`]), and settles data accesses to
+/// the most recent line of their set in line
+/// ([`fwprof_sim::Front::inline_dcache`]); the cache's own statistics
+/// ([`Cache::stats`]) therefore miss those and are not used.
 #[derive(Debug)]
-pub struct BranchFront {
+pub struct TimingFront {
     predictor: Predictor,
     /// Per block id: the last instruction's address, transfer kind, row
     /// group and fixed target (conditional branches and `jal`, else 0).
@@ -487,6 +560,8 @@ pub struct BranchFront {
     /// Bit `r`: row `r` of the model's branch cost table costs something
     /// beyond the base (it is delivered).
     delivered: u32,
+    /// The model's data cache, on a core without memory regions.
+    dcache: Option<Cache>,
 }
 
 /// What a [`BranchFront`] keeps of a block's final transfer.
@@ -499,7 +574,7 @@ struct FrontBlock {
     slots: Slots,
 }
 
-impl fwprof_sim::Front for BranchFront {
+impl fwprof_sim::Front for TimingFront {
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], insts: &[Inst]) {
         let idx = id.0 as usize;
         if self.blocks.len() <= idx {
@@ -531,9 +606,21 @@ impl fwprof_sim::Front for BranchFront {
     ) -> Option<(fwprof_sim::InlinePredictor, fwprof_sim::PredictorTables)> {
         Some(self.predictor.inline(self.delivered))
     }
+
+    fn inline_dcache(&mut self) -> Option<(fwprof_sim::InlineDcache, *mut u64)> {
+        self.dcache.as_mut().map(Cache::inline)
+    }
+
+    #[inline]
+    fn on_mem(&mut self, addr: u64, _size: u8, write: bool) -> u64 {
+        match self.dcache.as_mut() {
+            Some(cache) => mem_word(cache.access(addr, write), write),
+            None => fwprof_sim::MEM_WORD_COSTLY,
+        }
+    }
 }
 
-impl BranchFront {
+impl TimingFront {
     /// Resolve block `id`'s final transfer on the predictor: its row in
     /// the model's branch cost table (`None` for a block without one). The
     /// target is `given`, except for a conditional branch (its own target,
@@ -561,6 +648,31 @@ impl BranchFront {
             .resolve_at::<false>(pc, slots, kind, taken, target);
         Some(control_row(out, class, taken) as u64)
     }
+}
+
+/// The verdict word of a data access that did `a` (a store if `write`),
+/// as a [`TimingFront`] gives it: [`fwprof_sim::MEM_WORD_COSTLY`] (bit 0)
+/// on a miss, then `hit`, `fill`, `writeback`, `write_through` and
+/// `write` in bits 1 to 5.
+pub(crate) fn mem_word(a: CacheAccess, write: bool) -> u64 {
+    u64::from(!a.hit) * fwprof_sim::MEM_WORD_COSTLY
+        | u64::from(a.hit) << 1
+        | u64::from(a.fill) << 2
+        | u64::from(a.writeback) << 3
+        | u64::from(a.write_through) << 4
+        | u64::from(write) << 5
+}
+
+/// The cache access and store flag a [`mem_word`] describes.
+pub(crate) fn from_mem_word(word: u64) -> (CacheAccess, bool) {
+    let bit = |k: u32| word >> k & 1 != 0;
+    let a = CacheAccess {
+        hit: bit(1),
+        fill: bit(2),
+        writeback: bit(3),
+        write_through: bit(4),
+    };
+    (a, bit(5))
 }
 
 /// Add up the costs of equal keys in a sequence sorted by key.

@@ -138,10 +138,28 @@ impl TimingModel {
         if s.class == InstClass::Branch {
             c[ev::BRANCHES] = 1;
         }
-        c[ev::CYCLES] = u64::from(issue)
+        for (a, b) in c.iter_mut().zip(self.access_costs(s)) {
+            *a += b;
+        }
+        c[ev::CYCLES] += u64::from(issue)
             + c[ev::STALL_LOAD_USE]
             + c[ev::STALL_ICACHE]
             + c[ev::STALL_WAIT_STATE];
+        c
+    }
+
+    /// The static costs of site `s`'s data-cache access, when it is one
+    /// (`Site::static_access`): what a hit costs (as
+    /// [`Self::data_access`] charges it); zero for other sites.
+    pub(super) fn access_costs(&self, s: &Site) -> Costs {
+        let mut c: Costs = [0; NUM_EVENTS];
+        if s.static_access {
+            let store = matches!(s.class, InstClass::Store | InstClass::FpStore);
+            c[if store { ev::STORES } else { ev::LOADS }] = 1;
+            c[ev::DCACHE_ACCESSES] = 1;
+            c[ev::STALL_DCACHE] = self.dcache_hit_stall;
+            c[ev::CYCLES] = self.dcache_hit_stall;
+        }
         c
     }
 
@@ -177,6 +195,11 @@ impl TimingModel {
                 },
                 cached_fetch: self.core.icache.is_some() && !uncached,
                 new_line,
+                static_access: self.front_dcache
+                    && matches!(
+                        i.op.class(),
+                        InstClass::Load | InstClass::Store | InstClass::FpLoad | InstClass::FpStore
+                    ),
             });
         }
         let mut sum: Costs = [0; NUM_EVENTS];
