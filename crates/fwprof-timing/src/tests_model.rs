@@ -3,7 +3,7 @@
 
 use crate::model::{ev, Costs, TimingModel};
 use crate::CoreConfig;
-use crate::{PredictorKind, PredictorParams};
+use crate::{PredictorKind, PredictorParams, Replacement};
 use fwprof_os::{GuestMemory, Perm};
 use fwprof_sim::{Memory, Simulator, StopReason};
 use std::sync::atomic::AtomicBool;
@@ -655,6 +655,48 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
             cores.push((format!("generic, {kind:?}, BTB {btb_entries}"), core));
         }
     }
+    // Data caches of every policy the front's cache and translated code's
+    // inline check handle, small enough to miss, evict and write back
+    // (the generic core has no memory regions, so its data cache runs in
+    // the front); and the core with regions, whose cache stays in the
+    // model.
+    for (name, replacement, write_back, write_allocate, hit_latency, ways) in [
+        ("LRU write-back 1-way", Replacement::Lru, true, true, 1, 1),
+        (
+            "FIFO write-through no-allocate",
+            Replacement::Fifo,
+            false,
+            false,
+            1,
+            2,
+        ),
+        (
+            "random write-back, hit 2",
+            Replacement::Random,
+            true,
+            true,
+            2,
+            4,
+        ),
+        (
+            "LRU write-through allocate, 3 ways",
+            Replacement::Lru,
+            false,
+            true,
+            3,
+            3,
+        ),
+    ] {
+        let mut core = CoreConfig::load("generic").unwrap();
+        let d = core.dcache.as_mut().unwrap();
+        (d.size, d.line, d.ways) = (64 * 16 * ways, 16, ways);
+        (d.replacement, d.write_back, d.write_allocate) = (replacement, write_back, write_allocate);
+        d.hit_latency = hit_latency;
+        cores.push((format!("generic, dcache {name}"), core));
+    }
+    let mut regions = CoreConfig::from_toml(EVERYTHING, "everything.toml").unwrap();
+    regions.regions.retain(|r| r.name == "text");
+    cores.push(("everything (regions)".into(), regions));
     for (preset, core) in cores {
         let run = |piped: Option<u32>| {
             let mut mem = Memory::new();
@@ -691,11 +733,94 @@ fn pipelined_model_with_a_branch_front_equals_the_model_alone() {
             assert!(alone.1[ev::BRANCH_MISPREDICTS] > 0, "{preset}");
         }
         assert!(alone.1[ev::CYCLES] > alone.1[ev::INSTRUCTIONS], "{preset}");
+        if core.dcache.is_some() {
+            assert!(alone.1[ev::DCACHE_MISSES] > 0, "{preset}");
+        }
         for threshold in [0, 100] {
             assert_eq!(
                 alone,
                 run(Some(threshold)),
                 "{preset}, threshold {threshold}"
+            );
+        }
+    }
+}
+
+/// Loads and stores that fault make no access: behind the front, whose
+/// data cache counts a plain load's or store's access as a static cost,
+/// the model takes it back (`Hooks::on_access_fault`), on both tiers, and
+/// the costs are the model's alone and the reference's.
+#[test]
+fn faulting_loads_and_stores_cost_no_data_access_behind_the_front() {
+    fn csrr(rd: u32, csr: u32) -> u32 {
+        csr << 20 | 2 << 12 | rd << 7 | 0x73
+    }
+    fn csrw(csr: u32, rs1: u32) -> u32 {
+        csr << 20 | rs1 << 15 | 1 << 12 | 0x73
+    }
+    const MRET: u32 = 0x3020_0073;
+    const NOP: u32 = 0x13;
+    let (t1, t3, t4) = (6, 28, 29);
+    let (mtvec, mepc, mcause) = (0x305, 0x341, 0x342);
+    // Twenty times: a load and a store that hit, and a load and a store
+    // to 0x1000_0000, where nothing is mapped (access faults the handler
+    // at 64 steps over); the final `ecall` clears `mtvec` and faults.
+    let w = [
+        t1 << 7 | 0x17,               // 0: auipc t1, 0
+        addi(t1, t1, 64),             // 4
+        csrw(mtvec, t1),              // 8
+        addi(A0, 0, 20),              // 12
+        lw(A1, T0, 0),                // 16: loop
+        0x1000_0000 | A2 << 7 | 0x37, // 20: lui a2, 0x10000
+        lw(A3, A2, 0),                // 24: faults
+        sw(T0, A1, 4),                // 28
+        sw(A2, A1, 0),                // 32: faults
+        addi(A0, A0, -1),             // 36
+        b(1, A0, 0, -24),             // 40: bne a0, zero, loop
+        ECALL,                        // 44
+        NOP,
+        NOP,
+        NOP,
+        NOP,
+        csrr(t3, mcause), // 64: handler
+        addi(t4, 0, 11),  // 68
+        b(0, t3, t4, 20), // 72: beq t3, t4, 92
+        csrr(t3, mepc),   // 76
+        addi(t3, t3, 4),  // 80
+        csrw(mepc, t3),   // 84
+        MRET,             // 88
+        csrw(mtvec, 0),   // 92
+        ECALL,            // 96
+    ];
+    for hit_latency in [1, 2] {
+        let mut core = CoreConfig::load("generic").unwrap();
+        core.dcache.as_mut().unwrap().hit_latency = hit_latency;
+        let (fast, reference) = both_on_words(&core, &w);
+        assert_eq!(fast, reference);
+        let at = |k: u64, e: usize| {
+            fast.0
+                .iter()
+                .find(|(a, _)| *a == BASE + k)
+                .map_or(0, |(_, c)| c[e])
+        };
+        assert_eq!(at(24, ev::INSTRUCTIONS), 20);
+        assert_eq!(at(24, ev::LOADS), 0);
+        assert_eq!(at(32, ev::STORES), 0);
+        assert_eq!(at(16, ev::LOADS), 20);
+        assert_eq!(fast.1[ev::DCACHE_ACCESSES], 40);
+        for (tier, threshold) in [
+            (fwprof_sim::Tier::Interp, 0),
+            (fwprof_sim::Tier::Jit, 0),
+            (fwprof_sim::Tier::Jit, 5),
+        ] {
+            let mut model = TimingModel::new(core.clone(), false);
+            let front = model.front();
+            let piped = fwprof_sim::Pipelined::with_front(model, front);
+            let sim = run_words_on(&w, piped, Some((tier, threshold)));
+            let piped = sim.into_hooks().finish().finish();
+            assert_eq!(
+                piped, fast,
+                "{tier:?} {threshold}, hit latency {hit_latency}"
             );
         }
     }

@@ -452,13 +452,8 @@ impl<H: Hooks> Simulator<H> {
                         let inline = self.hooks.inline_counts();
                         let predictor = self.hooks.inline_predictor().map(|p| p.0);
                         let dcache = self.hooks.inline_dcache().map(|d| d.0);
-                        self.jit.translate::<RV64, H>(
-                            id,
-                            &self.cache,
-                            inline,
-                            predictor,
-                            dcache,
-                        )
+                        self.jit
+                            .translate::<RV64, H>(id, &self.cache, inline, predictor, dcache)
                     }
                 }
             } else {

@@ -283,7 +283,11 @@ impl TimingModel {
     pub(super) fn access_verdict(&mut self, idx: usize, word: u64) {
         let (a, write) = super::from_mem_word(word);
         if self.sites[idx].static_access {
-            let stall = if a.fill { self.dcache_miss_penalty() } else { 0 };
+            let stall = if a.fill {
+                self.dcache_miss_penalty()
+            } else {
+                0
+            };
             self.charge_cache(idx, 0, a, ev::DCACHE_MISSES, ev::STALL_DCACHE, stall);
             return;
         }
