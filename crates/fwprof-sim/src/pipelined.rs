@@ -10,7 +10,9 @@
 //! A [`Front`] moves part of a collector's work to the simulator's thread
 //! to balance the two: it sees translations and resolves each block's
 //! final branch there (e.g. a branch predictor), and the collector gets
-//! its verdict through [`Hooks::on_branch_front`].
+//! its verdict through [`Hooks::on_branch_front`]; it may also model the
+//! data cache ([`Front::inline_dcache`]), and the collector then gets
+//! data accesses as verdicts through [`Hooks::on_mem_front`].
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread::JoinHandle;
@@ -132,9 +134,10 @@ fn block_async_signals() {
 }
 
 /// Work done on the simulator's thread for a [`Pipelined`] collector: the
-/// front sees every translation and every block's final branch, in the
-/// simulator's order, and turns the branch into one word delivered to the
-/// collector as [`Hooks::on_branch_front`].
+/// front sees every translation and every block's final branch (and, if
+/// it models the data cache, every data access), in the simulator's
+/// order, and turns each into one word delivered to the collector as
+/// [`Hooks::on_branch_front`] (or [`Hooks::on_mem_front`]).
 pub trait Front: Send {
     /// False for [`NoFront`]: branches are then recorded as they are.
     const ACTIVE: bool = true;

@@ -541,9 +541,10 @@ impl CostModel for TimingModel {
 ///   of the model's branch cost table; one that costs nothing beyond its
 ///   class's base cost (most correct predictions) is not delivered;
 /// * a data access's (the word passed to [`Hooks::on_mem_front`]) is what
-///   the cache did ([`mem_word`]); for a plain load or store (whose access
-///   the model counts as a static cost) it is delivered only when the
-///   access missed.
+///   the cache did: [`fwprof_sim::MEM_WORD_COSTLY`] (bit 0) on a miss,
+///   then the [`CacheAccess`] flags and the store flag; for a plain load
+///   or store (whose access the model counts as a static cost) it is
+///   delivered only when the access missed.
 ///
 /// Translated code runs the same predictor in line
 /// ([`fwprof_sim::Front::inline_predictor`]), and settles data accesses to
@@ -655,7 +656,12 @@ impl TimingFront {
 /// on a miss, then `hit`, `fill`, `writeback`, `write_through` and
 /// `write` in bits 1 to 5.
 pub(crate) fn mem_word(a: CacheAccess, write: bool) -> u64 {
-    u64::from(!a.hit) * fwprof_sim::MEM_WORD_COSTLY
+    let costly = if a.hit {
+        0
+    } else {
+        fwprof_sim::MEM_WORD_COSTLY
+    };
+    costly
         | u64::from(a.hit) << 1
         | u64::from(a.fill) << 2
         | u64::from(a.writeback) << 3
