@@ -226,7 +226,7 @@ fn compare_tier(elf: &Path, q: &QemuRun, shift: u32, tier: &[&str]) -> Result<()
     let (code, stdout, stderr, p) = fwprof_record(elf, shift, tier);
     let mut errs = Vec::new();
     if tier[0] == "jit" {
-        if let Err(e) = common::check_translated(&p) {
+        if let Err(e) = common::check_translated(&p, tier) {
             errs.push(e);
         }
     }
