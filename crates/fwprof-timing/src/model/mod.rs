@@ -565,7 +565,7 @@ pub struct TimingFront {
     dcache: Option<Cache>,
 }
 
-/// What a [`BranchFront`] keeps of a block's final transfer.
+/// What a [`TimingFront`] keeps of a block's final transfer.
 #[derive(Clone, Copy, Debug, Default)]
 struct FrontBlock {
     pc: u64,
