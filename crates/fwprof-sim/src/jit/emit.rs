@@ -956,32 +956,56 @@ impl<'a, 'f> Emitter<'a, 'f> {
         let key = self.b.ins().ishl_imm_u(line, 1);
         let clean = self.b.ins().band_imm_s(tag, !1);
         let hit = self.b.ins().icmp(IntCC::Equal, clean, key);
-        let (settled, unsettled, join) = (
+        self.if_else(
+            hit,
+            |e| {
+                if write && d.write_back {
+                    let dirty = e.b.ins().bor_imm_u(tag, 1);
+                    e.b.ins().store(host(), dirty, at, 0);
+                }
+            },
+            |e| {
+                let args = [
+                    e.call,
+                    e.konst(n),
+                    addr,
+                    e.konst(size),
+                    e.konst(u64::from(write)),
+                ];
+                e.call_helper(e.sigs.hook4, h.mem_unsettled_hook, &args);
+            },
+            true,
+        );
+    }
+
+    /// `if cond { then } else { other }`, code after both continuing in a
+    /// new block; `cold`: the `else` side is rarely taken (Cranelift lays
+    /// it out of line).
+    fn if_else(
+        &mut self,
+        cond: Value,
+        then: impl FnOnce(&mut Self),
+        other: impl FnOnce(&mut Self),
+        cold: bool,
+    ) {
+        let (yes, no, join) = (
             self.b.create_block(),
             self.b.create_block(),
             self.b.create_block(),
         );
-        self.b.ins().brif(hit, settled, &[], unsettled, &[]);
+        self.b.ins().brif(cond, yes, &[], no, &[]);
 
-        self.b.switch_to_block(settled);
-        self.b.seal_block(settled);
-        if write && d.write_back {
-            let dirty = self.b.ins().bor_imm_u(tag, 1);
-            self.b.ins().store(host(), dirty, at, 0);
-        }
+        self.b.switch_to_block(yes);
+        self.b.seal_block(yes);
+        then(self);
         self.b.ins().jump(join, &[]);
 
-        self.b.switch_to_block(unsettled);
-        self.b.seal_block(unsettled);
-        self.b.set_cold_block(unsettled);
-        let args = [
-            self.call,
-            self.konst(n),
-            addr,
-            self.konst(size),
-            self.konst(u64::from(write)),
-        ];
-        self.call_helper(self.sigs.hook4, h.mem_unsettled_hook, &args);
+        self.b.switch_to_block(no);
+        self.b.seal_block(no);
+        if cold {
+            self.b.set_cold_block(no);
+        }
+        other(self);
         self.b.ins().jump(join, &[]);
 
         self.b.switch_to_block(join);
@@ -1022,31 +1046,19 @@ impl<'a, 'f> Emitter<'a, 'f> {
             Some(c) => self.b.ins().band(fits, c),
             None => fits,
         };
-        let (fast, slow_ir, join) = (
-            self.b.create_block(),
-            self.b.create_block(),
-            self.b.create_block(),
+        self.if_else(
+            ok,
+            |e| {
+                for (i, &w) in words.iter().enumerate() {
+                    e.b.ins().store(host(), w, next, 8 * i as i32);
+                }
+                e.b.ins()
+                    .store(host(), end, log, offset_of!(EventLog, next) as i32);
+                then(e, log, next);
+            },
+            slow,
+            false,
         );
-        self.b.ins().brif(ok, fast, &[], slow_ir, &[]);
-
-        self.b.switch_to_block(fast);
-        self.b.seal_block(fast);
-        for (i, &w) in words.iter().enumerate() {
-            self.b.ins().store(host(), w, next, 8 * i as i32);
-        }
-        self.b
-            .ins()
-            .store(host(), end, log, offset_of!(EventLog, next) as i32);
-        then(self, log, next);
-        self.b.ins().jump(join, &[]);
-
-        self.b.switch_to_block(slow_ir);
-        self.b.seal_block(slow_ir);
-        slow(self);
-        self.b.ins().jump(join, &[]);
-
-        self.b.switch_to_block(join);
-        self.b.seal_block(join);
     }
 
     /// A store: inline when the address is in the store hit cache's region
