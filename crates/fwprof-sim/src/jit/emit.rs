@@ -892,16 +892,7 @@ impl<'a, 'f> Emitter<'a, 'f> {
     /// has one and the one-word record holds it, else through
     /// [`helpers::mem_hook`].
     fn report_mem(&mut self, h: &HelperAddrs, n: u64, addr: Value, size: u64, write: bool) {
-        let call_hook = |e: &mut Self| {
-            let args = [
-                e.call,
-                e.konst(n),
-                addr,
-                e.konst(size),
-                e.konst(u64::from(write)),
-            ];
-            e.call_helper(e.sigs.hook4, h.mem_hook, &args);
-        };
+        let call_hook = |e: &mut Self| e.call_mem_helper(h.mem_hook, n, addr, size, write);
         if let Some(d) = h.dcache {
             return self.check_dcache(h, d, n, addr, size, write);
         }
@@ -964,18 +955,24 @@ impl<'a, 'f> Emitter<'a, 'f> {
                     e.b.ins().store(host(), dirty, at, 0);
                 }
             },
-            |e| {
-                let args = [
-                    e.call,
-                    e.konst(n),
-                    addr,
-                    e.konst(size),
-                    e.konst(u64::from(write)),
-                ];
-                e.call_helper(e.sigs.hook4, h.mem_unsettled_hook, &args);
-            },
+            |e| e.call_mem_helper(h.mem_unsettled_hook, n, addr, size, write),
             true,
         );
+    }
+
+    /// Call `helper`, a hook helper of data accesses
+    /// ([`helpers::mem_hook`], [`helpers::mem_unsettled_hook`]), for
+    /// access `n` of the block (`size` bytes at `addr`, a store if
+    /// `write`).
+    fn call_mem_helper(&mut self, helper: usize, n: u64, addr: Value, size: u64, write: bool) {
+        let args = [
+            self.call,
+            self.konst(n),
+            addr,
+            self.konst(size),
+            self.konst(u64::from(write)),
+        ];
+        self.call_helper(self.sigs.hook4, helper, &args);
     }
 
     /// `if cond { then } else { other }`, code after both continuing in a
