@@ -153,6 +153,31 @@ pub fn report(a: &ReportArgs, color: bool) -> Result<u8> {
         w.flush()?;
         return Ok(0);
     }
+    if a.descent {
+        let stdout = std::io::stdout();
+        let mut w = std::io::BufWriter::new(stdout.lock());
+        match a.format {
+            FormatArg::Text => fwprof_report::write_counters(&profile, &mut w)
+                .context("cannot report --descent")?,
+            // The `counters` section as it is stored (docs/profile-format.md).
+            FormatArg::Json => {
+                let sec = (profile.meta.method == fwprof_profile::Method::Counters)
+                    .then(|| {
+                        profile
+                            .section::<fwprof_profile::CounterSection>()
+                            .ok()
+                            .flatten()
+                    })
+                    .flatten()
+                    .ok_or(fwprof_report::NoCounters)
+                    .context("cannot report --descent")?;
+                serde_json::to_writer_pretty(&mut w, &sec)?;
+                writeln!(w)?;
+            }
+        }
+        w.flush()?;
+        return Ok(0);
+    }
     profile = crate::files::restrict_to_task(profile, a.task.as_deref())?;
     if let Some(level) = a.privilege {
         profile = fwprof_report::restrict_to_privilege(&profile, level.level())

@@ -13,6 +13,7 @@
 
 mod call_stack;
 mod context_tree;
+mod counters;
 mod exact;
 mod function_map;
 mod instrument;
@@ -29,6 +30,9 @@ pub use call_stack::{
     ArcStats, CallMemo, CallStack, ContextStats, Finished, FunctionStats, MAX_EXTRA_EVENTS,
 };
 pub use context_tree::MAX_CONTEXTS;
+pub use counters::{
+    CounterCollector, CounterConfig, CounterReading, CounterSpec, HISTOGRAM_BUCKETS,
+};
 pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
 pub use function_map::{AddedRange, FunctionMap, ImageCopy};
 pub use instrument::{

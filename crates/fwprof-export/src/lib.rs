@@ -81,6 +81,17 @@ pub fn method_note(profile: &Profile) -> Option<String> {
             }
             None => "instrumented".to_string(),
         }),
+        Method::Counters => Some(match profile.section::<fwprof_profile::CounterSection>() {
+            Ok(Some(c)) => format!(
+                "hardware counters ({}): {} runs of {} counters, {}, probes of {} cycles (values are measurements with the method's error)",
+                c.strategy,
+                c.runs.len(),
+                c.counters,
+                c.mode,
+                c.probe_cost
+            ),
+            _ => "hardware counters (values are measurements with the method's error)".to_string(),
+        }),
     }
 }
 

@@ -38,6 +38,7 @@
 #![deny(missing_docs)]
 
 mod costs;
+mod counters;
 mod environment;
 mod error;
 pub mod events;
@@ -57,6 +58,7 @@ mod traps;
 mod validate;
 
 pub use costs::{AddressCost, AddressCostRef, AddressCosts};
+pub use counters::{CounterFunction, CounterRegion, CounterRun, CounterSection};
 pub use environment::environment_sha256;
 pub use error::Error;
 pub use file::{FORMAT_VERSION, MAGIC, OLDEST_FORMAT_VERSION};

@@ -162,15 +162,21 @@ pub enum Method {
     /// Function entry/exit hooks compiled into the program
     /// (`-finstrument-functions`, `-pg`).
     Instrument,
+    /// Emulated hardware performance counters driven from outside the
+    /// program, several runs (`record --method counters`; the `counters`
+    /// section says how).
+    Counters,
 }
 
 impl Method {
-    /// The stored name: `"exact"`, `"sample"` or `"instrument"`.
+    /// The stored name: `"exact"`, `"sample"`, `"instrument"` or
+    /// `"counters"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Exact => "exact",
             Method::Sample => "sample",
             Method::Instrument => "instrument",
+            Method::Counters => "counters",
         }
     }
 }

@@ -44,7 +44,8 @@ use crate::model::Profile;
 /// `privilege` ([`crate::PrivilegeSection`]), `address_spaces`
 /// ([`crate::AddressSpaceSection`]), `images` ([`crate::ImageSection`])
 /// `threads` ([`crate::ThreadSection`]), `tasks` ([`crate::TaskSection`])
-/// and `stacks` ([`crate::StackSection`]). A new section type adds its
+/// `stacks` ([`crate::StackSection`]) and `counters`
+/// ([`crate::CounterSection`]). A new section type adds its
 /// [`SectionKind`] implementation and its entry here.
 pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
     (crate::TrapSection::NAME, crate::TrapSection::VERSION),
@@ -60,6 +61,7 @@ pub const KNOWN_SECTIONS: &[(&str, u32)] = &[
     (crate::ThreadSection::NAME, crate::ThreadSection::VERSION),
     (crate::TaskSection::NAME, crate::TaskSection::VERSION),
     (crate::StackSection::NAME, crate::StackSection::VERSION),
+    (crate::CounterSection::NAME, crate::CounterSection::VERSION),
 ];
 
 /// Longest section name accepted, in bytes.
@@ -237,6 +239,10 @@ impl Profile {
         };
         let problem = match (problem, self.section::<crate::StackSection>()?) {
             (None, Some(s)) => s.problem(),
+            (problem, _) => problem,
+        };
+        let problem = match (problem, self.section::<crate::CounterSection>()?) {
+            (None, Some(s)) => s.problem(self),
             (problem, _) => problem,
         };
         problem.map_or(Ok(()), |m| Err(Error::Inconsistent(m)))

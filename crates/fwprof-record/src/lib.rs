@@ -38,6 +38,7 @@
 //! clock that can stop the run), instrumentation.
 #![deny(missing_docs)]
 
+mod counters;
 mod end;
 mod error;
 mod exact;
@@ -57,13 +58,14 @@ use fwprof_symbols::Program;
 use fwprof_timing::CoreConfig;
 use fwprof_unwind::Unwinder;
 
+pub use counters::DEFAULT_COUNTERS;
 pub use error::Error;
 pub use fwprof_os::{parse_ram, parse_size};
 pub use instrument::wildcard_match;
 pub use meta::BOOT_CODE_NAME;
 pub use options::{
-    default_max_memory, guest_env, ExecOptions, InstrumentOptions, Method, RecordOptions,
-    SampleOptions, Unit,
+    default_max_memory, guest_env, CountersOptions, ExecOptions, InstrumentOptions, Method,
+    RecordOptions, RegionMode, SampleOptions, Unit,
 };
 pub use session::{run, Control, RunEnd, SLICE};
 pub use symbol_files::SymbolFile;
@@ -85,6 +87,7 @@ enum Plan {
     Exact,
     Sample(Box<Unwinder>),
     Instrument(instrument::Plan),
+    Counters(counters::Plan),
 }
 
 impl Session {
@@ -126,6 +129,7 @@ impl Session {
                     return Err(Error::Options("--exclude: empty pattern".into()));
                 }
             }
+            Method::Counters(_) => {}
         }
         // Several harts: exact counts, split per hart. A core model's
         // pipeline, caches and predictors, the sampler's pacing and the
@@ -134,6 +138,7 @@ impl Session {
             let what = match (&opts.method, &opts.core) {
                 (Method::Sample(_), _) => Some("--method sample"),
                 (Method::Instrument(_), _) => Some("--method instrument"),
+                (Method::Counters(_), _) => Some("--method counters"),
                 (Method::Exact, Some(_)) => Some("--core"),
                 (Method::Exact, None) => None,
             };
@@ -174,6 +179,8 @@ impl Session {
                 })?,
             )),
             Method::Instrument(i) => Plan::Instrument(instrument::Plan::new(i, &program, path)?),
+            // Resolved below, once the symbols are read.
+            Method::Counters(_) => Plan::Exact,
         };
         if let Some(h) = &opts.task_hint {
             if !prepared.bare_metal() {
@@ -193,6 +200,10 @@ impl Session {
         if prepared.bare_metal() {
             symbols = symbols.with_images(opts.exec.bios.as_deref())?;
         }
+        let plan = match &opts.method {
+            Method::Counters(c) => Plan::Counters(counters::Plan::new(c, core.as_ref(), &symbols)?),
+            _ => plan,
+        };
         Ok(Session {
             opts,
             core,
@@ -234,6 +245,26 @@ impl Session {
                 let tasks = p.bare_metal() && self.opts.exec.harts == 1;
                 let (end, d, cycles) = instrument::run(p, ctl, &o, &plan, map, core, tasks)?;
                 (end, Data::Instrument(o, Box::new(d), plan.matched, cycles))
+            }
+            (Method::Counters(o), Plan::Counters(plan)) => {
+                // The call-graph run: every call, and the global counts.
+                let (end, exact) = exact::run(p, ctl, map, core.clone(), None)?;
+                let meta0 = meta::base_meta(
+                    &self.opts,
+                    p,
+                    &self.symbols.main,
+                    &end,
+                    ctl,
+                    start_time,
+                    core.as_ref().map(|c| c.name.clone()),
+                );
+                let latency = core.is_some() && p.icount_shift.is_none();
+                let reference = exact::profile(meta0, &exact, &self.symbols, latency);
+                let first_end = end
+                    .describe((ctl.stopped_by)().as_str())
+                    .unwrap_or_default();
+                let d = counters::run(p, ctl, &o, plan, core.as_ref(), reference, first_end)?;
+                (end, Data::Counters(o, Box::new(d)))
             }
             // `Session::new` makes the plan of the method.
             _ => {
@@ -293,6 +324,8 @@ enum Data {
     /// The data, which `--exclude` patterns matched, whether cycles were
     /// measured.
     Instrument(InstrumentOptions, Box<InstrumentData>, Vec<bool>, bool),
+    /// The call-graph run and the measurement runs.
+    Counters(CountersOptions, Box<counters::CountersData>),
 }
 
 /// A finished run, before its profile is built.
@@ -355,6 +388,7 @@ impl Ran {
                     program,
                 )
             }
+            Data::Counters(o, d) => counters::profile(self.meta, &o, *d),
         };
         Ok(Recording {
             profile,

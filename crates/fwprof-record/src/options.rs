@@ -136,8 +136,41 @@ pub struct InstrumentOptions {
     pub exclude: Vec<String>,
 }
 
+/// How `--method counters` measures a function or region.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RegionMode {
+    /// Counters switched on at the start and off at the end (a function's
+    /// return) by injected probes: callees are counted.
+    #[default]
+    Inclusive,
+    /// Counters limited to the address range (the counters' range
+    /// filter): callees outside it are not counted.
+    Exclusive,
+}
+
+/// `--method counters`: emulated hardware counters driven from outside
+/// the program, the ARC study's methods (docs/counters.md).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CountersOptions {
+    /// Counters per run (`None`: the core's `[pmu] counters`, or
+    /// [`crate::DEFAULT_COUNTERS`] without a core).
+    pub counters: Option<u32>,
+    /// Events each measurement counts (`events::TIMING` names; empty:
+    /// `cycles` with a core, else `instructions`).
+    pub events: Vec<String>,
+    /// `START..END` regions to measure instead of functions.
+    pub regions: Vec<String>,
+    /// Inclusive (probes) or exclusive (range filter).
+    pub region_mode: RegionMode,
+    /// The call-graph descent with this threshold (percent of the global
+    /// count of the first event); `None`: every function, in subsets.
+    pub descent: Option<f64>,
+    /// Cycles each probe costs.
+    pub probe_cost: u64,
+}
+
 /// The profiling method.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Method {
     /// Every executed instruction, and the exact call graph.
     Exact,
@@ -145,6 +178,8 @@ pub enum Method {
     Sample(SampleOptions),
     /// The program's `-finstrument-functions` or `-pg` hooks.
     Instrument(InstrumentOptions),
+    /// Emulated hardware counters, several runs.
+    Counters(CountersOptions),
 }
 
 /// Everything a recording needs besides the program's run options.

@@ -41,6 +41,7 @@
 mod annotate;
 mod call_graph;
 pub mod compare;
+mod counters;
 mod cycles;
 mod events;
 mod flat;
@@ -62,6 +63,7 @@ pub use compare::{
     compare, kendall_tau_b, newcombe_difference, newcombe_interval, wilson_interval, CompareError,
     Comparison, FunctionComparison, Grade, Verdict, Z_95,
 };
+pub use counters::{write_counter_summary, write_counters, NoCounters};
 pub use cycles::{find_cycles, Cycles};
 pub use events::{
     event_by_name, parse_columns, primary_event, Column, Derived, EventError, STALL_EVENTS,

@@ -11,7 +11,8 @@ use crate::style::{self, Role};
 use crate::{write_call_graph, write_flat, write_instrumented};
 
 /// Writes the text report of `profile`: for a partial profile the line
-/// `Partial profile: REASON` and a blank line; for an instrumented one
+/// `Partial profile: REASON` and a blank line; for a counters profile the
+/// summary (and regions) of [`crate::write_counter_summary`]; for an instrumented one
 /// the table of [`write_instrumented`] and a blank line; for a profile
 /// with trap contexts the trap table of [`crate::write_trap_table`]; with
 /// a firmware or a relocated image the table of
@@ -31,6 +32,7 @@ pub fn write_report(profile: &Profile, opts: &ReportOptions, mut w: impl Write) 
         style::line(&mut w, opts.color, Some(Role::Note), &notice)?;
         writeln!(w)?;
     }
+    crate::write_counter_summary(profile, &mut w)?;
     write_instrumented(profile, opts.top, &mut w)?;
     if profile.meta.method == Method::Instrument {
         writeln!(w)?;

@@ -15,19 +15,20 @@ mod tests;
 use std::path::Path;
 
 use crate::params::{
-    CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PredictorKind, PredictorParams,
-    Replacement,
+    CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PmuParams, PredictorKind,
+    PredictorParams, Replacement,
 };
 use toml_tree::{Field, Section, Source};
 
 /// Names of the shipped presets (`fwprof record --core NAME`).
-pub const PRESETS: &[&str] = &["picorv32", "ibex", "generic"];
+pub const PRESETS: &[&str] = &["picorv32", "ibex", "generic", "arc-hs"];
 
 /// The preset files, embedded at build time; same order as [`PRESETS`].
-const PRESET_FILES: [(&str, &str); 3] = [
+const PRESET_FILES: [(&str, &str); 4] = [
     ("picorv32", include_str!("../presets/picorv32.toml")),
     ("ibex", include_str!("../presets/ibex.toml")),
     ("generic", include_str!("../presets/generic.toml")),
+    ("arc-hs", include_str!("../presets/arc-hs.toml")),
 ];
 
 /// A complete core description.
@@ -52,6 +53,8 @@ pub struct CoreConfig {
     /// Memory ranges with wait states, matched by address; addresses in no
     /// region cost no wait states. Regions never overlap.
     pub regions: Vec<MemoryRegion>,
+    /// The performance-monitoring unit (`[pmu]`; absent: none).
+    pub pmu: PmuParams,
 }
 
 /// Why a core description was rejected. Every variant displays as one line;
@@ -164,6 +167,7 @@ impl CoreConfig {
             "icache",
             "dcache",
             "region",
+            "pmu",
         ])?;
         let stem = Path::new(file)
             .file_stem()
@@ -192,6 +196,10 @@ impl CoreConfig {
             .map(|s| read_cache(s, true))
             .transpose()?;
         let regions = read_regions(root.tables("region")?)?;
+        let pmu = match root.table("pmu")? {
+            Some(s) => read_pmu(s)?,
+            None => PmuParams::default(),
+        };
         Ok(CoreConfig {
             name,
             source,
@@ -201,6 +209,7 @@ impl CoreConfig {
             icache,
             dcache,
             regions,
+            pmu,
         })
     }
 }
@@ -563,6 +572,37 @@ fn read_cache(mut s: Section, data: bool) -> Result<CacheParams, ConfigError> {
         write_allocate,
         hit_latency: hit.value,
         miss_penalty: s.u32("miss_penalty", 10)?.value,
+    })
+}
+
+/// `[pmu]`.
+fn read_pmu(mut s: Section) -> Result<PmuParams, ConfigError> {
+    s.allow_only(&["counters", "width", "sscofpmf", "range_filter"])?;
+    let d = PmuParams::default();
+    let counters = s.u32("counters", d.counters)?;
+    if counters.value > 29 {
+        return Err(s.invalid(
+            "counters",
+            counters.line,
+            format!(
+                "{} programmable counters: RISC-V has at most 29 (mhpmcounter3..31)",
+                counters.value
+            ),
+        ));
+    }
+    let width = s.u32("width", d.width)?;
+    if !(1..=64).contains(&width.value) {
+        return Err(s.invalid(
+            "width",
+            width.line,
+            format!("{} bits: must be 1 to 64", width.value),
+        ));
+    }
+    Ok(PmuParams {
+        counters: counters.value,
+        width: width.value,
+        sscofpmf: s.bool("sscofpmf", d.sscofpmf)?.value,
+        range_filter: s.bool("range_filter", d.range_filter)?.value,
     })
 }
 

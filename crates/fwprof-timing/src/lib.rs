@@ -22,8 +22,8 @@ pub use cache::{Cache, CacheAccess, CacheStats};
 pub use config::{ConfigError, CoreConfig, PRESETS};
 pub use model::{ev, Costs, TimingFront, TimingModel, EVENTS, NUM_EVENTS};
 pub use params::{
-    CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PredictorKind, PredictorParams,
-    Replacement,
+    CacheParams, ClassLatencies, MemoryRegion, PipelineParams, PmuParams, PredictorKind,
+    PredictorParams, Replacement,
 };
 pub use predictor::{BranchKind, Outcome, Predictor, PredictorStats, Slots};
 

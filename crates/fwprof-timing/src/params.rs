@@ -179,3 +179,33 @@ pub struct MemoryRegion {
     /// Accesses to this range bypass the caches.
     pub uncached: bool,
 }
+
+/// The core's hardware performance-monitoring unit (`[pmu]`): what its
+/// counters can do (Privileged ISA 20211203, §3.1.10–3.1.12; Sscofpmf;
+/// docs/core-format.md, "`[pmu]`").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PmuParams {
+    /// Programmable counters (`mhpmcounter3` upwards), 0 to 29.
+    pub counters: u32,
+    /// Bits of each counter (1 to 64): a count wraps modulo 2^width.
+    pub width: u32,
+    /// The Sscofpmf extension (overflow bit, privilege-mode inhibit
+    /// bits, the counter-overflow interrupt).
+    pub sscofpmf: bool,
+    /// A counter can be limited to an address range (ARC HS counters
+    /// can; standard RISC-V counters cannot).
+    pub range_filter: bool,
+}
+
+impl Default for PmuParams {
+    /// No `[pmu]` table: no programmable counters (the always-present
+    /// `mcycle` and `minstret` only), 64 bits, no Sscofpmf, no filter.
+    fn default() -> PmuParams {
+        PmuParams {
+            counters: 0,
+            width: 64,
+            sscofpmf: false,
+            range_filter: false,
+        }
+    }
+}

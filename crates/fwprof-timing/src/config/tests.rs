@@ -4,6 +4,7 @@
 
 use super::toml_tree::parse_size;
 use super::*;
+use crate::params::PmuParams;
 
 /// The first ```toml block of docs/core-format.md: the complete example.
 fn doc_example() -> &'static str {
@@ -136,7 +137,7 @@ fn unknown_preset_lists_the_presets() {
     assert!(matches!(&e, ConfigError::UnknownPreset(n) if n == "cortex-m0"));
     assert_eq!(
         e.to_string(),
-        "unknown core `cortex-m0`: not a preset (picorv32, ibex, generic) and not a .toml file"
+        "unknown core `cortex-m0`: not a preset (picorv32, ibex, generic, arc-hs) and not a .toml file"
     );
 }
 
@@ -361,6 +362,12 @@ fn the_documented_example_reads_back_exactly() {
                 uncached: true,
             },
         ],
+        pmu: PmuParams {
+            counters: 4,
+            width: 40,
+            sscofpmf: false,
+            range_filter: false,
+        },
     };
     assert_eq!(c, expected);
     // div_variable: 1 + significant quotient bits, at most `div`.

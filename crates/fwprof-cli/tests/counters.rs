@@ -1,0 +1,402 @@
+//! `fwprof record --method counters` (issue 17, the ARC study's methods on
+//! emulated counters) on tests/counters/shapes.c (small hot functions,
+//! recursion, mutual recursion, indirect and tail calls, a region) and
+//! many.c (1000 functions, the study's scaling example), against the exact
+//! profile of the same ELF on the same core:
+//! * probes of cost 0: every measured function's inclusive instructions
+//!   and cycles equal the exact profile's (inclusive mode), its self ones
+//!   too (exclusive mode, the arc-hs range filter);
+//! * the descent finds exactly the exact profile's functions at or above
+//!   1% and 5%, in fewer runs than the subset method;
+//! * probes of 40 cycles: the error of a small, often-called function is
+//!   large, that of a long one small (the study's pattern);
+//! * regions: every execution measured;
+//! * what the method cannot do is refused in one line.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use common::{record_into, repo, run_fwprof};
+use fwprof_profile::{CounterSection, Method, Profile};
+
+fn elf(name: &str) -> PathBuf {
+    repo().join("tests/counters").join(name)
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Record `elf` with `args`; the profile (the run must succeed).
+fn record(dir: &std::path::Path, name: &str, elf: &std::path::Path, args: &[&str]) -> Profile {
+    let (out, p) = record_into(dir, name, elf, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    p
+}
+
+/// `name → (inclusive, self)` of event `event`.
+fn costs(p: &Profile, event: &str) -> BTreeMap<String, (u64, u64)> {
+    let e = p.event_index(event).unwrap();
+    p.functions
+        .iter()
+        .map(|f| (f.name.clone(), (f.inclusive[e], f.self_cost[e])))
+        .collect()
+}
+
+fn section(p: &Profile) -> CounterSection {
+    assert_eq!(p.meta.method, Method::Counters);
+    p.section::<CounterSection>().unwrap().unwrap()
+}
+
+/// Libgcc's millicode (`__riscv_save_N`, `__riscv_restore_N`) jumps into
+/// the middle of its siblings: a probe at a function's first instruction
+/// never sees those entries, the exact profile does. Not compared.
+fn compared(name: &str) -> bool {
+    !name.starts_with("__riscv_") && !name.starts_with('[')
+}
+
+#[test]
+fn probes_of_cost_zero_measure_exactly_what_the_exact_profile_counts() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    let exact = record(dir.path(), "x.prof", &shapes, &["--core", "generic"]);
+    let incl = record(
+        dir.path(),
+        "c.prof",
+        &shapes,
+        &["--core", "generic", "--method", "counters"],
+    );
+    let excl = record(
+        dir.path(),
+        "e.prof",
+        &shapes,
+        &[
+            "--core",
+            "arc-hs",
+            "--method",
+            "counters",
+            "--region-mode",
+            "exclusive",
+        ],
+    );
+    let s = section(&incl);
+    assert_eq!(s.strategy, "subsets");
+    assert_eq!(s.events, vec!["cycles"]);
+    // 8 counters: 8 functions per run; every function with code measured.
+    let measured: Vec<_> = s
+        .functions
+        .iter()
+        .filter(|f| f.decision == "measured")
+        .collect();
+    assert!(measured.len() > 40, "{} measured", measured.len());
+    assert_eq!(s.runs.len() as u64, 1 + s.subset_runs);
+    assert!(s
+        .runs
+        .iter()
+        .skip(1)
+        .all(|r| r.functions.len() <= 8 && r.end.is_empty()));
+    for event in ["instructions", "cycles"] {
+        let want = costs(&exact, event);
+        let got = costs(&incl, event);
+        let mut checked = 0;
+        for (name, &(w, _)) in want.iter().filter(|(n, _)| compared(n)) {
+            let (g, _) = got[name];
+            assert_eq!(g, w, "{name}: inclusive {event}: counters {g}, exact {w}");
+            checked += 1;
+        }
+        assert!(checked > 40);
+        // Exclusive mode: the range filter counts each function's own code.
+        let exact_arc = costs(
+            &record(dir.path(), "xa.prof", &shapes, &["--core", "arc-hs"]),
+            event,
+        );
+        let got = costs(&excl, event);
+        for (name, &(_, w)) in exact_arc.iter().filter(|(n, _)| !n.starts_with('[')) {
+            assert_eq!(got[name].1, w, "{name}: self {event}");
+        }
+    }
+    // Recursion is measured once per outermost activation: fib's M equals
+    // the exact inclusive, although fib ran thousands of nested calls.
+    let fib = s
+        .functions
+        .iter()
+        .find(|f| incl.functions[f.function.index()].name == "fib")
+        .unwrap();
+    assert_eq!(fib.activations, 1);
+    assert!(fib.entries > 1000, "{}", fib.entries);
+}
+
+/// The functions whose exact inclusive `event` share is at least `pct`.
+fn significant(p: &Profile, event: &str, pct: f64) -> Vec<String> {
+    let e = p.event_index(event).unwrap();
+    let total = p.totals[e] as f64;
+    let mut v: Vec<String> = p
+        .functions
+        .iter()
+        .filter(|f| !f.name.starts_with('[') && f.calls > 0)
+        .filter(|f| f.inclusive[e] as f64 >= pct / 100.0 * total)
+        .map(|f| f.name.clone())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_descent_finds_the_exact_significant_set_in_fewer_runs() {
+    let dir = tmp();
+    for (program, core) in [
+        ("shapes.rv32imac.elf", "generic"),
+        ("many.rv32imac.elf", "generic"),
+        ("many.rv32imac.elf", "ibex"),
+    ] {
+        let e = elf(program);
+        let exact = record(dir.path(), "x.prof", &e, &["--core", core]);
+        for pct in ["1", "5"] {
+            let p = record(
+                dir.path(),
+                "d.prof",
+                &e,
+                &[
+                    "--core",
+                    core,
+                    "--method",
+                    "counters",
+                    "--descent",
+                    "--threshold",
+                    pct,
+                ],
+            );
+            let s = section(&p);
+            let cycles = p.event_index("cycles").unwrap();
+            let total = p.totals[cycles] as f64;
+            let t: f64 = pct.parse().unwrap();
+            let mut found: Vec<String> = s
+                .functions
+                .iter()
+                .filter(|f| f.decision == "measured")
+                .filter(|f| f.values[0] as f64 >= t / 100.0 * total)
+                .map(|f| p.functions[f.function.index()].name.clone())
+                .collect();
+            found.sort();
+            assert_eq!(
+                found,
+                significant(&exact, "cycles", t),
+                "{program} on {core} at {pct}%"
+            );
+            let runs = s.runs.len() as u64 - 1;
+            assert!(
+                runs < s.subset_runs,
+                "{program} at {pct}%: descent {runs} runs, subsets {}",
+                s.subset_runs
+            );
+            // Every skipped function's true M lies below its bound, and
+            // below the threshold.
+            let exact_incl = costs(&exact, "cycles");
+            for f in s.functions.iter().filter(|f| f.decision == "skipped") {
+                let name = &p.functions[f.function.index()].name;
+                let m = exact_incl[name].0;
+                assert!(m <= f.bound.unwrap(), "{name}: M {m} above its bound");
+            }
+        }
+    }
+    // The study's scaling example: 1000 functions, 8 counters.
+    let many = record(
+        dir.path(),
+        "m.prof",
+        &elf("many.rv32imac.elf"),
+        &[
+            "--core",
+            "generic",
+            "--method",
+            "counters",
+            "--descent",
+            "--threshold",
+            "5",
+        ],
+    );
+    let s = section(&many);
+    assert!(s.subset_runs >= 1100 / 8, "{}", s.subset_runs);
+    assert!(
+        (s.runs.len() as u64) * 4 < s.subset_runs,
+        "{} runs",
+        s.runs.len()
+    );
+}
+
+#[test]
+fn probe_costs_show_the_studys_error_pattern() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    let exact = costs(
+        &record(dir.path(), "x.prof", &shapes, &["--core", "generic"]),
+        "cycles",
+    );
+    let p = record(
+        dir.path(),
+        "c.prof",
+        &shapes,
+        &[
+            "--core",
+            "generic",
+            "--method",
+            "counters",
+            "--probe-cost",
+            "40",
+        ],
+    );
+    let got = costs(&p, "cycles");
+    let rel = |name: &str| (got[name].0 as f64 - exact[name].0 as f64) / exact[name].0 as f64;
+    // tiny: 400 calls of ~30 cycles; one probe (40) per call is counted.
+    assert!(rel("tiny") > 0.5, "tiny {}", rel("tiny"));
+    // heavy: one call of 140000 cycles: the probe is lost in it.
+    assert!(rel("heavy").abs() < 0.001, "heavy {}", rel("heavy"));
+    // Exactly one probe per outermost activation for a leaf.
+    let s = section(&p);
+    let tiny = s
+        .functions
+        .iter()
+        .find(|f| p.functions[f.function.index()].name == "tiny")
+        .unwrap();
+    assert_eq!(got["tiny"].0 - exact["tiny"].0, 40 * tiny.activations);
+    assert_eq!(s.probe_cost, 40);
+}
+
+#[test]
+fn regions_measure_every_execution() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    let region = "region_start..region_end";
+    let incl = record(
+        dir.path(),
+        "r.prof",
+        &shapes,
+        &[
+            "--core",
+            "generic",
+            "--method",
+            "counters",
+            "--region",
+            region,
+            "--event",
+            "instructions",
+            "--event",
+            "cycles",
+        ],
+    );
+    let s = section(&incl);
+    assert_eq!(s.strategy, "regions");
+    assert_eq!(s.runs.len(), 2);
+    let r = &s.regions[0];
+    assert_eq!(r.executions, 200);
+    assert_eq!(r.open_at_end, 0);
+    assert!(r.min <= r.max && r.min > 0);
+    assert_eq!(r.histogram.iter().sum::<u64>(), 200);
+    // Exclusive: only the instructions between the labels, which the
+    // exact profile counts per address.
+    let excl = record(
+        dir.path(),
+        "re.prof",
+        &shapes,
+        &[
+            "--core",
+            "arc-hs",
+            "--method",
+            "counters",
+            "--region",
+            region,
+            "--region-mode",
+            "exclusive",
+        ],
+    );
+    let exact = record(dir.path(), "x.prof", &shapes, &[]);
+    let sym = |n: &str| -> u64 {
+        let out = std::process::Command::new("riscv64-unknown-elf-nm")
+            .arg(&shapes)
+            .output();
+        let text = out
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        text.lines()
+            .find(|l| l.ends_with(&format!(" {n}")))
+            .map(|l| u64::from_str_radix(&l[..8], 16).unwrap())
+            .unwrap_or(0)
+    };
+    let (a, b) = (sym("region_start"), sym("region_end"));
+    if a != 0 && b != 0 {
+        let want: u64 = exact
+            .costs
+            .iter()
+            .filter(|c| (a..b).contains(&c.addr))
+            .map(|c| c.cost[0])
+            .sum();
+        let es = section(&excl);
+        assert_eq!(es.regions[0].totals[0], want);
+        assert!(r.totals[0] > want, "inclusive counts the callees");
+    }
+}
+
+#[test]
+fn what_the_counters_cannot_do_is_refused_in_one_line() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    let s = shapes.to_str().unwrap();
+    let refused = |args: &[&str], want: &str| {
+        let usage = args.first() != Some(&"--method");
+        let mut all = vec!["record", "-q", "-o", "x.prof"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--", s]);
+        let out = run_fwprof(dir.path(), &all);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        // A usage error (clap's) ends with the usage lines.
+        if !usage {
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        }
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!dir.path().join("x.prof").exists());
+    };
+    let counters = ["--method", "counters"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        counters
+            .iter()
+            .copied()
+            .chain(extra.iter().copied())
+            .collect()
+    };
+    refused(
+        &with(&["--core", "ibex", "--region-mode", "exclusive"]),
+        "address range",
+    );
+    refused(
+        &with(&["--core", "generic", "--region-mode", "exclusive"]),
+        "range_filter = false",
+    );
+    refused(&with(&["--core", "generic", "--event", "cpi"]), "ratio");
+    refused(
+        &with(&["--core", "generic", "--counters", "9"]),
+        "has 8 programmable counters",
+    );
+    refused(&with(&["--core", "picorv32"]), "no programmable counters");
+    refused(&with(&["--event", "cycles"]), "needs --core");
+    refused(
+        &with(&[
+            "--core",
+            "arc-hs",
+            "--descent",
+            "--region-mode",
+            "exclusive",
+        ]),
+        "inclusive",
+    );
+    refused(
+        &with(&["--region", "nosuch..main"]),
+        "no symbol named `nosuch`",
+    );
+    refused(&["--probe-cost", "3"], "applies only to --method counters");
+}

@@ -1,0 +1,507 @@
+//! Emulated hardware performance counters driven from outside the program
+//! (`record --method counters`), the way the ARC study's debugger drove a
+//! real core's counters (`../shared/seeds/000_*.txt`, §3–§4).
+//!
+//! Each counter counts one event (an index into
+//! `fwprof_profile::events::TIMING`: 0 `instructions`, 1 `cycles`, ...)
+//! and is configured by a [`CounterSpec`]:
+//!
+//! * **switched by injected code** (`start` set): the study's payloads
+//!   placed at an address. On every arrival at `start` the *entry probe*
+//!   runs and switches the counter on (if it is off). It is switched off
+//!   by the *exit probe*: at the first arrival at `end` (a region), or, in
+//!   function mode (`end` = `None`), when the activation returns: the
+//!   entry probe replaced the return address, so the exit probe runs when
+//!   the function's return jumps to the address the return-address
+//!   register held at entry (the caller's return address for a tail call).
+//!   Probes count nested entries (recursion) and switch the counter off
+//!   only when the outermost activation returns. An activation abandoned
+//!   by a non-local exit (`longjmp`) never runs its exit probe, as on
+//!   hardware: the counter stays on;
+//! * **always on** (`start` = `None`): configured once before the run and
+//!   read at its end (the study's global count, and range counters for
+//!   per-function totals);
+//! * **address-range filter** (`filter` set): the counter counts only
+//!   instructions whose address lies in `[lo, hi)` (ARC HS counters have
+//!   such a filter; standard RISC-V counters do not, and the caller
+//!   refuses it for them).
+//!
+//! **Probe cost** ([`CounterConfig::probe_cost`], in cycles, added to the
+//! `cycles` event only): each probe costs that many cycles, run between
+//! two instructions of the program. A counter that is on and has no
+//! filter counts every probe whole; a filtered counter never counts one
+//! (the probes' code lies outside every range). The counter a probe
+//! switches counts part of it: an entry probe's last `cost − cost/2`
+//! cycles (after the instruction that switches it on) and an exit probe's
+//! first `cost/2` cycles (before the instruction that switches it off):
+//! one probe's cost per measured call, the study's per-call overhead
+//! (§6.1: 9–55 cycles, an empty function call).
+//!
+//! Points are exact to the instruction: the collector ends blocks at every
+//! start, end and filter bound ([`fwprof_sim::Hooks::split_block`]), so
+//! each lies at a block start. Arrivals are block starts at the address
+//! (whatever led there: a call, a jump, a branch, a fall-through, a trap
+//! return); returns are `jalr` returns ([`fwprof_sim::JumpKind::Return`]
+//! and `CallReturn`).
+
+use fwprof_isa::Inst;
+use fwprof_sim::{BlockId, CostModel, Forward, Jump, JumpKind};
+
+/// The index of `cycles` among the events (`fwprof_profile::events::TIMING`).
+const CYCLES: usize = 1;
+/// Shadow-stack entries searched for a return's target.
+const SEARCH_DEPTH: usize = 256;
+
+/// One counter's configuration for a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterSpec {
+    /// Event counted: index into `fwprof_profile::events::TIMING` (0
+    /// `instructions`; the others need a cost model that provides them).
+    pub event: usize,
+    /// Entry probe address; `None`: on for the whole run.
+    pub start: Option<u64>,
+    /// Exit probe address (a region's end); `None` with a `start`: the
+    /// activation's return (function mode).
+    pub end: Option<u64>,
+    /// Address-range filter `[lo, hi)`.
+    pub filter: Option<(u64, u64)>,
+}
+
+/// A run's counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CounterConfig {
+    /// The counters (at most 64).
+    pub counters: Vec<CounterSpec>,
+    /// Cycles each probe costs (see the module docs).
+    pub probe_cost: u64,
+}
+
+/// Number of buckets of [`CounterReading::histogram`].
+pub const HISTOGRAM_BUCKETS: usize = 64;
+
+/// What one counter read over a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CounterReading {
+    /// Arrivals at `start` (entry probes run); 0 for an always-on counter.
+    pub entries: u64,
+    /// Measurements: outermost activations (function mode), executions
+    /// from `start` to `end` (region), or 1 (always on).
+    pub activations: u64,
+    /// Sum of all measurements, in the event's unit.
+    pub total: u64,
+    /// Smallest and largest single measurement (0 when none).
+    pub min: u64,
+    /// Largest single measurement.
+    pub max: u64,
+    /// Measurements by `floor(log2(value))` (bucket 0 holds 0 and 1).
+    pub histogram: Vec<u64>,
+    /// Activations still on when the run ended (closed there, included
+    /// above).
+    pub open_at_end: u64,
+}
+
+/// Per counter, the run-time state.
+#[derive(Clone, Debug, Default)]
+struct State {
+    /// Return addresses of the open activations (function mode), or one
+    /// entry while a region is on.
+    open: Vec<u64>,
+    /// Inside the filter range (true when there is no filter).
+    in_range: bool,
+    /// Counting since this clock value (when on and in range).
+    since: Option<u64>,
+    /// Counted in the current activation so far.
+    acc: u64,
+    reading: CounterReading,
+}
+
+impl State {
+    fn on(&self) -> bool {
+        !self.open.is_empty()
+    }
+}
+
+/// What a translated block's start means to the counters.
+#[derive(Clone, Copy, Debug, Default)]
+struct BlockPoints {
+    /// Counters whose `start` is the block's address.
+    starts: u64,
+    /// Counters whose `end` is the block's address.
+    ends: u64,
+    /// Filtered counters whose range holds the block's address.
+    in_range: u64,
+}
+
+/// The emulated counters as a collector around a cost model `M` (the
+/// timing model, or `()` for instructions only), which sees every hook
+/// first. Build with [`CounterCollector::new`], run, read
+/// [`CounterCollector::finish`].
+#[derive(Debug)]
+pub struct CounterCollector<M: CostModel = ()> {
+    model: M,
+    cfg: CounterConfig,
+    state: Vec<State>,
+    blocks: Vec<BlockPoints>,
+    /// Counters with a filter, and with a start (as masks).
+    filtered: u64,
+    /// Return addresses of the calls in progress (all of them).
+    shadow: Vec<u64>,
+    /// Cycles the probes added so far.
+    probe_cycles: u64,
+    /// Every address a block must start at, sorted.
+    points: Vec<u64>,
+}
+
+impl<M: CostModel> CounterCollector<M> {
+    /// Counters `cfg` over `model`.
+    ///
+    /// # Panics
+    /// With more than 64 counters, or an event the model does not provide
+    /// (an index above `M::EXTRA`).
+    pub fn new(model: M, cfg: CounterConfig) -> CounterCollector<M> {
+        assert!(cfg.counters.len() <= 64, "at most 64 counters");
+        assert!(
+            cfg.counters.iter().all(|c| c.event <= M::EXTRA),
+            "an event the cost model does not provide"
+        );
+        let mut points: Vec<u64> = cfg
+            .counters
+            .iter()
+            .flat_map(|c| {
+                c.start
+                    .into_iter()
+                    .chain(c.end)
+                    .chain(c.filter.into_iter().flat_map(|(lo, hi)| [lo, hi]))
+            })
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        let filtered = cfg
+            .counters
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.filter.is_some())
+            .fold(0u64, |m, (i, _)| m | 1 << i);
+        let state = cfg
+            .counters
+            .iter()
+            .map(|c| State {
+                // Always-on counters hold one activation from the start.
+                open: if c.start.is_none() {
+                    vec![0]
+                } else {
+                    Vec::new()
+                },
+                in_range: c.filter.is_none(),
+                since: None,
+                acc: 0,
+                reading: CounterReading {
+                    histogram: vec![0; HISTOGRAM_BUCKETS],
+                    ..CounterReading::default()
+                },
+            })
+            .collect();
+        let mut c = CounterCollector {
+            model,
+            cfg,
+            state,
+            blocks: Vec::new(),
+            filtered,
+            shadow: Vec::new(),
+            probe_cycles: 0,
+            points,
+        };
+        // Unfiltered always-on counters count from the first instruction.
+        for k in 0..c.state.len() {
+            if c.state[k].on() && c.state[k].in_range {
+                c.state[k].since = Some(0);
+            }
+        }
+        c
+    }
+
+    /// The cost model.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// The value of event `event` now: `instret` instructions, or the
+    /// model's count up to the end of the executing block (`done`) or its
+    /// start, plus the probes' cycles.
+    fn clock(&mut self, event: usize, instret: u64, done: bool) -> u64 {
+        if event == 0 {
+            instret
+        } else {
+            let v = self.model.clock(done)[event - 1];
+            if event == CYCLES {
+                v + self.probe_cycles
+            } else {
+                v
+            }
+        }
+    }
+
+    /// Counter `k` stops counting at `now`.
+    fn pause(&mut self, k: usize, now: u64) {
+        if let Some(s) = self.state[k].since.take() {
+            self.state[k].acc += now.saturating_sub(s);
+        }
+    }
+
+    /// Counter `k` counts from `now` if it is on and in range.
+    fn resume(&mut self, k: usize, now: u64) {
+        let st = &mut self.state[k];
+        if st.on() && st.in_range && st.since.is_none() {
+            st.since = Some(now);
+        }
+    }
+
+    /// One probe runs now (after instruction count `instret`, at the
+    /// block boundary `done`): a payload that switches the counters of
+    /// `switches` — each on (`Some(true)`), off (`Some(false)`), or left
+    /// as it is (`None`: a nested entry or exit). Several counters
+    /// switched at one point share one payload and one cost. Charges the
+    /// probe's cycles as the module docs say.
+    fn probe(&mut self, switches: &[(usize, Option<bool>)], instret: u64, done: bool) {
+        let cost = self.cfg.probe_cost;
+        let head = cost / 2;
+        for &(k, switch) in switches {
+            let event = self.cfg.counters[k].event;
+            let now = self.clock(event, instret, done);
+            // The probe's head runs before the switching instruction, its
+            // tail after; a filtered counter counts neither (the loop below
+            // moves its start past the probe).
+            let unfiltered = self.filtered & 1 << k == 0;
+            let at = if event == CYCLES && unfiltered {
+                now + head
+            } else {
+                now
+            };
+            match switch {
+                Some(true) => {
+                    self.state[k].since = None;
+                    self.state[k].acc = 0;
+                    if self.state[k].in_range {
+                        self.state[k].since = Some(at);
+                    }
+                }
+                Some(false) => {
+                    self.pause(k, at);
+                    self.close(k);
+                }
+                None => {}
+            }
+        }
+        if cost == 0 {
+            return;
+        }
+        // Filtered counters that are counting skip the probe: move their
+        // start past it.
+        for j in 0..self.state.len() {
+            if self.cfg.counters[j].event != CYCLES || self.filtered & 1 << j == 0 {
+                continue;
+            }
+            if let Some(s) = self.state[j].since.as_mut() {
+                *s += cost;
+            }
+        }
+        self.probe_cycles += cost;
+    }
+
+    /// Counter `k`'s activation ended (it is off now): record it.
+    fn close(&mut self, k: usize) {
+        let st = &mut self.state[k];
+        let v = std::mem::take(&mut st.acc);
+        let r = &mut st.reading;
+        r.min = if r.activations == 0 { v } else { r.min.min(v) };
+        r.max = r.max.max(v);
+        r.activations += 1;
+        r.total += v;
+        r.histogram[bucket(v)] += 1;
+    }
+
+    /// End of run: close what is open; the readings, in the order of
+    /// [`CounterConfig::counters`], and the cost model.
+    pub fn finish(mut self, executed: u64) -> (Vec<CounterReading>, M) {
+        for k in 0..self.state.len() {
+            if self.state[k].on() {
+                let now = self.clock(self.cfg.counters[k].event, executed, true);
+                self.pause(k, now);
+                self.state[k].open.clear();
+                if self.cfg.counters[k].start.is_some() {
+                    self.state[k].reading.open_at_end += 1;
+                }
+                self.close(k);
+            }
+        }
+        let readings = self.state.into_iter().map(|s| s.reading).collect();
+        (readings, self.model)
+    }
+
+    /// The filter states change to `in_range` (a mask) at a block start.
+    fn cross_ranges(&mut self, in_range: u64, executed: u64) {
+        let changed = (self.current_ranges() ^ in_range) & self.filtered;
+        for k in (0..self.state.len()).filter(|k| changed & 1 << k != 0) {
+            let now = self.clock(self.cfg.counters[k].event, executed, false);
+            if in_range & 1 << k != 0 {
+                self.state[k].in_range = true;
+                self.resume(k, now);
+            } else {
+                self.pause(k, now);
+                self.state[k].in_range = false;
+            }
+        }
+    }
+
+    fn current_ranges(&self) -> u64 {
+        self.state
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.in_range)
+            .fold(0u64, |m, (i, _)| m | 1 << i)
+    }
+}
+
+/// Log2 bucket: 0 for 0 and 1, else `floor(log2(v))`.
+fn bucket(v: u64) -> usize {
+    if v < 2 {
+        0
+    } else {
+        63 - v.leading_zeros() as usize
+    }
+}
+
+impl<M: CostModel> Forward for CounterCollector<M> {
+    type Inner = M;
+    const WANTS_JUMPS: bool = true;
+
+    #[inline(always)]
+    fn inner(&mut self) -> &mut M {
+        &mut self.model
+    }
+
+    fn split_block(&mut self, pcs: &[u64], _insts: &[Inst]) -> usize {
+        // End the block before the first point after its first address.
+        pcs.iter()
+            .skip(1)
+            .position(|pc| self.points.binary_search(pc).is_ok())
+            .map_or(pcs.len(), |i| i + 1)
+    }
+
+    fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], _insts: &[Inst]) {
+        let pc = pcs[0];
+        let mut p = BlockPoints::default();
+        for (k, c) in self.cfg.counters.iter().enumerate() {
+            if c.start == Some(pc) {
+                p.starts |= 1 << k;
+            }
+            if c.end == Some(pc) {
+                p.ends |= 1 << k;
+            }
+            if let Some((lo, hi)) = c.filter {
+                if (lo..hi).contains(&pc) {
+                    p.in_range |= 1 << k;
+                }
+            }
+        }
+        let i = id.0 as usize;
+        if self.blocks.len() <= i {
+            self.blocks.resize(i + 1, BlockPoints::default());
+        }
+        self.blocks[i] = p;
+    }
+
+    fn on_cache_flush(&mut self) {
+        self.blocks.clear();
+    }
+
+    #[inline]
+    fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+        let p = self.blocks.get(id.0 as usize).copied().unwrap_or_default();
+        if self.filtered != 0 {
+            self.cross_ranges(p.in_range, executed);
+        }
+        if p.starts | p.ends == 0 {
+            return;
+        }
+        // Exit probes first: a region whose end is another's start.
+        let mut switches = Vec::new();
+        for k in (0..self.state.len()).filter(|k| p.ends & 1 << k != 0) {
+            if self.state[k].on() {
+                self.state[k].open.clear();
+                switches.push((k, Some(false)));
+            }
+        }
+        if !switches.is_empty() {
+            self.probe(&switches, executed, false);
+            switches.clear();
+        }
+        for k in (0..self.state.len()).filter(|k| p.starts & 1 << k != 0) {
+            self.state[k].reading.entries += 1;
+            let was_on = self.state[k].on();
+            if self.cfg.counters[k].end.is_none() {
+                // Function mode: the return address register's value.
+                let ra = self.shadow.last().copied().unwrap_or(u64::MAX);
+                self.state[k].open.push(ra);
+            } else if !was_on {
+                self.state[k].open.push(0);
+            }
+            switches.push((k, (!was_on).then_some(true)));
+        }
+        if !switches.is_empty() {
+            self.probe(&switches, executed, false);
+        }
+    }
+
+    #[inline]
+    fn on_jump(&mut self, j: &Jump) {
+        match j.kind {
+            JumpKind::Call => self.shadow.push(j.ret),
+            JumpKind::Return | JumpKind::CallReturn => {
+                self.exit_to(j.target, j.instret);
+                if let Some(at) = self
+                    .shadow
+                    .iter()
+                    .rev()
+                    .take(SEARCH_DEPTH)
+                    .position(|&r| r == j.target)
+                {
+                    let keep = self.shadow.len() - 1 - at;
+                    self.shadow.truncate(keep);
+                }
+                if j.kind == JumpKind::CallReturn {
+                    self.shadow.push(j.ret);
+                }
+            }
+            JumpKind::Jump | JumpKind::LinkOther => {}
+        }
+    }
+}
+
+impl<M: CostModel> CounterCollector<M> {
+    /// A return to `target` completed (after instruction count
+    /// `instret`): run the exit probes of the function-mode activations
+    /// whose replaced return address it is.
+    fn exit_to(&mut self, target: u64, instret: u64) {
+        // A tail call from the function into itself entered twice with one
+        // return address: one return runs both exit probes (one payload
+        // per level, each switching every counter of that level).
+        loop {
+            let mut switches = Vec::new();
+            for k in 0..self.state.len() {
+                if self.cfg.counters[k].end.is_some() || self.cfg.counters[k].start.is_none() {
+                    continue;
+                }
+                if self.state[k].open.last() == Some(&target) {
+                    self.state[k].open.pop();
+                    let off = !self.state[k].on();
+                    switches.push((k, off.then_some(false)));
+                }
+            }
+            if switches.is_empty() {
+                return;
+            }
+            self.probe(&switches, instret, true);
+        }
+    }
+}
