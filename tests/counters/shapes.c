@@ -2,7 +2,8 @@
  * small hot functions (where injected probes cost most), direct and
  * mutual recursion, indirect calls through a table, a tail call, a
  * function never called, and a region between two labels of main's loop
- * (`region_start`, `region_end`, global labels for --region).
+ * (`region_start`, `region_end`: global labels typed as objects, so that
+ * they do not split main into functions, for --region).
  * Prints a checksum so that every run can be compared. */
 #include <stdio.h>
 
@@ -43,10 +44,10 @@ NOINLINE unsigned never_called(unsigned x) { return heavy(x) + fib(x); }
 int main(void) {
     unsigned s = 0;
     for (unsigned k = 0; k < 200; k++) {
-        __asm__ volatile(".globl region_start\nregion_start:");
+        __asm__ volatile(".globl region_start\n.type region_start, %object\nregion_start:");
         s += tiny(k);
         s += ops[k % 3](s);
-        __asm__ volatile(".globl region_end\nregion_end:");
+        __asm__ volatile(".globl region_end\n.type region_end, %object\nregion_end:");
         s += is_even(k % 17);
     }
     s += fib(18);

@@ -229,6 +229,34 @@ fn the_descent_finds_the_exact_significant_set_in_fewer_runs() {
     );
 }
 
+/// exprcalc's parser recurses through one call site (primary -> expr ->
+/// primary): nested activations with one return address, each ended by
+/// its own return.
+#[test]
+fn recursion_through_one_call_site_is_measured_exactly() {
+    let dir = tmp();
+    for example in [
+        "exprcalc/exprcalc.rv32imac.elf",
+        "huffman/huffman.rv32imac.elf",
+    ] {
+        let e = repo().join("examples").join(example);
+        let exact = costs(
+            &record(dir.path(), "x.prof", &e, &["--core", "generic"]),
+            "cycles",
+        );
+        let p = record(
+            dir.path(),
+            "c.prof",
+            &e,
+            &["--core", "generic", "--method", "counters"],
+        );
+        let got = costs(&p, "cycles");
+        for (name, &(w, _)) in exact.iter().filter(|(n, _)| compared(n)) {
+            assert_eq!(got[name].0, w, "{example}: {name}");
+        }
+    }
+}
+
 #[test]
 fn probe_costs_show_the_studys_error_pattern() {
     let dir = tmp();
@@ -339,6 +367,40 @@ fn regions_measure_every_execution() {
         assert_eq!(es.regions[0].totals[0], want);
         assert!(r.totals[0] > want, "inclusive counts the callees");
     }
+}
+
+#[test]
+fn a_region_can_be_given_by_source_lines() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    // shapes.c:53 `s += fib(18);` .. shapes.c:55 `s = finish(s);`: one
+    // execution holding fib(18) and heavy(20000) and a few instructions
+    // around the calls.
+    let p = record(
+        dir.path(),
+        "r.prof",
+        &shapes,
+        &[
+            "--core",
+            "generic",
+            "--method",
+            "counters",
+            "--region",
+            "shapes.c:53..shapes.c:55",
+        ],
+    );
+    let exact = costs(
+        &record(dir.path(), "x.prof", &shapes, &["--core", "generic"]),
+        "cycles",
+    );
+    let r = &section(&p).regions[0];
+    assert_eq!(r.executions, 1);
+    let calls = exact["fib"].0 + exact["heavy"].0;
+    assert!(
+        r.totals[0] > calls && r.totals[0] < calls + 100,
+        "{} vs {calls}",
+        r.totals[0]
+    );
 }
 
 #[test]

@@ -103,9 +103,11 @@ pub struct CounterReading {
 /// Per counter, the run-time state.
 #[derive(Clone, Debug, Default)]
 struct State {
-    /// Return addresses of the open activations (function mode), or one
-    /// entry while a region is on.
-    open: Vec<u64>,
+    /// The open activations (function mode): the return address, and
+    /// whether the function was entered without a call (a tail call, a
+    /// jump, a fall-through: it shares the return of the activation
+    /// below); one entry while a region (or an always-on counter) is on.
+    open: Vec<(u64, bool)>,
     /// Inside the filter range (true when there is no filter).
     in_range: bool,
     /// Counting since this clock value (when on and in range).
@@ -124,6 +126,8 @@ impl State {
 /// What a translated block's start means to the counters.
 #[derive(Clone, Copy, Debug, Default)]
 struct BlockPoints {
+    /// Its address.
+    pc: u64,
     /// Counters whose `start` is the block's address.
     starts: u64,
     /// Counters whose `end` is the block's address.
@@ -146,6 +150,8 @@ pub struct CounterCollector<M: CostModel = ()> {
     filtered: u64,
     /// Return addresses of the calls in progress (all of them).
     shadow: Vec<u64>,
+    /// The target of the latest jump, and whether it was a call.
+    arrival: Option<(u64, bool)>,
     /// Cycles the probes added so far.
     probe_cycles: u64,
     /// Every address a block must start at, sorted.
@@ -188,7 +194,7 @@ impl<M: CostModel> CounterCollector<M> {
             .map(|c| State {
                 // Always-on counters hold one activation from the start.
                 open: if c.start.is_none() {
-                    vec![0]
+                    vec![(0, false)]
                 } else {
                     Vec::new()
                 },
@@ -208,6 +214,7 @@ impl<M: CostModel> CounterCollector<M> {
             blocks: Vec::new(),
             filtered,
             shadow: Vec::new(),
+            arrival: None,
             probe_cycles: 0,
             points,
         };
@@ -390,7 +397,10 @@ impl<M: CostModel> Forward for CounterCollector<M> {
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], _insts: &[Inst]) {
         let pc = pcs[0];
-        let mut p = BlockPoints::default();
+        let mut p = BlockPoints {
+            pc,
+            ..BlockPoints::default()
+        };
         for (k, c) in self.cfg.counters.iter().enumerate() {
             if c.start == Some(pc) {
                 p.starts |= 1 << k;
@@ -418,6 +428,7 @@ impl<M: CostModel> Forward for CounterCollector<M> {
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
         let p = self.blocks.get(id.0 as usize).copied().unwrap_or_default();
+        let pc = p.pc;
         if self.filtered != 0 {
             self.cross_ranges(p.in_range, executed);
         }
@@ -442,9 +453,10 @@ impl<M: CostModel> Forward for CounterCollector<M> {
             if self.cfg.counters[k].end.is_none() {
                 // Function mode: the return address register's value.
                 let ra = self.shadow.last().copied().unwrap_or(u64::MAX);
-                self.state[k].open.push(ra);
+                let called = self.arrival == Some((pc, true));
+                self.state[k].open.push((ra, !called));
             } else if !was_on {
-                self.state[k].open.push(0);
+                self.state[k].open.push((0, false));
             }
             switches.push((k, (!was_on).then_some(true)));
         }
@@ -455,6 +467,10 @@ impl<M: CostModel> Forward for CounterCollector<M> {
 
     #[inline]
     fn on_jump(&mut self, j: &Jump) {
+        self.arrival = Some((
+            j.target,
+            matches!(j.kind, JumpKind::Call | JumpKind::CallReturn),
+        ));
         match j.kind {
             JumpKind::Call => self.shadow.push(j.ret),
             JumpKind::Return | JumpKind::CallReturn => {
@@ -481,21 +497,34 @@ impl<M: CostModel> Forward for CounterCollector<M> {
 impl<M: CostModel> CounterCollector<M> {
     /// A return to `target` completed (after instruction count
     /// `instret`): run the exit probes of the function-mode activations
-    /// whose replaced return address it is.
+    /// whose replaced return address it is: the innermost one, if its
+    /// return address is `target`, and below it, while the one ended was
+    /// entered without a call, the activations it shared its return with
+    /// (a function that tail-calls itself returns once for both
+    /// entries). Recursion through one call site stacks equal return
+    /// addresses; each call's return ends one activation.
     fn exit_to(&mut self, target: u64, instret: u64) {
-        // A tail call from the function into itself entered twice with one
-        // return address: one return runs both exit probes (one payload
-        // per level, each switching every counter of that level).
+        // Counters whose last ended activation was entered by a call.
+        let mut done = 0u64;
         loop {
             let mut switches = Vec::new();
             for k in 0..self.state.len() {
-                if self.cfg.counters[k].end.is_some() || self.cfg.counters[k].start.is_none() {
+                if self.cfg.counters[k].end.is_some()
+                    || self.cfg.counters[k].start.is_none()
+                    || done & 1 << k != 0
+                {
                     continue;
                 }
-                if self.state[k].open.last() == Some(&target) {
-                    self.state[k].open.pop();
-                    let off = !self.state[k].on();
-                    switches.push((k, off.then_some(false)));
+                match self.state[k].open.last() {
+                    Some(&(ra, tail)) if ra == target => {
+                        self.state[k].open.pop();
+                        if !tail {
+                            done |= 1 << k;
+                        }
+                        let off = !self.state[k].on();
+                        switches.push((k, off.then_some(false)));
+                    }
+                    _ => {}
                 }
             }
             if switches.is_empty() {

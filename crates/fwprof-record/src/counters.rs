@@ -145,7 +145,7 @@ impl Plan {
         for r in &o.regions {
             let Some((a, b)) = r.split_once("..") else {
                 return Err(Error::Options(format!(
-                    "--region {r}: expected START..END (addresses, symbols or symbol+offset)"
+                    "--region {r}: expected START..END (addresses, symbols, symbol+offset or FILE:LINE)"
                 )));
             };
             let start =
@@ -180,7 +180,9 @@ impl Plan {
     }
 }
 
-/// An address: a number (`0x…` or decimal), a symbol, or `symbol+offset`.
+/// An address: a number (`0x…` or decimal), a symbol of any kind (a
+/// function, a label), `symbol+offset`, or `FILE:LINE` (the lowest address
+/// of that source line's code, as GDB's `break FILE:LINE`).
 fn resolve(text: &str, symbols: &Symbols) -> Result<u64, String> {
     let text = text.trim();
     let number = |s: &str| {
@@ -194,6 +196,17 @@ fn resolve(text: &str, symbols: &Symbols) -> Result<u64, String> {
     if let Some(n) = number(text) {
         return Ok(n);
     }
+    if let Some((file, line)) = text.rsplit_once(':') {
+        if let Ok(line) = line.parse::<u32>() {
+            let addrs = symbols
+                .main
+                .line_addresses(file, line)
+                .map_err(|e| format!("{file}:{line}: {e}"))?;
+            return addrs.first().copied().ok_or_else(|| {
+                format!("no code for source line {file}:{line} (is the program built with -g?)")
+            });
+        }
+    }
     let (name, offset) = match text.rsplit_once('+') {
         Some((n, off)) => match number(off.trim()) {
             Some(o) => (n.trim(), o),
@@ -201,13 +214,11 @@ fn resolve(text: &str, symbols: &Symbols) -> Result<u64, String> {
         },
         None => (text, 0),
     };
-    let sym = symbols
+    let addr = symbols
         .main
-        .symbols()
-        .iter()
-        .find(|s| s.name == name)
+        .symbol_address(name)
         .ok_or_else(|| format!("no symbol named `{name}` in the program"))?;
-    Ok(sym.address.wrapping_add(offset))
+    Ok(addr.wrapping_add(offset))
 }
 
 /// What the counter runs gathered.
@@ -337,7 +348,12 @@ fn measure(
         cfg: CounterConfig,
         model: impl FnOnce(bool) -> M,
     ) -> Result<(RunEnd, Vec<CounterReading>, u64), Error> {
-        let sim = p.launch(ctl, |prog| CounterCollector::new(model(prog.rv64), cfg))?;
+        let mut sim = p.launch(ctl, |prog| CounterCollector::new(model(prog.rv64), cfg))?;
+        // The program's output was shown by the call-graph run; the
+        // measurement runs keep theirs (and read an empty stdin).
+        if let Some(env) = sim.sim.environment_mut() {
+            env.capture_console(Vec::new());
+        }
         let (end, hooks) = sim.run(ctl, &mut Steady);
         let (readings, mut model) = hooks.finish(end.running_executed());
         let cycles = if M::EXTRA > 0 {
@@ -673,6 +689,19 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
         cycles: r.cycles,
         end: r.end.clone(),
     }));
+    if let Some((k, r)) = d
+        .runs
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.executed != reference.totals[0])
+    {
+        profile.meta.warnings.push(format!(
+            "measurement run {} executed {} instructions, the call-graph run {}: the program did not run the same way each time (input, time, environment), so the runs' measurements do not describe one run",
+            k + 1,
+            r.executed,
+            reference.totals[0]
+        ));
+    }
     if let Some(bad) = d.runs.iter().find(|r| !r.end.is_empty()) {
         profile.meta.warnings.push(format!(
             "a measurement run ended early ({}): the functions of later runs were not measured",

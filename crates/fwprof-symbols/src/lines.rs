@@ -168,3 +168,36 @@ impl Program {
         }))
     }
 }
+
+impl Program {
+    /// The addresses of the code of source line `line` of the file whose
+    /// path is `file` or ends with `/file` (as GDB matches `break
+    /// FILE:LINE`), lowest first: the start of every address range the
+    /// line table gives that line in the executable sections.
+    ///
+    /// Returns an empty list when no code belongs to that line (or the
+    /// program has no DWARF). Errors: as [`Program::lines`].
+    pub fn line_addresses(&self, file: &str, line: u32) -> Result<Vec<u64>, Error> {
+        let Some(dwarf) = self.dwarf()? else {
+            return Ok(Vec::new());
+        };
+        let matches = |path: &str| {
+            path == file
+                || path
+                    .strip_suffix(file)
+                    .is_some_and(|head| head.ends_with('/'))
+        };
+        let mut out = Vec::new();
+        for (lo, hi) in self.executable_ranges() {
+            let ranges = dwarf.ctx.find_location_range(lo, hi)?;
+            for (addr, _len, loc) in ranges {
+                if loc.line == Some(line) && loc.file.is_some_and(matches) {
+                    out.push(addr);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+}

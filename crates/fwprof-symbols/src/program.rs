@@ -233,6 +233,17 @@ impl Program {
         &self.symbols
     }
 
+    /// The address of the symbol `name` of any kind (a function, a label,
+    /// an object; the first definition in the symbol table), as GDB's
+    /// `info address` finds it; `None` if there is none. Re-reads the
+    /// symbol table (cost: its size).
+    pub fn symbol_address(&self, name: &str) -> Option<u64> {
+        let file = object::File::parse(&*self.data).ok()?;
+        file.symbols()
+            .find(|s| s.is_definition() && s.name() == Ok(name))
+            .map(|s| s.address())
+    }
+
     /// The raw file bytes.
     pub fn data(&self) -> &[u8] {
         &self.data
