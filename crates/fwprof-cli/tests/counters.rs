@@ -404,6 +404,84 @@ fn a_region_can_be_given_by_source_lines() {
 }
 
 #[test]
+fn a_counters_profile_goes_through_every_report_and_export() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    let p = record(
+        dir.path(),
+        "d.prof",
+        &shapes,
+        &[
+            "--core",
+            "generic",
+            "--method",
+            "counters",
+            "--descent",
+            "--threshold",
+            "5",
+            "--probe-cost",
+            "20",
+        ],
+    );
+    // The contexts of each function add up to its self cost.
+    let n = p.events.len();
+    let mut sums: Vec<Option<Vec<u64>>> = vec![None; p.functions.len()];
+    for c in &p.contexts {
+        let s = sums[c.function.index()].get_or_insert_with(|| vec![0; n]);
+        for e in 0..n {
+            s[e] += c.self_cost[e];
+        }
+    }
+    for (f, s) in p.functions.iter().zip(&sums) {
+        if let Some(s) = s {
+            assert_eq!(&f.self_cost, s, "{}", f.name);
+        }
+    }
+    for format in [
+        "gmon",
+        "callgrind",
+        "pprof",
+        "folded",
+        "flamegraph",
+        "speedscope",
+        "dot",
+    ] {
+        let out = run_fwprof(
+            dir.path(),
+            &["export", "d.prof", "--format", format, "-o", "out"],
+        );
+        assert!(
+            out.status.success(),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for args in [
+        &["report", "d.prof"][..],
+        &["report", "--descent", "d.prof"],
+        &["report", "--descent", "--format", "json", "d.prof"],
+        &["report", "--format", "json", "d.prof"],
+        &["html", "d.prof", "-o", "r.html"],
+    ] {
+        let out = run_fwprof(dir.path(), args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = String::from_utf8(run_fwprof(dir.path(), &["report", "--descent", "d.prof"]).stdout)
+        .unwrap();
+    assert!(text.contains("call-graph descent at 5%"), "{text}");
+    assert!(text.contains("skipped"), "{text}");
+    // Not a counters profile: one line.
+    record(dir.path(), "x.prof", &shapes, &[]);
+    let out = run_fwprof(dir.path(), &["report", "--descent", "x.prof"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not recorded with --method counters"));
+}
+
+#[test]
 fn what_the_counters_cannot_do_is_refused_in_one_line() {
     let dir = tmp();
     let shapes = elf("shapes.rv32imac.elf");

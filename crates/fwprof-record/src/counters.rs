@@ -495,6 +495,54 @@ pub(crate) fn run(
     Ok(data)
 }
 
+/// The calling contexts of a counters profile: the call-graph run's
+/// contexts (the stacks its calls were made from, as breakpoints at every
+/// function entry with an unwound stack see them), each function's self
+/// cost split over its contexts by their calls, on gprof's assumption
+/// that every call costs the same (a root entered without a call weighs
+/// as one call). The contexts of a function add up to its self cost.
+fn contexts(
+    reference: &Profile,
+    functions: &[fwprof_profile::FunctionRecord],
+) -> Vec<fwprof_profile::ContextRecord> {
+    let weight = |c: &fwprof_profile::ContextRecord| c.calls.max(1);
+    let mut sum = vec![0u64; functions.len()];
+    for c in &reference.contexts {
+        sum[c.function.index()] += weight(c);
+    }
+    let n = functions.first().map_or(0, |f| f.self_cost.len());
+    // Per function and event, what is left to hand out, and how much of
+    // the weight is still to come: the last context takes the remainder.
+    let mut left: Vec<Vec<u64>> = functions.iter().map(|f| f.self_cost.clone()).collect();
+    let mut weight_left = sum.clone();
+    reference
+        .contexts
+        .iter()
+        .map(|c| {
+            let f = c.function.index();
+            let w = weight(c);
+            let self_cost = (0..n)
+                .map(|e| {
+                    let share = if weight_left[f] <= w {
+                        left[f][e]
+                    } else {
+                        fwprof_counters::arc_share(left[f][e], w, weight_left[f])
+                    };
+                    left[f][e] -= share;
+                    share
+                })
+                .collect();
+            weight_left[f] = weight_left[f].saturating_sub(w);
+            fwprof_profile::ContextRecord {
+                parent: c.parent,
+                function: c.function,
+                calls: c.calls,
+                self_cost,
+            }
+        })
+        .collect()
+}
+
 /// The counters profile: the measured functions' costs (`instructions`
 /// first, then the measured events), self and inclusive (the one not
 /// measured derived on gprof's assumption), each function's self cost at
@@ -664,6 +712,7 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
                 .collect(),
         })
         .collect();
+    profile.contexts = contexts(reference, &functions);
     profile.functions = functions;
     profile.totals = ev_idx
         .iter()
