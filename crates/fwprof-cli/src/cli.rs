@@ -325,6 +325,11 @@ pub struct RecordArgs {
     /// would show on hardware.
     #[arg(long, value_name = "CYCLES", default_value_t = 0)]
     pub probe_cost: u64,
+    /// counters: take the call graph from FILE (an exact, instrumented or
+    /// counters profile of the same program) instead of a first run that
+    /// records every call; a run of always-on counters gives the totals.
+    #[arg(long, value_name = "FILE")]
+    pub call_graph: Option<PathBuf>,
     /// Store the guest environment's values in the profile (Linux).
     /// Without it only the variables' names and a SHA-256 of the whole
     /// environment are stored, so a profile can be shared without leaking
@@ -727,7 +732,7 @@ pub fn parse() -> Cli {
             .expect("record's own matches");
         let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
         let counters = r.method == MethodArg::Counters;
-        let rules: [(&str, &str, bool); 12] = [
+        let rules: [(&str, &str, bool); 13] = [
             ("period", "--period", r.method == MethodArg::Sample),
             ("jitter", "--jitter", r.method == MethodArg::Sample),
             ("seed", "--seed", r.method == MethodArg::Sample),
@@ -744,6 +749,7 @@ pub fn parse() -> Cli {
             ("descent", "--descent", counters),
             ("threshold", "--threshold", counters),
             ("probe_cost", "--probe-cost", counters),
+            ("call_graph", "--call-graph", counters),
         ];
         for (id, flag, applies) in rules {
             if given(id) && !applies {
@@ -867,6 +873,7 @@ pub fn record_options(a: &RecordArgs) -> anyhow::Result<fwprof_record::RecordOpt
                 },
                 descent: a.descent.then_some(a.threshold),
                 probe_cost: a.probe_cost,
+                call_graph: a.call_graph.clone(),
             }),
         },
         core: a.core.clone(),

@@ -404,6 +404,68 @@ fn a_region_can_be_given_by_source_lines() {
 }
 
 #[test]
+fn the_call_graph_can_come_from_an_earlier_profile() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    // An exact profile without a core gives the call graph; the counters
+    // count cycles on their own global-count run.
+    record(dir.path(), "x.prof", &shapes, &[]);
+    let args = [
+        "--core",
+        "generic",
+        "--method",
+        "counters",
+        "--descent",
+        "--threshold",
+        "5",
+    ];
+    let fresh = record(dir.path(), "a.prof", &shapes, &args);
+    let mut with_file = args.to_vec();
+    with_file.extend_from_slice(&["--call-graph", "x.prof"]);
+    let reused = record(dir.path(), "b.prof", &shapes, &with_file);
+    let (a, b) = (section(&fresh), section(&reused));
+    assert_eq!(b.runs[0].kind, "global-count");
+    assert_eq!(a.runs.len(), b.runs.len());
+    assert_eq!(fresh.totals, reused.totals);
+    let values = |p: &Profile, s: &CounterSection| -> BTreeMap<String, Vec<u64>> {
+        s.functions
+            .iter()
+            .map(|f| {
+                (
+                    p.functions[f.function.index()].name.clone(),
+                    f.values.clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(values(&fresh, &a), values(&reused, &b));
+    // Another program's profile, or a sampled one, is refused.
+    let other = repo().join("examples/crc32/crc32.rv32imac.elf");
+    record(dir.path(), "o.prof", &other, &[]);
+    record(
+        dir.path(),
+        "s.prof",
+        &shapes,
+        &["--method", "sample", "--period", "97"],
+    );
+    for (file, want) in [
+        ("o.prof", "another program"),
+        ("s.prof", "sampled profile misses calls"),
+    ] {
+        let mut all = vec!["record", "-q", "-o", "y.prof"];
+        all.extend_from_slice(&args);
+        all.extend_from_slice(&["--call-graph", file, "--", shapes.to_str().unwrap()]);
+        let out = run_fwprof(dir.path(), &all);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(want) && err.trim().lines().count() == 1,
+            "{err}"
+        );
+    }
+}
+
+#[test]
 fn a_counters_profile_goes_through_every_report_and_export() {
     let dir = tmp();
     let shapes = elf("shapes.rv32imac.elf");

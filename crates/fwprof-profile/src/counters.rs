@@ -33,7 +33,8 @@ pub struct CounterSection {
     /// (`ceil(functions / functions per run)`), whatever the strategy.
     pub subset_runs: u64,
     /// The runs made, in order. Run 0 is the call-graph run (every call
-    /// and the global count); the measurement runs follow.
+    /// and the global count), or with `--call-graph FILE` the global-count
+    /// run; the measurement runs follow.
     pub runs: Vec<CounterRun>,
     /// Per function that was considered, what was done.
     pub functions: Vec<CounterFunction>,
@@ -50,7 +51,7 @@ impl SectionKind for CounterSection {
 /// One run of the program.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CounterRun {
-    /// What it was for: `call-graph` or `measure`.
+    /// What it was for: `call-graph`, `global-count` or `measure`.
     pub kind: String,
     /// Functions measured in it.
     pub functions: Vec<FunctionId>,

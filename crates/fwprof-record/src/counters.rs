@@ -33,6 +33,8 @@ pub(crate) struct Plan {
     events: Vec<usize>,
     /// Resolved regions: (name, start, end).
     regions: Vec<(String, u64, u64)>,
+    /// The profile of `--call-graph FILE`, read and checked.
+    call_graph: Option<Box<Profile>>,
 }
 
 /// The index of event `name` in `events::TIMING`.
@@ -167,17 +169,90 @@ impl Plan {
                 regions.len() * ev.len()
             )));
         }
+        let call_graph = match &o.call_graph {
+            None => None,
+            Some(path) => Some(Box::new(read_call_graph(path, symbols)?)),
+        };
         Ok(Plan {
             counters,
             events: ev,
             regions,
+            call_graph,
         })
+    }
+
+    /// The `--call-graph` profile, if one was given (taken out).
+    pub(crate) fn take_call_graph(&mut self) -> Option<Profile> {
+        self.call_graph.take().map(|b| *b)
     }
 
     /// Functions measured per run.
     fn per_run(&self) -> usize {
         (self.counters as usize / self.events.len()).max(1)
     }
+}
+
+/// Reads `--call-graph FILE`: a profile of this very program (same
+/// SHA-256) that saw every call.
+///
+/// # Errors
+/// [`Error::Options`] naming the file: unreadable, another program, a
+/// sampled profile (its call graph misses calls, so the descent's bound
+/// would not hold).
+fn read_call_graph(path: &std::path::Path, symbols: &Symbols) -> Result<Profile, Error> {
+    let shown = path.display();
+    let p =
+        Profile::read(path).map_err(|e| Error::Options(format!("--call-graph {shown}: {e}")))?;
+    let sha = symbols.main.sha256_hex();
+    if p.meta.sha256 != sha {
+        return Err(Error::Options(format!(
+            "--call-graph {shown}: a profile of another program ({}, sha256 {}…; this one is {}…)",
+            p.meta.program,
+            &p.meta.sha256.get(..12).unwrap_or(""),
+            &sha[..12]
+        )));
+    }
+    if p.meta.method == Method::Sample {
+        return Err(Error::Options(format!(
+            "--call-graph {shown}: a sampled profile misses calls, and the descent's bound needs every caller; give an exact, instrumented or counters profile"
+        )));
+    }
+    Ok(p)
+}
+
+/// The global counts for a call graph given with `--call-graph`: one run
+/// with an always-on counter per event (and `instructions`). Returns how
+/// it ended and the reference profile: `given`'s functions, arcs and
+/// contexts with the events `instructions` and the plan's, and this run's
+/// counts as totals.
+///
+/// # Errors
+/// As the run's launch.
+pub(crate) fn global_run(
+    p: &Prepared,
+    ctl: &Control,
+    plan: &Plan,
+    core: Option<&CoreConfig>,
+    mut given: Profile,
+) -> Result<(RunEnd, Profile), Error> {
+    let mut ev: Vec<usize> = vec![0];
+    ev.extend(plan.events.iter().copied().filter(|&e| e != 0));
+    let cfg = CounterConfig {
+        counters: ev
+            .iter()
+            .map(|&event| CounterSpec {
+                event,
+                start: None,
+                end: None,
+                filter: None,
+            })
+            .collect(),
+        probe_cost: 0,
+    };
+    let (end, readings, _) = measure(p, ctl, core, cfg, false)?;
+    given.events = ev.iter().map(|&e| events::TIMING[e].to_string()).collect();
+    given.totals = readings.iter().map(|r| r.total).collect();
+    Ok((end, given))
 }
 
 /// An address: a number (`0x…` or decimal), a symbol of any kind (a
@@ -234,8 +309,11 @@ pub(crate) struct CountersData {
     decisions: Option<Vec<Decision>>,
     /// Runs the subset method would need.
     subset_runs: u64,
-    /// The call-graph run's end.
+    /// The first run's end.
     first_end: String,
+    /// The first run's kind: `call-graph`, or `global-count` when the
+    /// call graph came from `--call-graph`.
+    first_kind: &'static str,
 }
 
 struct MeasureRun {
@@ -336,23 +414,27 @@ fn function_specs(plan: &Plan, mode: RegionMode, lo: u64, hi: u64) -> Vec<Counte
 }
 
 /// One run of the program with `cfg`'s counters; readings in `cfg`'s order.
+/// `quiet`: keep the program's output (it was shown by the first run)
+/// and give it an empty stdin.
 fn measure(
     p: &Prepared,
     ctl: &Control,
     core: Option<&CoreConfig>,
     cfg: CounterConfig,
+    quiet: bool,
 ) -> Result<(RunEnd, Vec<CounterReading>, u64), Error> {
     fn go<M: CostModel>(
         p: &Prepared,
         ctl: &Control,
         cfg: CounterConfig,
+        quiet: bool,
         model: impl FnOnce(bool) -> M,
     ) -> Result<(RunEnd, Vec<CounterReading>, u64), Error> {
         let mut sim = p.launch(ctl, |prog| CounterCollector::new(model(prog.rv64), cfg))?;
-        // The program's output was shown by the call-graph run; the
-        // measurement runs keep theirs (and read an empty stdin).
-        if let Some(env) = sim.sim.environment_mut() {
-            env.capture_console(Vec::new());
+        if quiet {
+            if let Some(env) = sim.sim.environment_mut() {
+                env.capture_console(Vec::new());
+            }
         }
         let (end, hooks) = sim.run(ctl, &mut Steady);
         let (readings, mut model) = hooks.finish(end.running_executed());
@@ -364,8 +446,10 @@ fn measure(
         Ok((end, readings, cycles))
     }
     match core {
-        None => go(p, ctl, cfg, |_| ()),
-        Some(core) => go(p, ctl, cfg, |rv64| TimingModel::new(core.clone(), rv64)),
+        None => go(p, ctl, cfg, quiet, |_| ()),
+        Some(core) => go(p, ctl, cfg, quiet, |rv64| {
+            TimingModel::new(core.clone(), rv64)
+        }),
     }
 }
 
@@ -398,6 +482,11 @@ pub(crate) fn run(
         decisions: None,
         subset_runs,
         first_end,
+        first_kind: if o.call_graph.is_some() {
+            "global-count"
+        } else {
+            "call-graph"
+        },
     };
     if !data.first_end.is_empty() {
         // The call-graph run did not end by the program's exit: the
@@ -434,7 +523,7 @@ pub(crate) fn run(
             counters,
             probe_cost: o.probe_cost,
         };
-        let (end, readings, cycles) = measure(p, ctl, core, cfg)?;
+        let (end, readings, cycles) = measure(p, ctl, core, cfg, true)?;
         let mut it = readings.into_iter();
         let readings = groups
             .iter()
@@ -723,7 +812,7 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
         })
         .collect();
     let mut runs = vec![CounterRun {
-        kind: "call-graph".into(),
+        kind: d.first_kind.into(),
         functions: Vec::new(),
         executed: reference.totals[0],
         cycles: reference

@@ -246,20 +246,27 @@ impl Session {
                 let (end, d, cycles) = instrument::run(p, ctl, &o, &plan, map, core, tasks)?;
                 (end, Data::Instrument(o, Box::new(d), plan.matched, cycles))
             }
-            (Method::Counters(o), Plan::Counters(plan)) => {
-                // The call-graph run: every call, and the global counts.
-                let (end, exact) = exact::run(p, ctl, map, core.clone(), None)?;
-                let meta0 = meta::base_meta(
-                    &self.opts,
-                    p,
-                    &self.symbols.main,
-                    &end,
-                    ctl,
-                    start_time,
-                    core.as_ref().map(|c| c.name.clone()),
-                );
-                let latency = core.is_some() && p.icount_shift.is_none();
-                let reference = exact::profile(meta0, &exact, &self.symbols, latency);
+            (Method::Counters(o), Plan::Counters(mut plan)) => {
+                let (end, reference) = match plan.take_call_graph() {
+                    // The call-graph run: every call, and the global counts.
+                    None => {
+                        let (end, exact) = exact::run(p, ctl, map, core.clone(), None)?;
+                        let meta0 = meta::base_meta(
+                            &self.opts,
+                            p,
+                            &self.symbols.main,
+                            &end,
+                            ctl,
+                            start_time,
+                            core.as_ref().map(|c| c.name.clone()),
+                        );
+                        let latency = core.is_some() && p.icount_shift.is_none();
+                        (end, exact::profile(meta0, &exact, &self.symbols, latency))
+                    }
+                    // The call graph of `--call-graph FILE`; a run for the
+                    // global counts.
+                    Some(given) => counters::global_run(p, ctl, &plan, core.as_ref(), given)?,
+                };
                 let first_end = end
                     .describe((ctl.stopped_by)().as_str())
                     .unwrap_or_default();

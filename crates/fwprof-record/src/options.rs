@@ -167,6 +167,10 @@ pub struct CountersOptions {
     pub descent: Option<f64>,
     /// Cycles each probe costs.
     pub probe_cost: u64,
+    /// Take the call graph from this profile (`--call-graph FILE`, a
+    /// profile of the same program with every call: exact, instrumented
+    /// or counters) instead of a call-graph run.
+    pub call_graph: Option<std::path::PathBuf>,
 }
 
 /// The profiling method.

@@ -53,9 +53,10 @@ pub fn write_counter_summary(profile: &Profile, w: &mut dyn Write) -> io::Result
         c.mode,
         c.probe_cost
     )?;
+    let first = c.runs.first().map_or("call-graph", |r| r.kind.as_str());
     writeln!(
         w,
-        "Runs: 1 call-graph run + {measured} measurement runs (the subset method needs {} for every function)",
+        "Runs: 1 {first} run + {measured} measurement runs (the subset method needs {} for every function)",
         c.subset_runs
     )?;
     if !c.regions.is_empty() {
