@@ -490,8 +490,8 @@ fn a_counters_profile_goes_through_every_report_and_export() {
     let mut sums: Vec<Option<Vec<u64>>> = vec![None; p.functions.len()];
     for c in &p.contexts {
         let s = sums[c.function.index()].get_or_insert_with(|| vec![0; n]);
-        for e in 0..n {
-            s[e] += c.self_cost[e];
+        for (a, v) in s.iter_mut().zip(&c.self_cost) {
+            *a += v;
         }
     }
     for (f, s) in p.functions.iter().zip(&sums) {
