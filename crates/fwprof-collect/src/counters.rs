@@ -534,3 +534,223 @@ impl<M: CostModel> CounterCollector<M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The counters on simulated hooks: blocks at known addresses, a
+    //! cost model whose cycle count the test sets.
+
+    use super::*;
+    use fwprof_sim::Hooks;
+
+    /// A cost model whose `cycles` is whatever the test says.
+    #[derive(Debug, Default)]
+    struct Cycles(u64, [u64; 1]);
+
+    impl Hooks for Cycles {}
+
+    impl CostModel for Cycles {
+        const EXTRA: usize = 1;
+        fn clock(&mut self, _done: bool) -> &[u64] {
+            self.1 = [self.0];
+            &self.1
+        }
+    }
+
+    /// A run: blocks translated at given addresses (id = index).
+    struct Run {
+        c: CounterCollector<Cycles>,
+        pcs: Vec<u64>,
+        t: u64,
+    }
+
+    impl Run {
+        fn new(counters: Vec<CounterSpec>, probe_cost: u64, pcs: &[u64]) -> Run {
+            let mut c = CounterCollector::new(
+                Cycles::default(),
+                CounterConfig {
+                    counters,
+                    probe_cost,
+                },
+            );
+            for (i, &pc) in pcs.iter().enumerate() {
+                Hooks::on_block_translated(&mut c, BlockId(i as u32), &[pc], &[]);
+            }
+            Run {
+                c,
+                pcs: pcs.to_vec(),
+                t: 0,
+            }
+        }
+        /// Block at `pc` starts, then runs `cycles` cycles (1 instruction).
+        fn block(&mut self, pc: u64, cycles: u64) {
+            let id = self.pcs.iter().position(|&p| p == pc).unwrap() as u32;
+            Hooks::on_block_exec(&mut self.c, BlockId(id), self.t);
+            self.c.model.0 += cycles;
+            self.t += 1;
+        }
+        fn jump(&mut self, kind: JumpKind, pc: u64, target: u64) {
+            let j = Jump {
+                block: BlockId(0),
+                kind,
+                pc,
+                ret: pc + 4,
+                target,
+                instret: self.t,
+                sp: 0,
+            };
+            Hooks::on_jump(&mut self.c, &j);
+        }
+        fn finish(self) -> Vec<CounterReading> {
+            let t = self.t;
+            self.c.finish(t).0
+        }
+    }
+
+    fn function(start: u64) -> CounterSpec {
+        CounterSpec {
+            event: CYCLES,
+            start: Some(start),
+            end: None,
+            filter: None,
+        }
+    }
+
+    /// main 0x100 calls f 0x200 (10 cycles) twice; f's two activations.
+    #[test]
+    fn a_function_is_measured_from_entry_to_return() {
+        let mut r = Run::new(vec![function(0x200)], 0, &[0x100, 0x104, 0x200]);
+        r.block(0x100, 3);
+        for _ in 0..2 {
+            r.jump(JumpKind::Call, 0x100, 0x200);
+            r.block(0x200, 10);
+            r.jump(JumpKind::Return, 0x200, 0x104);
+            r.block(0x104, 5);
+        }
+        let c = &r.finish()[0];
+        assert_eq!((c.entries, c.activations, c.total), (2, 2, 20));
+        assert_eq!((c.min, c.max, c.open_at_end), (10, 10, 0));
+        assert_eq!(c.histogram[3], 2);
+    }
+
+    /// f recurses through one call site: both activations return to the
+    /// same address; the counter goes off at the outer return only.
+    #[test]
+    fn recursion_through_one_call_site_ends_at_the_outer_return() {
+        let mut r = Run::new(vec![function(0x200)], 0, &[0x100, 0x104, 0x200, 0x208]);
+        r.block(0x100, 1);
+        r.jump(JumpKind::Call, 0x100, 0x200);
+        r.block(0x200, 4);
+        r.jump(JumpKind::Call, 0x204, 0x200); // inner: returns to 0x208
+        r.block(0x200, 4);
+        r.jump(JumpKind::Call, 0x204, 0x200); // innermost: also 0x208
+        r.block(0x200, 4);
+        r.jump(JumpKind::Return, 0x200, 0x208);
+        r.block(0x208, 2);
+        r.jump(JumpKind::Return, 0x208, 0x208);
+        r.block(0x208, 2);
+        r.jump(JumpKind::Return, 0x208, 0x104);
+        r.block(0x104, 7);
+        let c = &r.finish()[0];
+        assert_eq!((c.entries, c.activations, c.total), (3, 1, 16));
+    }
+
+    /// f tail-calls itself (`j f`): one return ends both entries.
+    #[test]
+    fn a_tail_call_to_itself_returns_once_for_both_entries() {
+        let mut r = Run::new(vec![function(0x200)], 0, &[0x100, 0x104, 0x200]);
+        r.block(0x100, 1);
+        r.jump(JumpKind::Call, 0x100, 0x200);
+        r.block(0x200, 3);
+        r.jump(JumpKind::Jump, 0x200, 0x200);
+        r.block(0x200, 3);
+        r.jump(JumpKind::Return, 0x200, 0x104);
+        r.block(0x104, 9);
+        let c = &r.finish()[0];
+        assert_eq!(
+            (c.entries, c.activations, c.total, c.open_at_end),
+            (2, 1, 6, 0)
+        );
+    }
+
+    /// Probes of 10 cycles: f's own counter sees one probe per call; an
+    /// outer counter (main, unfiltered) sees both of f's probes whole; a
+    /// range-filtered counter over f sees none.
+    #[test]
+    fn probe_costs_land_where_the_payload_runs() {
+        let filtered = CounterSpec {
+            event: CYCLES,
+            start: None,
+            end: None,
+            filter: Some((0x200, 0x300)),
+        };
+        let mut r = Run::new(
+            vec![function(0x100), function(0x200), filtered],
+            10,
+            &[0x100, 0x104, 0x200],
+        );
+        r.jump(JumpKind::Call, 0x0, 0x100); // main called from 0x0
+        r.block(0x100, 3);
+        r.jump(JumpKind::Call, 0x100, 0x200);
+        r.block(0x200, 20);
+        r.jump(JumpKind::Return, 0x200, 0x104);
+        r.block(0x104, 5);
+        r.jump(JumpKind::Return, 0x104, 0x4);
+        let c = r.finish();
+        // main: 3 + 20 + 5 of its own, f's two probes (20), one of its own.
+        assert_eq!(c[0].total, 28 + 20 + 10);
+        // f: its 20 cycles and one probe's worth (the tail of the entry
+        // probe, the head of the exit probe).
+        assert_eq!(c[1].total, 20 + 10);
+        // The range counter: f's 20 cycles only.
+        assert_eq!(c[2].total, 20);
+    }
+
+    /// A region from 0x104 to 0x10c: each arrival at the start opens an
+    /// execution, the next arrival at the end closes it; one left open.
+    #[test]
+    fn regions_count_executions_from_start_to_end() {
+        let region = CounterSpec {
+            event: 0,
+            start: Some(0x104),
+            end: Some(0x10c),
+            filter: None,
+        };
+        let mut r = Run::new(vec![region], 0, &[0x100, 0x104, 0x108, 0x10c]);
+        r.block(0x100, 1);
+        for _ in 0..3 {
+            r.block(0x104, 1);
+            r.block(0x108, 1);
+            r.block(0x108, 1);
+            r.block(0x10c, 1);
+        }
+        r.block(0x104, 1);
+        r.block(0x108, 1);
+        let c = &r.finish()[0];
+        assert_eq!((c.activations, c.open_at_end), (4, 1));
+        assert_eq!(c.total, 3 * 3 + 2);
+        assert_eq!((c.min, c.max), (2, 3));
+    }
+
+    /// Blocks end at every point: a block holding a function's start
+    /// further in is split there.
+    #[test]
+    fn blocks_are_split_at_every_point() {
+        let mut c = CounterCollector::new(
+            (),
+            CounterConfig {
+                counters: vec![CounterSpec {
+                    event: 0,
+                    start: Some(0x108),
+                    end: None,
+                    filter: Some((0x100, 0x110)),
+                }],
+                probe_cost: 0,
+            },
+        );
+        let pcs = [0x100, 0x104, 0x108, 0x10c, 0x110, 0x114];
+        assert_eq!(Hooks::split_block(&mut c, &pcs, &[]), 2);
+        assert_eq!(Hooks::split_block(&mut c, &pcs[2..], &[]), 2);
+        assert_eq!(Hooks::split_block(&mut c, &pcs[4..], &[]), 2);
+    }
+}

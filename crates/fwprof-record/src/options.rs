@@ -193,7 +193,7 @@ pub struct RecordOptions {
     pub exec: ExecOptions,
     /// The profiling method.
     pub method: Method,
-    /// A core model: a preset name (`picorv32`, `ibex`, `generic`) or a
+    /// A core model: a preset name (`picorv32`, `ibex`, `generic`, `arc-hs`) or a
     /// core description file (docs/core-format.md).
     pub core: Option<String>,
     /// Store the environment's values in the profile (else names and a

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use fwprof_record::{Control, ExecOptions, Method, RecordOptions, SampleOptions, Session, Unit};
+use fwprof_record::{
+    Control, CountersOptions, ExecOptions, Method, RecordOptions, SampleOptions, Session, Unit,
+};
 use fwprof_sim::StopReason;
 
 fn crc32() -> ExecOptions {
@@ -72,6 +74,32 @@ fn sampled_recording_of_crc32() {
     assert_eq!(p.totals, vec![s.samples * period, s.samples]);
     assert_eq!(p.samples.len() as u64, s.samples);
     p.check_invariants().unwrap();
+}
+
+#[test]
+fn counters_recording_of_crc32() {
+    // Instructions (no core), 8 counters, every function in subsets: the
+    // measured inclusive counts equal the exact ones.
+    let exact = record(Method::Exact).profile;
+    let r = record(Method::Counters(CountersOptions::default()));
+    assert!(matches!(r.end.stop, StopReason::Exit(0)));
+    let p = r.profile;
+    assert_eq!(p.meta.method, fwprof_profile::Method::Counters);
+    assert_eq!(p.events, vec!["instructions"]);
+    let s = p
+        .section::<fwprof_profile::CounterSection>()
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.runs.len() as u64, 1 + s.subset_runs);
+    let main = |q: &fwprof_profile::Profile| {
+        q.functions
+            .iter()
+            .find(|f| f.name == "main")
+            .map(|f| f.inclusive[0])
+            .unwrap()
+    };
+    assert_eq!(main(&p), main(&exact));
+    assert_eq!(p.totals, exact.totals);
 }
 
 #[test]
