@@ -295,6 +295,44 @@ fn probe_costs_show_the_studys_error_pattern() {
     assert_eq!(s.probe_cost, 40);
 }
 
+/// The interpreter and translated code (compiled at once or after one
+/// run) give the same measurements, probes included.
+#[test]
+fn every_execution_tier_measures_the_same() {
+    let dir = tmp();
+    let shapes = elf("shapes.rv32imac.elf");
+    let base = [
+        "--core",
+        "generic",
+        "--method",
+        "counters",
+        "--probe-cost",
+        "40",
+    ];
+    let mut seen: Option<(Vec<u64>, Vec<Vec<u64>>)> = None;
+    for tier in [
+        &["--tier", "interp"][..],
+        &["--tier", "jit", "--jit-threshold", "0"],
+        &["--tier", "jit", "--jit-threshold", "1"],
+    ] {
+        let mut args = base.to_vec();
+        args.extend_from_slice(tier);
+        let p = record(dir.path(), "t.prof", &shapes, &args);
+        let got = (
+            p.totals.clone(),
+            section(&p)
+                .functions
+                .iter()
+                .map(|f| f.values.clone())
+                .collect(),
+        );
+        match &seen {
+            None => seen = Some(got),
+            Some(first) => assert_eq!(&got, first, "{tier:?}"),
+        }
+    }
+}
+
 #[test]
 fn regions_measure_every_execution() {
     let dir = tmp();

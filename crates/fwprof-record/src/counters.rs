@@ -12,7 +12,7 @@ use fwprof_profile::{
     events, AddressCost, Arc, CounterFunction, CounterRegion, CounterRun, CounterSection,
     FunctionId, Meta, Method, Profile,
 };
-use fwprof_sim::CostModel;
+use fwprof_sim::{CostModel, Pipelined};
 use fwprof_timing::{CoreConfig, TimingModel};
 
 use crate::options::{CountersOptions, RegionMode};
@@ -423,33 +423,33 @@ fn measure(
     cfg: CounterConfig,
     quiet: bool,
 ) -> Result<(RunEnd, Vec<CounterReading>, u64), Error> {
-    fn go<M: CostModel>(
-        p: &Prepared,
-        ctl: &Control,
-        cfg: CounterConfig,
-        quiet: bool,
-        model: impl FnOnce(bool) -> M,
-    ) -> Result<(RunEnd, Vec<CounterReading>, u64), Error> {
-        let mut sim = p.launch(ctl, |prog| CounterCollector::new(model(prog.rv64), cfg))?;
-        if quiet {
-            if let Some(env) = sim.sim.environment_mut() {
-                env.capture_console(Vec::new());
-            }
+    let quieten = |env: Option<&mut fwprof_os::Environment>| {
+        if let (true, Some(env)) = (quiet, env) {
+            env.capture_console(Vec::new());
         }
-        let (end, hooks) = sim.run(ctl, &mut Steady);
-        let (readings, mut model) = hooks.finish(end.running_executed());
-        let cycles = if M::EXTRA > 0 {
-            model.clock(true)[0]
-        } else {
-            0
-        };
-        Ok((end, readings, cycles))
-    }
+    };
     match core {
-        None => go(p, ctl, cfg, quiet, |_| ()),
-        Some(core) => go(p, ctl, cfg, quiet, |rv64| {
-            TimingModel::new(core.clone(), rv64)
-        }),
+        None => {
+            let mut sim = p.launch(ctl, |_| CounterCollector::new((), cfg))?;
+            quieten(sim.sim.environment_mut());
+            let (end, hooks) = sim.run(ctl, &mut Steady);
+            let (readings, ()) = hooks.finish(end.running_executed());
+            Ok((end, readings, 0))
+        }
+        // The model and the counters on a second thread, the predictor and
+        // the data cache in front, as `record --core` runs the model.
+        Some(core) => {
+            let mut sim = p.launch(ctl, |prog| {
+                let mut model = TimingModel::new(core.clone(), prog.rv64);
+                let front = model.front();
+                Pipelined::with_front(CounterCollector::new(model, cfg), front)
+            })?;
+            quieten(sim.sim.environment_mut());
+            let (end, hooks) = sim.run(ctl, &mut Steady);
+            let (readings, mut model) = hooks.finish().finish(end.running_executed());
+            let cycles = model.clock(true)[0];
+            Ok((end, readings, cycles))
+        }
     }
 }
 
