@@ -330,6 +330,23 @@ pub struct RecordArgs {
     /// records every call; a run of always-on counters gives the totals.
     #[arg(long, value_name = "FILE")]
     pub call_graph: Option<PathBuf>,
+    /// counters: for a program that never ends, one run whose counters
+    /// take every subset of functions in turn, changed at ADDR (an address,
+    /// symbol or FILE:LINE where the program idles, e.g. waiting for
+    /// input) once `--slice` has passed; each function's count is scaled
+    /// by the share of the run it was measured in. Needs
+    /// `--max-instructions` (or `--call-graph` and Ctrl-C).
+    #[arg(long, value_name = "ADDR")]
+    pub safe_stop: Option<String>,
+    /// counters: with `--safe-stop`, cycles (instructions without
+    /// `--core`) each subset stays installed at least.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1_000_000,
+        requires = "safe_stop"
+    )]
+    pub slice: u64,
     /// Store the guest environment's values in the profile (Linux).
     /// Without it only the variables' names and a SHA-256 of the whole
     /// environment are stored, so a profile can be shared without leaking
@@ -732,7 +749,7 @@ pub fn parse() -> Cli {
             .expect("record's own matches");
         let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
         let counters = r.method == MethodArg::Counters;
-        let rules: [(&str, &str, bool); 13] = [
+        let rules: [(&str, &str, bool); 15] = [
             ("period", "--period", r.method == MethodArg::Sample),
             ("jitter", "--jitter", r.method == MethodArg::Sample),
             ("seed", "--seed", r.method == MethodArg::Sample),
@@ -750,6 +767,8 @@ pub fn parse() -> Cli {
             ("threshold", "--threshold", counters),
             ("probe_cost", "--probe-cost", counters),
             ("call_graph", "--call-graph", counters),
+            ("safe_stop", "--safe-stop", counters),
+            ("slice", "--slice", counters),
         ];
         for (id, flag, applies) in rules {
             if given(id) && !applies {
@@ -874,6 +893,8 @@ pub fn record_options(a: &RecordArgs) -> anyhow::Result<fwprof_record::RecordOpt
                 descent: a.descent.then_some(a.threshold),
                 probe_cost: a.probe_cost,
                 call_graph: a.call_graph.clone(),
+                safe_stop: a.safe_stop.clone(),
+                slice: a.slice,
             }),
         },
         core: a.core.clone(),

@@ -581,6 +581,66 @@ fn a_counters_profile_goes_through_every_report_and_export() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not recorded with --method counters"));
 }
 
+/// server.c never ends: one run takes the subsets in turn at its idle
+/// function; the scaled counts estimate the exact shares.
+#[test]
+fn a_program_that_never_ends_is_measured_in_turns() {
+    let dir = tmp();
+    let server = elf("server.rv32imac.elf");
+    let limit = ["--max-instructions", "3000000"];
+    let mut exact_args = vec!["--core", "generic"];
+    exact_args.extend_from_slice(&limit);
+    let (_, exact_p) = record_into(dir.path(), "x.prof", &server, &exact_args);
+    let exact = costs(&exact_p, "cycles");
+    let mut args = exact_args.clone();
+    args.extend_from_slice(&[
+        "--method",
+        "counters",
+        "--counters",
+        "2",
+        "--safe-stop",
+        "wait_for_request",
+        "--slice",
+        "20000",
+    ]);
+    let (out, p) = record_into(dir.path(), "c.prof", &server, &args);
+    assert!(!out.status.success(), "the instruction limit ends the run");
+    let s = section(&p);
+    assert_eq!(s.strategy, "cyclic");
+    assert_eq!(s.runs.len(), 2);
+    let got = costs(&p, "cycles");
+    for name in [
+        "checksum",
+        "handle_large",
+        "handle_small",
+        "wait_for_request",
+    ] {
+        let (g, w) = (got[name].0 as f64, exact[name].0 as f64);
+        assert!((g - w).abs() / w < 0.05, "{name}: estimate {g}, exact {w}");
+    }
+    let checksum = s
+        .functions
+        .iter()
+        .find(|f| p.functions[f.function.index()].name == "checksum")
+        .unwrap();
+    assert!(
+        checksum.slices > 2 && checksum.span < p.totals[1],
+        "{checksum:?}"
+    );
+    assert!(p
+        .meta
+        .warnings
+        .iter()
+        .any(|w| w.contains("cyclic measurement")));
+    // With the call graph of a file, no first run: the rotating run's
+    // always-on counters give the totals.
+    args.extend_from_slice(&["--call-graph", "x.prof"]);
+    let (_, q) = record_into(dir.path(), "g.prof", &server, &args);
+    assert_eq!(section(&q).runs.len(), 1);
+    assert_eq!(q.totals, vec![exact_p.totals[0], exact_p.totals[1]]);
+    assert_eq!(costs(&q, "cycles")["checksum"], got["checksum"]);
+}
+
 #[test]
 fn what_the_counters_cannot_do_is_refused_in_one_line() {
     let dir = tmp();
@@ -639,4 +699,15 @@ fn what_the_counters_cannot_do_is_refused_in_one_line() {
         "no symbol named `nosuch`",
     );
     refused(&["--probe-cost", "3"], "applies only to --method counters");
+    refused(&with(&["--safe-stop", "main"]), "needs --max-instructions");
+    refused(
+        &with(&[
+            "--safe-stop",
+            "main",
+            "--descent",
+            "--max-instructions",
+            "100",
+        ]),
+        "without --descent",
+    );
 }

@@ -70,10 +70,31 @@ pub struct CounterSpec {
 /// A run's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CounterConfig {
-    /// The counters (at most 64).
+    /// The counters (at most 64); with a [`Rotation`], empty (the
+    /// rotation's sets are used).
     pub counters: Vec<CounterSpec>,
     /// Cycles each probe costs (see the module docs).
     pub probe_cost: u64,
+    /// Reconfigure the counters in turn at a safe-stop address.
+    pub rotation: Option<Rotation>,
+}
+
+/// Counter sets taken in turn during one run, for programs that never end
+/// (the ARC study's §3.4): the counters hold `sets[0]` first; at the first
+/// arrival at `safe_stop` after at least `slice` cycles (instructions
+/// without a cost model) since the last change, every counter is read
+/// and the next set installed, round-robin. An activation open at a
+/// change is closed there (counted in [`CounterReading::open_at_end`]);
+/// a function already running when its set is installed is not counted
+/// until it is entered again (its entry probe has not run).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rotation {
+    /// Where the counters may be changed (an idle loop's address).
+    pub safe_stop: u64,
+    /// Cycles (instructions without a cost model) a set stays at least.
+    pub slice: u64,
+    /// The counter sets (each at most 64 counters).
+    pub sets: Vec<Vec<CounterSpec>>,
 }
 
 /// Number of buckets of [`CounterReading::histogram`].
@@ -95,9 +116,15 @@ pub struct CounterReading {
     pub max: u64,
     /// Measurements by `floor(log2(value))` (bucket 0 holds 0 and 1).
     pub histogram: Vec<u64>,
-    /// Activations still on when the run ended (closed there, included
-    /// above).
+    /// Activations still on when the run ended, or when a [`Rotation`]
+    /// changed the set (closed there, included above).
     pub open_at_end: u64,
+    /// Cycles (instructions without a cost model) during which the
+    /// counter was installed: the whole run, or the sum of its set's
+    /// slices under a [`Rotation`].
+    pub span: u64,
+    /// Slices during which it was installed (1 without a rotation).
+    pub slices: u64,
 }
 
 /// Per counter, the run-time state.
@@ -156,6 +183,16 @@ pub struct CounterCollector<M: CostModel = ()> {
     probe_cycles: u64,
     /// Every address a block must start at, sorted.
     points: Vec<u64>,
+    /// Instructions before the executing block.
+    last_instret: u64,
+    /// The counter sets (one without a rotation), the installed one, and
+    /// what each set read so far (its slices merged).
+    sets: Vec<Vec<CounterSpec>>,
+    set: usize,
+    results: Vec<Vec<CounterReading>>,
+    /// The slice clock (cycles, or instructions) when the installed set
+    /// was installed.
+    installed_at: u64,
 }
 
 impl<M: CostModel> CounterCollector<M> {
@@ -164,31 +201,66 @@ impl<M: CostModel> CounterCollector<M> {
     /// # Panics
     /// With more than 64 counters, or an event the model does not provide
     /// (an index above `M::EXTRA`).
-    pub fn new(model: M, cfg: CounterConfig) -> CounterCollector<M> {
-        assert!(cfg.counters.len() <= 64, "at most 64 counters");
+    pub fn new(model: M, mut cfg: CounterConfig) -> CounterCollector<M> {
+        let sets = match &cfg.rotation {
+            Some(r) => r.sets.clone(),
+            None => vec![cfg.counters.clone()],
+        };
+        assert!(sets.iter().all(|s| s.len() <= 64), "at most 64 counters");
         assert!(
-            cfg.counters.iter().all(|c| c.event <= M::EXTRA),
+            sets.iter().flatten().all(|c| c.event <= M::EXTRA),
             "an event the cost model does not provide"
         );
-        let mut points: Vec<u64> = cfg
-            .counters
+        let mut points: Vec<u64> = sets
             .iter()
+            .flatten()
             .flat_map(|c| {
                 c.start
                     .into_iter()
                     .chain(c.end)
                     .chain(c.filter.into_iter().flat_map(|(lo, hi)| [lo, hi]))
             })
+            .chain(cfg.rotation.as_ref().map(|r| r.safe_stop))
             .collect();
         points.sort_unstable();
         points.dedup();
-        let filtered = cfg
+        cfg.counters = sets.first().cloned().unwrap_or_default();
+        let results = sets
+            .iter()
+            .map(|s| vec![CounterReading::default(); s.len()])
+            .collect();
+        let mut c = CounterCollector {
+            model,
+            cfg,
+            state: Vec::new(),
+            blocks: Vec::new(),
+            filtered: 0,
+            shadow: Vec::new(),
+            arrival: None,
+            probe_cycles: 0,
+            points,
+            last_instret: 0,
+            sets,
+            set: 0,
+            results,
+            installed_at: 0,
+        };
+        c.install(0);
+        c
+    }
+
+    /// Install the counters of `cfg.counters` (off, readings empty) at
+    /// slice clock `now`.
+    fn install(&mut self, now: u64) {
+        self.filtered = self
+            .cfg
             .counters
             .iter()
             .enumerate()
             .filter(|(_, c)| c.filter.is_some())
             .fold(0u64, |m, (i, _)| m | 1 << i);
-        let state = cfg
+        self.state = self
+            .cfg
             .counters
             .iter()
             .map(|c| State {
@@ -207,24 +279,50 @@ impl<M: CostModel> CounterCollector<M> {
                 },
             })
             .collect();
-        let mut c = CounterCollector {
-            model,
-            cfg,
-            state,
-            blocks: Vec::new(),
-            filtered,
-            shadow: Vec::new(),
-            arrival: None,
-            probe_cycles: 0,
-            points,
-        };
-        // Unfiltered always-on counters count from the first instruction.
-        for k in 0..c.state.len() {
-            if c.state[k].on() && c.state[k].in_range {
-                c.state[k].since = Some(0);
+        // Unfiltered always-on counters count from here.
+        for k in 0..self.state.len() {
+            if self.state[k].on() && self.state[k].in_range {
+                let event = self.cfg.counters[k].event;
+                self.state[k].since = Some(self.clock(event, self.last_instret, false));
             }
         }
-        c
+        for b in &mut self.blocks {
+            *b = points_of(&self.cfg.counters, b.pc);
+        }
+        self.installed_at = now;
+    }
+
+    /// The slice clock: cycles with a cost model, else instructions.
+    fn slice_clock(&mut self, instret: u64, done: bool) -> u64 {
+        if M::EXTRA > 0 {
+            self.clock(CYCLES, instret, done)
+        } else {
+            instret
+        }
+    }
+
+    /// Read out the installed counters (closing what is open, at
+    /// instruction count `instret`) into the set's results.
+    fn read_out(&mut self, instret: u64, done: bool) {
+        for k in 0..self.state.len() {
+            if self.state[k].on() {
+                let now = self.clock(self.cfg.counters[k].event, instret, done);
+                self.pause(k, now);
+                self.state[k].open.clear();
+                if self.cfg.counters[k].start.is_some() {
+                    self.state[k].reading.open_at_end += 1;
+                }
+                self.close(k);
+            }
+        }
+        let span = self
+            .slice_clock(instret, done)
+            .saturating_sub(self.installed_at);
+        for (acc, st) in self.results[self.set].iter_mut().zip(&self.state) {
+            merge(acc, &st.reading);
+            acc.span += span;
+            acc.slices += 1;
+        }
     }
 
     /// The cost model.
@@ -328,20 +426,14 @@ impl<M: CostModel> CounterCollector<M> {
     }
 
     /// End of run: close what is open; the readings, in the order of
-    /// [`CounterConfig::counters`], and the cost model.
+    /// [`CounterConfig::counters`] (with a [`Rotation`], of its sets one
+    /// after the other), and the cost model.
     pub fn finish(mut self, executed: u64) -> (Vec<CounterReading>, M) {
-        for k in 0..self.state.len() {
-            if self.state[k].on() {
-                let now = self.clock(self.cfg.counters[k].event, executed, true);
-                self.pause(k, now);
-                self.state[k].open.clear();
-                if self.cfg.counters[k].start.is_some() {
-                    self.state[k].reading.open_at_end += 1;
-                }
-                self.close(k);
-            }
-        }
-        let readings = self.state.into_iter().map(|s| s.reading).collect();
+        self.read_out(executed, true);
+        let readings = std::mem::take(&mut self.results)
+            .into_iter()
+            .flatten()
+            .collect();
         (readings, self.model)
     }
 
@@ -367,6 +459,50 @@ impl<M: CostModel> CounterCollector<M> {
             .filter(|(_, s)| s.in_range)
             .fold(0u64, |m, (i, _)| m | 1 << i)
     }
+}
+
+/// Add `r` (one slice's reading) to `acc`.
+fn merge(acc: &mut CounterReading, r: &CounterReading) {
+    if r.activations > 0 {
+        acc.min = if acc.activations == 0 {
+            r.min
+        } else {
+            acc.min.min(r.min)
+        };
+        acc.max = acc.max.max(r.max);
+    }
+    acc.entries += r.entries;
+    acc.activations += r.activations;
+    acc.total += r.total;
+    acc.open_at_end += r.open_at_end;
+    if acc.histogram.len() < r.histogram.len() {
+        acc.histogram.resize(r.histogram.len(), 0);
+    }
+    for (a, b) in acc.histogram.iter_mut().zip(&r.histogram) {
+        *a += b;
+    }
+}
+
+/// What a block starting at `pc` means to `counters`.
+fn points_of(counters: &[CounterSpec], pc: u64) -> BlockPoints {
+    let mut p = BlockPoints {
+        pc,
+        ..BlockPoints::default()
+    };
+    for (k, c) in counters.iter().enumerate() {
+        if c.start == Some(pc) {
+            p.starts |= 1 << k;
+        }
+        if c.end == Some(pc) {
+            p.ends |= 1 << k;
+        }
+        if let Some((lo, hi)) = c.filter {
+            if (lo..hi).contains(&pc) {
+                p.in_range |= 1 << k;
+            }
+        }
+    }
+    p
 }
 
 /// Log2 bucket: 0 for 0 and 1, else `floor(log2(v))`.
@@ -396,24 +532,7 @@ impl<M: CostModel> Forward for CounterCollector<M> {
     }
 
     fn on_block_translated(&mut self, id: BlockId, pcs: &[u64], _insts: &[Inst]) {
-        let pc = pcs[0];
-        let mut p = BlockPoints {
-            pc,
-            ..BlockPoints::default()
-        };
-        for (k, c) in self.cfg.counters.iter().enumerate() {
-            if c.start == Some(pc) {
-                p.starts |= 1 << k;
-            }
-            if c.end == Some(pc) {
-                p.ends |= 1 << k;
-            }
-            if let Some((lo, hi)) = c.filter {
-                if (lo..hi).contains(&pc) {
-                    p.in_range |= 1 << k;
-                }
-            }
-        }
+        let p = points_of(&self.cfg.counters, pcs[0]);
         let i = id.0 as usize;
         if self.blocks.len() <= i {
             self.blocks.resize(i + 1, BlockPoints::default());
@@ -427,6 +546,20 @@ impl<M: CostModel> Forward for CounterCollector<M> {
 
     #[inline]
     fn on_block_exec(&mut self, id: BlockId, executed: u64) {
+        self.last_instret = executed;
+        if let Some(r) = &self.cfg.rotation {
+            let (stop, slice) = (r.safe_stop, r.slice);
+            let at = self.blocks.get(id.0 as usize).map_or(u64::MAX, |b| b.pc);
+            if at == stop && self.sets.len() > 1 {
+                let now = self.slice_clock(executed, false);
+                if now.saturating_sub(self.installed_at) >= slice {
+                    self.read_out(executed, false);
+                    self.set = (self.set + 1) % self.sets.len();
+                    self.cfg.counters = self.sets[self.set].clone();
+                    self.install(now);
+                }
+            }
+        }
         let p = self.blocks.get(id.0 as usize).copied().unwrap_or_default();
         let pc = p.pc;
         if self.filtered != 0 {
@@ -571,6 +704,7 @@ mod tests {
                 CounterConfig {
                     counters,
                     probe_cost,
+                    rotation: None,
                 },
             );
             for (i, &pc) in pcs.iter().enumerate() {
@@ -732,6 +866,51 @@ mod tests {
         assert_eq!((c.min, c.max), (2, 3));
     }
 
+    /// Two sets in turn at the safe-stop 0x100, slices of at least 25
+    /// cycles: each loop turn (0x100, f 10 cycles, g 10 cycles, 5 more)
+    /// is 30 cycles, so the sets alternate every turn.
+    #[test]
+    fn a_rotation_changes_sets_at_the_safe_stop() {
+        let sets = vec![vec![function(0x200)], vec![function(0x300)]];
+        let mut c = CounterCollector::new(
+            Cycles::default(),
+            CounterConfig {
+                counters: Vec::new(),
+                probe_cost: 0,
+                rotation: Some(Rotation {
+                    safe_stop: 0x100,
+                    slice: 25,
+                    sets,
+                }),
+            },
+        );
+        let pcs = [0x100, 0x104, 0x108, 0x200, 0x300];
+        for (i, &pc) in pcs.iter().enumerate() {
+            Hooks::on_block_translated(&mut c, BlockId(i as u32), &[pc], &[]);
+        }
+        let mut r = Run {
+            c,
+            pcs: pcs.to_vec(),
+            t: 0,
+        };
+        for _ in 0..4 {
+            r.block(0x100, 5);
+            r.jump(JumpKind::Call, 0x100, 0x200);
+            r.block(0x200, 10);
+            r.jump(JumpKind::Return, 0x200, 0x104);
+            r.block(0x104, 0);
+            r.jump(JumpKind::Call, 0x104, 0x300);
+            r.block(0x300, 10);
+            r.jump(JumpKind::Return, 0x300, 0x108);
+            r.block(0x108, 5);
+        }
+        let c = r.finish();
+        // f measured in turns 1 and 3, g in turns 2 and 4.
+        assert_eq!((c[0].activations, c[0].total, c[0].slices), (2, 20, 2));
+        assert_eq!((c[1].activations, c[1].total, c[1].slices), (2, 20, 2));
+        assert_eq!(c[0].span + c[1].span, 4 * 30);
+    }
+
     /// Blocks end at every point: a block holding a function's start
     /// further in is split there.
     #[test]
@@ -746,6 +925,7 @@ mod tests {
                     filter: Some((0x100, 0x110)),
                 }],
                 probe_cost: 0,
+                rotation: None,
             },
         );
         let pcs = [0x100, 0x104, 0x108, 0x10c, 0x110, 0x114];

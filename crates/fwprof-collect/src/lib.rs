@@ -31,7 +31,7 @@ pub use call_stack::{
 };
 pub use context_tree::MAX_CONTEXTS;
 pub use counters::{
-    CounterCollector, CounterConfig, CounterReading, CounterSpec, HISTOGRAM_BUCKETS,
+    CounterCollector, CounterConfig, CounterReading, CounterSpec, Rotation, HISTOGRAM_BUCKETS,
 };
 pub use exact::{ExactCollector, ExactData, InstSite, TrapStats};
 pub use function_map::{AddedRange, FunctionMap, ImageCopy};

@@ -22,7 +22,9 @@ pub struct CounterSection {
     /// `inclusive` (switched on at entry, off at the return, by injected
     /// probes) or `exclusive` (the counters' address-range filter).
     pub mode: String,
-    /// `subsets` (every function, §3.3), `descent` (§3.5) or `regions`.
+    /// `subsets` (every function, §3.3), `descent` (§3.5), `regions`, or
+    /// `cyclic` (`--safe-stop`: every function in turn within one run of a
+    /// program that never ends, §3.4).
     pub strategy: String,
     /// The descent's threshold, percent of the global count of the first
     /// event (`None` unless `strategy` is `descent`).
@@ -90,6 +92,15 @@ pub struct CounterFunction {
     pub max: u64,
     /// Activations by `floor(log2(value))` of the first event.
     pub histogram: Vec<u64>,
+    /// Cycles (instructions without a core) during which its counters
+    /// were installed: the whole run, or under `cyclic` its slices. The
+    /// profile's costs of a cyclic measurement are `values` scaled by the
+    /// run's span over this.
+    #[serde(default)]
+    pub span: u64,
+    /// Slices it was measured in (1 unless `cyclic`).
+    #[serde(default)]
+    pub slices: u64,
 }
 
 /// One measured region.

@@ -35,6 +35,8 @@ pub(crate) struct Plan {
     regions: Vec<(String, u64, u64)>,
     /// The profile of `--call-graph FILE`, read and checked.
     call_graph: Option<Box<Profile>>,
+    /// `--safe-stop`'s address.
+    safe_stop: Option<u64>,
 }
 
 /// The index of event `name` in `events::TIMING`.
@@ -51,6 +53,7 @@ impl Plan {
         o: &CountersOptions,
         core: Option<&CoreConfig>,
         symbols: &Symbols,
+        limited: bool,
     ) -> Result<Plan, Error> {
         let core_name = core.map_or("(none)", |c| c.name.as_str());
         let counters = match (o.counters, core) {
@@ -173,11 +176,34 @@ impl Plan {
             None => None,
             Some(path) => Some(Box::new(read_call_graph(path, symbols)?)),
         };
+        let safe_stop = match &o.safe_stop {
+            None => None,
+            Some(text) => {
+                if o.descent.is_some() || !regions.is_empty() {
+                    return Err(Error::Options(
+                        "--safe-stop measures every function in turn: give it without --descent and --region".into(),
+                    ));
+                }
+                if o.slice == 0 {
+                    return Err(Error::Options("--slice must be at least 1".into()));
+                }
+                if !limited && o.call_graph.is_none() {
+                    return Err(Error::Options(
+                        "--safe-stop: a program that never ends needs --max-instructions N for its call-graph run (or --call-graph FILE, and Ctrl-C to end the measurement)".into(),
+                    ));
+                }
+                Some(
+                    resolve(text, symbols)
+                        .map_err(|m| Error::Options(format!("--safe-stop {text}: {m}")))?,
+                )
+            }
+        };
         Ok(Plan {
             counters,
             events: ev,
             regions,
             call_graph,
+            safe_stop,
         })
     }
 
@@ -248,6 +274,7 @@ pub(crate) fn global_run(
             })
             .collect(),
         probe_cost: 0,
+        rotation: None,
     };
     let (end, readings, _) = measure(p, ctl, core, cfg, false)?;
     given.events = ev.iter().map(|&e| events::TIMING[e].to_string()).collect();
@@ -312,8 +339,11 @@ pub(crate) struct CountersData {
     /// The first run's end.
     first_end: String,
     /// The first run's kind: `call-graph`, or `global-count` when the
-    /// call graph came from `--call-graph`.
+    /// call graph came from `--call-graph`; empty when there was none (a
+    /// cyclic run with `--call-graph`).
     first_kind: &'static str,
+    /// The cyclic run's spans: the run's whole slice clock.
+    cyclic: Option<u64>,
 }
 
 struct MeasureRun {
@@ -463,14 +493,16 @@ pub(crate) fn run(
     plan: Plan,
     core: Option<&CoreConfig>,
     reference: Profile,
-    first_end: String,
-) -> Result<CountersData, Error> {
+    first_end: Option<String>,
+) -> Result<(CountersData, Option<RunEnd>), Error> {
     let per_run = plan.per_run();
     let candidates = measurable(&reference);
     let subset_runs = candidates.len().div_ceil(per_run) as u64;
     let mut data = CountersData {
         strategy: if !plan.regions.is_empty() {
             "regions"
+        } else if plan.safe_stop.is_some() {
+            "cyclic"
         } else if o.descent.is_some() {
             "descent"
         } else {
@@ -481,17 +513,22 @@ pub(crate) fn run(
         runs: Vec::new(),
         decisions: None,
         subset_runs,
-        first_end,
-        first_kind: if o.call_graph.is_some() {
-            "global-count"
-        } else {
-            "call-graph"
+        first_kind: match (&first_end, o.call_graph.is_some()) {
+            (None, _) => "",
+            (Some(_), true) => "global-count",
+            (Some(_), false) => "call-graph",
         },
+        first_end: first_end.unwrap_or_default(),
+        cyclic: None,
     };
+    if data.strategy == "cyclic" {
+        let end = cyclic_run(p, ctl, o, &mut data, core, &candidates)?;
+        return Ok((data, Some(end)));
+    }
     if !data.first_end.is_empty() {
         // The call-graph run did not end by the program's exit: the
         // measurement runs would not see the whole program either.
-        return Ok(data);
+        return Ok((data, None));
     }
     let stopped = || ctl.stop.load(std::sync::atomic::Ordering::Relaxed);
     let mode = o.region_mode;
@@ -522,6 +559,7 @@ pub(crate) fn run(
         let cfg = CounterConfig {
             counters,
             probe_cost: o.probe_cost,
+            rotation: None,
         };
         let (end, readings, cycles) = measure(p, ctl, core, cfg, true)?;
         let mut it = readings.into_iter();
@@ -581,7 +619,7 @@ pub(crate) fn run(
             }
         }
     }
-    Ok(data)
+    Ok((data, None))
 }
 
 /// The calling contexts of a counters profile: the call-graph run's
@@ -632,6 +670,101 @@ fn contexts(
         .collect()
 }
 
+/// The cyclic strategy (`--safe-stop`, the study's §3.4): one run whose
+/// counters take the subsets in turn, changed at the safe-stop address
+/// once a slice has passed, to the instruction limit or a stop request.
+/// Every set also holds an always-on counter per profile event, whose
+/// slices add up to the run's totals. Returns how the run ended.
+fn cyclic_run(
+    p: &Prepared,
+    ctl: &Control,
+    o: &CountersOptions,
+    data: &mut CountersData,
+    core: Option<&CoreConfig>,
+    candidates: &[u32],
+) -> Result<RunEnd, Error> {
+    let mut profile_events: Vec<usize> = vec![0];
+    profile_events.extend(data.plan.events.iter().copied().filter(|&e| e != 0));
+    let global: Vec<CounterSpec> = profile_events
+        .iter()
+        .map(|&event| CounterSpec {
+            event,
+            start: None,
+            end: None,
+            filter: None,
+        })
+        .collect();
+    let subsets = fwprof_counters::subsets(
+        &candidates.iter().map(|&f| f as usize).collect::<Vec<_>>(),
+        data.plan.per_run(),
+    );
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let sets: Vec<Vec<CounterSpec>> = subsets
+        .iter()
+        .map(|set| {
+            let mut specs = global.clone();
+            let mut sizes = Vec::new();
+            for &f in set {
+                let r = &data.reference.functions[f];
+                let fs = function_specs(&data.plan, o.region_mode, r.start, r.end);
+                sizes.push(fs.len());
+                specs.extend(fs);
+            }
+            groups.push(sizes);
+            specs
+        })
+        .collect();
+    let cfg = CounterConfig {
+        counters: Vec::new(),
+        probe_cost: o.probe_cost,
+        rotation: Some(fwprof_collect::Rotation {
+            safe_stop: data.plan.safe_stop.unwrap_or(0),
+            slice: o.slice,
+            sets,
+        }),
+    };
+    // The first run, if any, showed the program's output.
+    let quiet = !data.first_kind.is_empty();
+    let (end, readings, cycles) = measure(p, ctl, core, cfg, quiet)?;
+    let mut it = readings.into_iter();
+    let mut totals = vec![0u64; profile_events.len()];
+    let mut per_function = Vec::new();
+    // The whole run's slice clock: the sum of every set's spans.
+    let mut run_span = 0;
+    for sizes in &groups {
+        for (k, (t, r)) in totals
+            .iter_mut()
+            .zip(it.by_ref().take(global.len()))
+            .enumerate()
+        {
+            *t += r.total;
+            if k == 0 {
+                run_span += r.span;
+            }
+        }
+        for &n in sizes {
+            per_function.push(it.by_ref().take(n).collect::<Vec<_>>());
+        }
+    }
+    if data.first_kind.is_empty() {
+        data.reference.events = profile_events
+            .iter()
+            .map(|&e| events::TIMING[e].to_string())
+            .collect();
+        data.reference.totals = totals.clone();
+    }
+    data.cyclic = Some(run_span);
+    let described = end.describe("a stop request").unwrap_or_default();
+    data.runs.push(MeasureRun {
+        functions: candidates.to_vec(),
+        readings: per_function,
+        executed: end.executed,
+        cycles,
+        end: described,
+    });
+    Ok(end)
+}
+
 /// The counters profile: the measured functions' costs (`instructions`
 /// first, then the measured events), self and inclusive (the one not
 /// measured derived on gprof's assumption), each function's self cost at
@@ -652,6 +785,8 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
     let nf = reference.functions.len();
     // Per function: measured values per profile event.
     let mut measured: Vec<Option<Vec<u64>>> = vec![None; nf];
+    // As counted (before a cyclic measurement's scaling).
+    let mut raw: Vec<Option<Vec<u64>>> = vec![None; nf];
     let mut records: Vec<CounterFunction> = Vec::new();
     let mut run_of = vec![None; nf];
     let mut first_reading: Vec<Option<CounterReading>> = vec![None; nf];
@@ -682,7 +817,16 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
                     None => rd.last().map_or(0, |x| x.total),
                 }
             };
-            measured[f as usize] = Some(ev_idx.iter().map(|&e| value_of(e)).collect());
+            // A cyclic measurement saw a share of the run: scale it up.
+            let scale = |v: u64| match d.cyclic {
+                Some(run_span) if rd[0].span > 0 => {
+                    (u128::from(v) * u128::from(run_span) / u128::from(rd[0].span)) as u64
+                }
+                Some(_) => 0,
+                None => v,
+            };
+            raw[f as usize] = Some(ev_idx.iter().map(|&e| value_of(e)).collect());
+            measured[f as usize] = Some(ev_idx.iter().map(|&e| scale(value_of(e))).collect());
             run_of[f as usize] = Some(k as u32 + 1);
             first_reading[f as usize] = Some(rd[0].clone());
         }
@@ -734,7 +878,7 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
             decision: name.to_string(),
             run: run_of[f],
             bound,
-            values: measured[f]
+            values: raw[f]
                 .as_ref()
                 .map(|v| {
                     plan.events
@@ -752,6 +896,8 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
             } else {
                 Vec::new()
             },
+            span: r.span,
+            slices: r.slices,
         });
     }
     let mut profile = Profile::new(meta, event_names);
@@ -811,15 +957,18 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
                 .map_or(0, |i| reference.totals[i])
         })
         .collect();
-    let mut runs = vec![CounterRun {
-        kind: d.first_kind.into(),
-        functions: Vec::new(),
-        executed: reference.totals[0],
-        cycles: reference
-            .event_index(events::CYCLES)
-            .map_or(0, |i| reference.totals[i]),
-        end: d.first_end.clone(),
-    }];
+    let mut runs = Vec::new();
+    if !d.first_kind.is_empty() {
+        runs.push(CounterRun {
+            kind: d.first_kind.into(),
+            functions: Vec::new(),
+            executed: reference.totals[0],
+            cycles: reference
+                .event_index(events::CYCLES)
+                .map_or(0, |i| reference.totals[i]),
+            end: d.first_end.clone(),
+        });
+    }
     runs.extend(d.runs.iter().map(|r| CounterRun {
         kind: "measure".into(),
         functions: r.functions.iter().map(|&f| FunctionId(f)).collect(),
@@ -827,11 +976,26 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
         cycles: r.cycles,
         end: r.end.clone(),
     }));
+    if let Some(run_span) = d.cyclic {
+        let slices = d.runs.first().map_or(0, |r| {
+            r.readings
+                .iter()
+                .filter_map(|rd| rd.first())
+                .map(|x| x.slices)
+                .max()
+                .unwrap_or(0)
+        });
+        profile.meta.warnings.push(format!(
+            "cyclic measurement: {} subsets in turn, each function counted in about {slices} slices of the run ({run_span} {} in all) and scaled by the share of the run it was counted in: an estimate that takes what ran outside its slices to be like what ran inside",
+            d.runs.first().map_or(0, |r| r.functions.len().div_ceil(plan.per_run())),
+            if reference.event_index(events::CYCLES).is_some() { "cycles" } else { "instructions" }
+        ));
+    }
     if let Some((k, r)) = d
         .runs
         .iter()
         .enumerate()
-        .find(|(_, r)| r.executed != reference.totals[0])
+        .find(|(_, r)| d.cyclic.is_none() && r.executed != reference.totals[0])
     {
         profile.meta.warnings.push(format!(
             "measurement run {} executed {} instructions, the call-graph run {}: the program did not run the same way each time (input, time, environment), so the runs' measurements do not describe one run",

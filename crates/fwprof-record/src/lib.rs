@@ -201,7 +201,10 @@ impl Session {
             symbols = symbols.with_images(opts.exec.bios.as_deref())?;
         }
         let plan = match &opts.method {
-            Method::Counters(c) => Plan::Counters(counters::Plan::new(c, core.as_ref(), &symbols)?),
+            Method::Counters(c) => {
+                let limited = opts.exec.max_instructions.is_some();
+                Plan::Counters(counters::Plan::new(c, core.as_ref(), &symbols, limited)?)
+            }
             _ => plan,
         };
         Ok(Session {
@@ -248,6 +251,9 @@ impl Session {
             }
             (Method::Counters(o), Plan::Counters(mut plan)) => {
                 let (end, reference) = match plan.take_call_graph() {
+                    // Cyclic (`--safe-stop`) with a given call graph: the
+                    // one rotating run also counts the totals.
+                    Some(given) if o.safe_stop.is_some() => (None, given),
                     // The call-graph run: every call, and the global counts.
                     None => {
                         let (end, exact) = exact::run(p, ctl, map, core.clone(), None)?;
@@ -261,16 +267,29 @@ impl Session {
                             core.as_ref().map(|c| c.name.clone()),
                         );
                         let latency = core.is_some() && p.icount_shift.is_none();
-                        (end, exact::profile(meta0, &exact, &self.symbols, latency))
+                        let reference = exact::profile(meta0, &exact, &self.symbols, latency);
+                        (Some(end), reference)
                     }
                     // The call graph of `--call-graph FILE`; a run for the
                     // global counts.
-                    Some(given) => counters::global_run(p, ctl, &plan, core.as_ref(), given)?,
+                    Some(given) => {
+                        let (end, reference) =
+                            counters::global_run(p, ctl, &plan, core.as_ref(), given)?;
+                        (Some(end), reference)
+                    }
                 };
+                let stopped_by = (ctl.stopped_by)();
                 let first_end = end
-                    .describe((ctl.stopped_by)().as_str())
-                    .unwrap_or_default();
-                let d = counters::run(p, ctl, &o, plan, core.as_ref(), reference, first_end)?;
+                    .as_ref()
+                    .map(|e| e.describe(&stopped_by).unwrap_or_default());
+                let (d, last) =
+                    counters::run(p, ctl, &o, plan, core.as_ref(), reference, first_end)?;
+                // Without a first run, the rotating run's end is the run's.
+                let end = match (end, last) {
+                    (Some(end), _) => end,
+                    (None, Some(last)) => last,
+                    (None, None) => unreachable!("a cyclic run without a first run makes its run"),
+                };
                 (end, Data::Counters(o, Box::new(d)))
             }
             // `Session::new` makes the plan of the method.

@@ -171,6 +171,13 @@ pub struct CountersOptions {
     /// profile of the same program with every call: exact, instrumented
     /// or counters) instead of a call-graph run.
     pub call_graph: Option<std::path::PathBuf>,
+    /// Programs that never end (`--safe-stop ADDR`): one run whose
+    /// counters take the subsets in turn, changed at ADDR (an address,
+    /// symbol, `symbol+offset` or `FILE:LINE`).
+    pub safe_stop: Option<String>,
+    /// `--slice N`: cycles (instructions without a core) each subset
+    /// stays at least.
+    pub slice: u64,
 }
 
 /// The profiling method.

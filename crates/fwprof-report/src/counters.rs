@@ -43,6 +43,9 @@ pub fn write_counter_summary(profile: &Profile, w: &mut dyn Write) -> io::Result
     let what = match c.strategy.as_str() {
         "descent" => format!("call-graph descent at {}%", c.threshold.unwrap_or(0.0)),
         "regions" => "regions".to_string(),
+        "cyclic" => {
+            "every function in turn within one run (--safe-stop; counts scaled)".to_string()
+        }
         _ => "every function, in subsets".to_string(),
     };
     writeln!(
@@ -53,10 +56,13 @@ pub fn write_counter_summary(profile: &Profile, w: &mut dyn Write) -> io::Result
         c.mode,
         c.probe_cost
     )?;
-    let first = c.runs.first().map_or("call-graph", |r| r.kind.as_str());
+    let first = match c.runs.first().map(|r| r.kind.as_str()) {
+        Some(k) if k != "measure" => format!("1 {k} run + "),
+        _ => String::new(),
+    };
     writeln!(
         w,
-        "Runs: 1 {first} run + {measured} measurement runs (the subset method needs {} for every function)",
+        "Runs: {first}{measured} measurement runs (the subset method needs {} for every function)",
         c.subset_runs
     )?;
     if !c.regions.is_empty() {
@@ -137,10 +143,10 @@ pub fn write_counters(profile: &Profile, w: &mut dyn Write) -> io::Result<()> {
             } else {
                 r.end.as_str()
             },
-            if fs.is_empty() {
-                String::new()
-            } else {
-                format!("  [{}]", fs.join(", "))
+            match fs.len() {
+                0 => String::new(),
+                1..=8 => format!("  [{}]", fs.join(", ")),
+                n => format!("  [{}, … {} more]", fs[..8].join(", "), n - 8),
             }
         )?;
     }
@@ -162,6 +168,28 @@ pub fn write_counters(profile: &Profile, w: &mut dyn Write) -> io::Result<()> {
         .max()
         .unwrap_or(8)
         .max(8);
+    // A cyclic measurement's value is the scaled estimate the profile
+    // holds (the section keeps what was counted).
+    let cyclic = c.strategy == "cyclic";
+    let event = profile.event_index(&first).unwrap_or(0);
+    let shown = |f: &fwprof_profile::CounterFunction| -> Option<u64> {
+        let v = *f.values.first()?;
+        if !cyclic {
+            return Some(v);
+        }
+        let r = profile.functions.get(f.function.index())?;
+        Some(if c.mode == "exclusive" {
+            r.self_cost[event]
+        } else {
+            r.inclusive[event]
+        })
+    };
+    if cyclic {
+        writeln!(
+            w,
+            "  (cyclic: M(f) is scaled from its slices to the whole run; `report --descent --format json` has the counts)"
+        )?;
+    }
     writeln!(
         w,
         "  {:<width$}  {:<10}  {:>3}  {:>14}  {:>7}  {:>14}  {:>11}",
@@ -174,11 +202,8 @@ pub fn write_counters(profile: &Profile, w: &mut dyn Write) -> io::Result<()> {
         "activations"
     )?;
     for f in rows {
-        let value = f.values.first().map_or(String::new(), |v| v.to_string());
-        let share = f
-            .values
-            .first()
-            .map_or(String::new(), |&v| format!("{:.2}", pct(v, total)));
+        let value = shown(f).map_or(String::new(), |v| v.to_string());
+        let share = shown(f).map_or(String::new(), |v| format!("{:.2}", pct(v, total)));
         writeln!(
             w,
             "  {:<width$}  {:<10}  {:>3}  {:>14}  {:>7}  {:>14}  {:>11}",
