@@ -257,6 +257,103 @@ fn recursion_through_one_call_site_is_measured_exactly() {
     }
 }
 
+/// On one program: with probes of cost 0 every measured function's
+/// inclusive cycles equal the exact profile's, and the descent at 1% and
+/// 5% finds exactly the exact profile's functions at or above them, in
+/// fewer runs than the subset method. `Err` names what differs.
+fn check_against_exact(dir: &std::path::Path, e: &std::path::Path) -> Result<(), String> {
+    let exact_p = record(dir, "x.prof", e, &["--core", "generic"]);
+    let exact = costs(&exact_p, "cycles");
+    let p = record(
+        dir,
+        "c.prof",
+        e,
+        &["--core", "generic", "--method", "counters"],
+    );
+    let got = costs(&p, "cycles");
+    for (name, &(w, _)) in exact.iter().filter(|(n, _)| compared(n)) {
+        if got[name].0 != w {
+            return Err(format!(
+                "{name}: inclusive cycles {} against {w}",
+                got[name].0
+            ));
+        }
+    }
+    for pct in ["1", "5"] {
+        let d = record(
+            dir,
+            "d.prof",
+            e,
+            &[
+                "--core",
+                "generic",
+                "--method",
+                "counters",
+                "--descent",
+                "--threshold",
+                pct,
+            ],
+        );
+        let s = section(&d);
+        let total = d.totals[d.event_index("cycles").unwrap()] as f64;
+        let t: f64 = pct.parse().unwrap();
+        let mut found: Vec<String> = s
+            .functions
+            .iter()
+            .filter(|f| f.decision == "measured" && f.values[0] as f64 >= t / 100.0 * total)
+            .map(|f| d.functions[f.function.index()].name.clone())
+            .collect();
+        found.sort();
+        let want = significant(&exact_p, "cycles", t);
+        if found != want {
+            return Err(format!("descent at {pct}%: {found:?}, exact {want:?}"));
+        }
+        if s.runs.len() as u64 - 1 > s.subset_runs {
+            return Err(format!("descent at {pct}%: {} runs", s.runs.len() - 1));
+        }
+    }
+    Ok(())
+}
+
+/// A few corpus programs of both widths: dhrystone's strcmp looping back
+/// to its entry, qsort's callbacks, tail calls, recursion in a Linux
+/// program (every corpus program: the ignored test below).
+#[test]
+fn corpus_programs_are_measured_exactly_and_the_descent_agrees() {
+    let dir = tmp();
+    for name in [
+        "dhrystone.rv32imac.O2.elf",
+        "qsort.rv32imac.O2.elf",
+        "tailcalls.rv32imac.O2.elf",
+        "recursion.rv64-linux.O2.elf",
+    ] {
+        check_against_exact(dir.path(), &common::corpus_elf(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+/// Every corpus program (several minutes):
+/// `cargo test --profile ci -p fwprof-cli --test counters -- --ignored`.
+/// setjmp is left out: a `longjmp` leaves activations whose exit probe
+/// never runs, so their counters stay on (the method's own limit,
+/// docs/counters.md).
+#[test]
+#[ignore]
+fn every_corpus_program_is_measured_exactly_and_the_descent_agrees() {
+    let dir = tmp();
+    let mut failed = Vec::new();
+    for e in common::corpus_elfs() {
+        let name = e.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("setjmp") {
+            continue;
+        }
+        if let Err(m) = check_against_exact(dir.path(), &e) {
+            failed.push(format!("{name}: {m}"));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
 #[test]
 fn probe_costs_show_the_studys_error_pattern() {
     let dir = tmp();

@@ -562,6 +562,10 @@ impl<M: CostModel> Forward for CounterCollector<M> {
         }
         let p = self.blocks.get(id.0 as usize).copied().unwrap_or_default();
         let pc = p.pc;
+        // The latest jump led here, or to an earlier block: either way it
+        // is used up (a loop branching back to a function's entry arrives
+        // there without a call).
+        let arrival = self.arrival.take();
         if self.filtered != 0 {
             self.cross_ranges(p.in_range, executed);
         }
@@ -586,7 +590,7 @@ impl<M: CostModel> Forward for CounterCollector<M> {
             if self.cfg.counters[k].end.is_none() {
                 // Function mode: the return address register's value.
                 let ra = self.shadow.last().copied().unwrap_or(u64::MAX);
-                let called = self.arrival == Some((pc, true));
+                let called = arrival == Some((pc, true));
                 self.state[k].open.push((ra, !called));
             } else if !was_on {
                 self.state[k].open.push((0, false));
@@ -804,6 +808,26 @@ mod tests {
         assert_eq!(
             (c.entries, c.activations, c.total, c.open_at_end),
             (2, 1, 6, 0)
+        );
+    }
+
+    /// A loop that branches back to the function's first instruction
+    /// (strcmp in picolibc) arrives there without a call each turn: one
+    /// return ends the activation.
+    #[test]
+    fn a_loop_back_to_the_entry_is_no_new_call() {
+        let mut r = Run::new(vec![function(0x200)], 0, &[0x100, 0x104, 0x200]);
+        r.block(0x100, 1);
+        r.jump(JumpKind::Call, 0x100, 0x200);
+        for _ in 0..5 {
+            r.block(0x200, 2); // the branch back is no jump
+        }
+        r.jump(JumpKind::Return, 0x200, 0x104);
+        r.block(0x104, 50);
+        let c = &r.finish()[0];
+        assert_eq!(
+            (c.entries, c.activations, c.total, c.open_at_end),
+            (5, 1, 10, 0)
         );
     }
 
