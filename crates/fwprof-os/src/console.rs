@@ -19,6 +19,11 @@ pub(crate) enum Console {
         /// The terminal settings of stdin before [`Console::raw_input`]
         /// changed them; restored when dropped.
         tty: Option<TtyGuard>,
+        /// Writes to stdout and stderr are dropped (reported as written):
+        /// the guest sees the host's streams as they are (a terminal, a
+        /// pipe) but its output is not shown. See
+        /// [`crate::Environment::mute_output`].
+        muted: bool,
     },
     /// In-memory streams.
     Captured {
@@ -38,6 +43,7 @@ impl Default for Console {
         Console::Host {
             before_output: None,
             tty: None,
+            muted: false,
         }
     }
 }
@@ -94,6 +100,7 @@ impl Console {
     /// Write to stream 1 (stdout) or 2 (stderr); returns bytes written.
     pub fn write(&mut self, stream: i32, data: &[u8]) -> io::Result<usize> {
         match self {
+            Console::Host { muted: true, .. } => Ok(data.len()),
             Console::Host { before_output, .. } => {
                 if let Some(hook) = before_output {
                     hook();

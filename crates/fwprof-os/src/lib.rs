@@ -654,6 +654,17 @@ impl Environment {
         }
     }
 
+    /// Drop what the guest writes to stdout and stderr (as if written)
+    /// while everything else about the host's streams stays as it is, so
+    /// the guest runs exactly as it would with them shown (the same
+    /// `isatty`, `fstat` and buffering): for a run whose output was
+    /// already shown by an identical run. No effect on a captured console.
+    pub fn mute_output(&mut self) {
+        if let Console::Host { muted, .. } = &mut self.console {
+            *muted = true;
+        }
+    }
+
     /// Send guest stdout/stderr to in-memory buffers and read guest stdin
     /// from `stdin` instead of the host's fds 0/1/2.
     pub fn capture_console(&mut self, stdin: Vec<u8>) {

@@ -444,8 +444,9 @@ fn function_specs(plan: &Plan, mode: RegionMode, lo: u64, hi: u64) -> Vec<Counte
 }
 
 /// One run of the program with `cfg`'s counters; readings in `cfg`'s order.
-/// `quiet`: keep the program's output (it was shown by the first run)
-/// and give it an empty stdin.
+/// `quiet`: drop the program's output (the first run showed it); the
+/// program still sees the host's streams as they are, so it runs as the
+/// first run did.
 fn measure(
     p: &Prepared,
     ctl: &Control,
@@ -455,7 +456,7 @@ fn measure(
 ) -> Result<(RunEnd, Vec<CounterReading>, u64), Error> {
     let quieten = |env: Option<&mut fwprof_os::Environment>| {
         if let (true, Some(env)) = (quiet, env) {
-            env.capture_console(Vec::new());
+            env.mute_output();
         }
     };
     match core {
