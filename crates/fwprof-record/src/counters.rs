@@ -9,8 +9,8 @@
 use fwprof_collect::{CounterCollector, CounterConfig, CounterReading, CounterSpec};
 use fwprof_counters::{CallArc, CallGraph, Decision, Descent, GraphFunction};
 use fwprof_profile::{
-    events, AddressCost, Arc, CounterFunction, CounterRegion, CounterRun, CounterSection,
-    FunctionId, Meta, Method, Profile,
+    events, Arc, CounterFunction, CounterRegion, CounterRun, CounterSection, FunctionId, Meta,
+    Method, Profile,
 };
 use fwprof_sim::{CostModel, Pipelined};
 use fwprof_timing::{CoreConfig, TimingModel};
@@ -771,7 +771,12 @@ fn cyclic_run(
 /// measured derived on gprof's assumption), each function's self cost at
 /// its first address, the call graph's arcs with their share of the
 /// callee, the global counts as totals, and the `counters` section.
-pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> Profile {
+pub(crate) fn profile(
+    mut meta: Meta,
+    o: &CountersOptions,
+    d: CountersData,
+    program: &Symbols,
+) -> Profile {
     let reference = &d.reference;
     meta.method = Method::Counters;
     let plan = &d.plan;
@@ -907,28 +912,7 @@ pub(crate) fn profile(mut meta: Meta, o: &CountersOptions, d: CountersData) -> P
         rec.self_cost = self_costs[f].clone();
         rec.inclusive = inclusive[f].clone();
     }
-    let mut firsts: Vec<(u64, usize)> = functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.self_cost.iter().any(|&c| c > 0))
-        .map(|(i, f)| (f.start, i))
-        .collect();
-    firsts.sort_unstable();
-    for (addr, i) in firsts {
-        // The reference knows the instruction there.
-        let (raw, len) = reference
-            .costs
-            .iter()
-            .find(|c| c.addr == addr)
-            .map_or((0, 4), |c| (c.raw, c.len));
-        let _ = profile.costs.push(AddressCost {
-            addr,
-            function: FunctionId(i as u32),
-            len,
-            raw,
-            cost: functions[i].self_cost.clone(),
-        });
-    }
+    crate::meta::self_at_first_addresses(&mut profile, &functions, &program.main);
     // Arcs: the call graph's calls; each carries its share of the callee.
     let calls: Vec<u64> = graph.functions.iter().map(|f| f.calls).collect();
     profile.arcs = reference

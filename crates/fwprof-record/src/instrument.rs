@@ -7,8 +7,7 @@ use fwprof_collect::{
     FunctionMap, HookAddresses, InstrumentCollector, InstrumentConfig, InstrumentData,
 };
 use fwprof_profile::{
-    events, AddressCost, Arc, ContextRecord, FunctionId, InstrumentInfo, InstrumentRecord, Meta,
-    Method, Profile,
+    events, Arc, ContextRecord, FunctionId, InstrumentInfo, InstrumentRecord, Meta, Method, Profile,
 };
 use fwprof_symbols::Program;
 use fwprof_timing::{CoreConfig, TimingModel};
@@ -275,30 +274,8 @@ pub(crate) fn profile(
     locate(&mut functions, program, |i, _| {
         d.functions.get(i).is_some_and(|s| s.entered > 0)
     });
-    // The hooks measure functions, not instructions: each function's
-    // compensated self cost sits at its first address, so that consumers of
-    // per-address costs (gprof's histogram, Callgrind's lines, pprof's
-    // locations) see the function totals.
-    let mut firsts: Vec<(u64, usize)> = functions
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.self_cost.iter().any(|&c| c > 0))
-        .map(|(i, f)| (f.start, i))
-        .collect();
-    // (address, function) keys: the synthetic roots of trap contexts all
-    // have address 0, and each keeps its own cost.
-    firsts.sort_unstable();
-    for (addr, i) in firsts {
-        let (raw, len) = instruction_at(&program.main, addr);
-        // Sorted, unique addresses and one cost per event: push cannot fail.
-        let _ = profile.costs.push(AddressCost {
-            addr,
-            function: FunctionId(i as u32),
-            len,
-            raw,
-            cost: functions[i].self_cost.clone(),
-        });
-    }
+    // The hooks measure functions, not instructions.
+    crate::meta::self_at_first_addresses(&mut profile, &functions, &program.main);
     profile.functions = functions;
     profile.arcs = d
         .arcs
@@ -349,22 +326,6 @@ pub(crate) fn profile(
     );
     crate::meta::add_image_section(&mut profile, program, &d.map);
     profile
-}
-
-/// Raw bits and length of the instruction at `addr` in the ELF (`(0, 4)`
-/// if its bytes are not in the file).
-fn instruction_at(program: &Program, addr: u64) -> (u32, u8) {
-    let Some(low) = program.bytes_at(addr, 2) else {
-        return (0, 4);
-    };
-    let parcel = u16::from_le_bytes([low[0], low[1]]);
-    if parcel & 3 != 3 {
-        return (u32::from(parcel), 2);
-    }
-    match program.bytes_at(addr, 4) {
-        Some(b) => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
-        None => (0, 4),
-    }
 }
 
 #[cfg(test)]

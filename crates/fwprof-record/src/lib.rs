@@ -414,7 +414,7 @@ impl Ran {
                     program,
                 )
             }
-            Data::Counters(o, d) => counters::profile(self.meta, &o, *d),
+            Data::Counters(o, d) => counters::profile(self.meta, &o, *d, program),
         };
         Ok(Recording {
             profile,

@@ -4,7 +4,7 @@
 
 use fwprof_collect::FunctionMap;
 use fwprof_os::Target;
-use fwprof_profile::{FunctionId, FunctionRecord, Image, ImageSection, Meta, Profile};
+use fwprof_profile::{AddressCost, FunctionId, FunctionRecord, Image, ImageSection, Meta, Profile};
 use fwprof_sim::StopReason;
 use fwprof_symbols::Program;
 
@@ -271,5 +271,54 @@ pub(crate) fn locate(
                 f.line = loc.line;
             }
         }
+    }
+}
+
+/// Puts each function's self cost at its first address, for a method that
+/// measures functions, not instructions (instrumentation, hardware
+/// counters): consumers of per-address costs (gprof's histogram,
+/// Callgrind's lines, pprof's locations) then see the function totals.
+/// `functions` are the profile's records (ids by index); the instruction
+/// bits come from `program`.
+pub(crate) fn self_at_first_addresses(
+    profile: &mut Profile,
+    functions: &[FunctionRecord],
+    program: &Program,
+) {
+    let mut firsts: Vec<(u64, usize)> = functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.self_cost.iter().any(|&c| c > 0))
+        .map(|(i, f)| (f.start, i))
+        .collect();
+    // (address, function) keys: the synthetic roots of trap contexts all
+    // have address 0, and each keeps its own cost.
+    firsts.sort_unstable();
+    for (addr, i) in firsts {
+        let (raw, len) = instruction_at(program, addr);
+        // Sorted, unique addresses and one cost per event: push cannot fail.
+        let _ = profile.costs.push(AddressCost {
+            addr,
+            function: FunctionId(i as u32),
+            len,
+            raw,
+            cost: functions[i].self_cost.clone(),
+        });
+    }
+}
+
+/// Raw bits and length of the instruction at `addr` in the ELF (`(0, 4)`
+/// if its bytes are not in the file).
+fn instruction_at(program: &Program, addr: u64) -> (u32, u8) {
+    let Some(low) = program.bytes_at(addr, 2) else {
+        return (0, 4);
+    };
+    let parcel = u16::from_le_bytes([low[0], low[1]]);
+    if parcel & 3 != 3 {
+        return (u32::from(parcel), 2);
+    }
+    match program.bytes_at(addr, 4) {
+        Some(b) => (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), 4),
+        None => (0, 4),
     }
 }
