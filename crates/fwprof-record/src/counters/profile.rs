@@ -286,10 +286,17 @@ pub(crate) fn profile(
         ));
     }
     if let Some(bad) = d.runs.iter().find(|r| !r.end.is_empty()) {
-        profile.meta.warnings.push(format!(
-            "a measurement run ended early ({}): the functions of later runs were not measured",
-            bad.end
-        ));
+        if d.cyclic.is_none() {
+            profile.meta.warnings.push(format!(
+                "a measurement run ended early ({}): the functions of later runs were not measured",
+                bad.end
+            ));
+            // The call-graph run ended well, so the profile is marked
+            // partial here (a stop request, a fault in a later run).
+            if profile.meta.partial.is_none() {
+                profile.meta.partial = Some(format!("a measurement run ended early: {}", bad.end));
+            }
+        }
     }
     let section = CounterSection {
         counters: plan.counters,
