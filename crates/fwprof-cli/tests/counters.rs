@@ -737,7 +737,9 @@ fn a_program_that_never_ends_is_measured_in_turns() {
     // always-on counters give the totals.
     args.extend_from_slice(&["--call-graph", "x.prof"]);
     let (_, q) = record_into(dir.path(), "g.prof", &server, &args);
-    assert_eq!(section(&q).runs.len(), 1);
+    let qs = section(&q);
+    assert_eq!(qs.runs.len(), 1);
+    assert!(qs.functions.iter().all(|f| f.run.is_none_or(|r| r == 0)));
     assert_eq!(q.totals, vec![exact_p.totals[0], exact_p.totals[1]]);
     assert_eq!(costs(&q, "cycles")["checksum"], got["checksum"]);
 }

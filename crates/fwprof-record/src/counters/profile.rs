@@ -129,7 +129,9 @@ pub(crate) fn profile(
             };
             raw[f as usize] = Some(ev_idx.iter().map(|&e| value_of(e)).collect());
             measured[f as usize] = Some(ev_idx.iter().map(|&e| scale(value_of(e))).collect());
-            run_of[f as usize] = Some(k as u32 + 1);
+            // Index into the section's runs, which list the first run (if
+            // there was one) before the measurement runs.
+            run_of[f as usize] = Some(k as u32 + u32::from(!d.first_kind.is_empty()));
             first_reading[f as usize] = Some(rd[0].clone());
         }
     }
