@@ -40,18 +40,9 @@ pub(crate) fn global_run(
     core: Option<&CoreConfig>,
     mut given: Profile,
 ) -> Result<(RunEnd, Profile), Error> {
-    let mut ev: Vec<usize> = vec![0];
-    ev.extend(plan.events.iter().copied().filter(|&e| e != 0));
+    let ev = plan.profile_events();
     let cfg = CounterConfig {
-        counters: ev
-            .iter()
-            .map(|&event| CounterSpec {
-                event,
-                start: None,
-                end: None,
-                filter: None,
-            })
-            .collect(),
+        counters: always_on(&ev),
         probe_cost: 0,
         rotation: None,
     };
@@ -146,6 +137,20 @@ pub(super) fn call_graph(p: &Profile) -> CallGraph {
         }
     }
     CallGraph { functions, arcs }
+}
+
+/// One always-on, unfiltered counter per event of `events`: the global
+/// counts.
+fn always_on(events: &[usize]) -> Vec<CounterSpec> {
+    events
+        .iter()
+        .map(|&event| CounterSpec {
+            event,
+            start: None,
+            end: None,
+            filter: None,
+        })
+        .collect()
 }
 
 /// The counters of one measurement of function `f` (`[lo, hi)`) in `mode`.
@@ -374,17 +379,8 @@ fn cyclic_run(
     core: Option<&CoreConfig>,
     candidates: &[u32],
 ) -> Result<RunEnd, Error> {
-    let mut profile_events: Vec<usize> = vec![0];
-    profile_events.extend(data.plan.events.iter().copied().filter(|&e| e != 0));
-    let global: Vec<CounterSpec> = profile_events
-        .iter()
-        .map(|&event| CounterSpec {
-            event,
-            start: None,
-            end: None,
-            filter: None,
-        })
-        .collect();
+    let profile_events = data.plan.profile_events();
+    let global = always_on(&profile_events);
     let subsets = fwprof_counters::subsets(
         &candidates.iter().map(|&f| f as usize).collect::<Vec<_>>(),
         data.plan.per_run(),

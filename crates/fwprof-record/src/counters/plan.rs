@@ -201,6 +201,14 @@ impl Plan {
     }
 
     /// Functions measured per run.
+    /// The profile's events as indexes into `events::TIMING`:
+    /// `instructions`, then the measured events other than it.
+    pub(super) fn profile_events(&self) -> Vec<usize> {
+        let mut ev = vec![0];
+        ev.extend(self.events.iter().copied().filter(|&e| e != 0));
+        ev
+    }
+
     pub(super) fn per_run(&self) -> usize {
         (self.counters as usize / self.events.len()).max(1)
     }

@@ -77,8 +77,7 @@ pub(crate) fn profile(
     meta.method = Method::Counters;
     let plan = &d.plan;
     // Profile events: instructions, then the measured ones.
-    let mut ev_idx: Vec<usize> = vec![0];
-    ev_idx.extend(plan.events.iter().copied().filter(|&e| e != 0));
+    let ev_idx = plan.profile_events();
     let event_names: Vec<String> = ev_idx
         .iter()
         .map(|&e| events::TIMING[e].to_string())
