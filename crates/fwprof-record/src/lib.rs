@@ -158,12 +158,13 @@ impl Session {
         }
         // A bad core description stops here: nothing runs.
         let mut core = opts.core.as_deref().map(CoreConfig::load).transpose()?;
-        let prepared = Prepared::new(&opts.exec)?;
+        let mut prepared = Prepared::new(&opts.exec)?;
         if let Some(core) = &mut core {
             core.add_machine_regions(&session::board_wait_states(&opts.exec.board));
         }
         if let Some(core) = &core {
             prepared.check_core(core)?;
+            prepared.pmu = Some(core.pmu.guest(&core.pipeline.latency));
         }
         let path = &opts.exec.program;
         let program = Program::open(path).map_err(|source| Error::Symbols {

@@ -136,6 +136,9 @@ pub(crate) struct Prepared {
     pub(crate) quantum: Option<u64>,
     /// `--tier`, `--jit-threshold`.
     pub(crate) tier: (fwprof_sim::Tier, u32),
+    /// The guest's performance counters: the `--core`'s `[pmu]` (None:
+    /// QEMU 7.2's).
+    pub(crate) pmu: Option<fwprof_sim::PmuConfig>,
 }
 
 impl Prepared {
@@ -239,6 +242,7 @@ impl Prepared {
             icount_shift: a.icount_shift,
             quantum: a.quantum,
             tier: (a.tier, a.jit_threshold),
+            pmu: None,
         })
     }
 
@@ -289,6 +293,7 @@ impl Prepared {
             sim.set_quantum(q);
         }
         sim.set_tier(self.tier.0, self.tier.1);
+        sim.set_pmu(self.pmu);
         Ok(Launched {
             sim,
             target: prog.target,

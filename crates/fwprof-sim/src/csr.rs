@@ -18,8 +18,14 @@
 //!   the count of instructions retired *before* the reading instruction;
 //!   instructions that trap do not retire (Privileged ISA §3.3.1).
 //!   `mcycle`/`minstret` are writable (§3.1.11); `time` is read-only.
-//!   `hpmcounter3..31`(+h), `mhpmcounter3..31`(+h) and `mhpmevent3..31`
-//!   read as zero and ignore writes (§3.1.11: legal implementation).
+//!   `mcountinhibit` 0x320 (§3.1.13) stops `mcycle`, `minstret` and the
+//!   `mhpmcounterN` whose bits are set (every bit is stored, as QEMU 7.2
+//!   stores it). `hpmcounter3..31`(+h), `mhpmcounter3..31`(+h),
+//!   `mhpmevent3..31`, and with the core's extensions `scountovf` 0xDA0,
+//!   `mhpmevent3h..31h` 0x723.. (RV32, Sscofpmf), `mcyclecfg` 0x321,
+//!   `minstretcfg` 0x322 (+`h` 0x721/0x722 on RV32, Smcntrpmf): see
+//!   `crate::pmu`. Without a core's `[pmu]` the counters 3..31 read as
+//!   zero and ignore writes (§3.1.11: a legal implementation).
 //!
 //! Reset values and write masks were measured on QEMU 7.2's `virt` machine
 //! with `-cpu rv64,h=false` / `rv32,h=false` (a program writing all-ones to
@@ -54,7 +60,6 @@
 //! * `mcounteren` 0x306, `scounteren` 0x106 (§3.1.12, §4.1.5): all bits
 //!   writable; they gate `cycle`/`time`/`instret`/`hpmcounterN` below M
 //!   (below S, `scounteren` too), as QEMU 7.2's `ctr()` does.
-//!   `mcountinhibit` 0x320: stored, no effect.
 //! * `menvcfg` 0x30A (+ `menvcfgh` 0x31A on RV32; writable FIOM, CBIE,
 //!   CBCFE, CBZE, PBMTE, STCE), `senvcfg` 0x10A (0xf1): stored; STCE
 //!   enables Sstc.
@@ -168,23 +173,25 @@ impl Hart {
     /// `mstatus.FS` is Off.
     pub fn csr_read(&self, csr: u16) -> Result<u64, CsrIllegal> {
         self.check_access(csr)?;
+        if self.pmu.absent(csr, self.rv64) {
+            return Err(CsrIllegal);
+        }
+        let m_mode = self.privilege == Privilege::Machine;
+        if let Some(v) = self
+            .pmu
+            .read(csr, &self.pmu_before(), self.rv64, self.mcounteren, m_mode)
+        {
+            return Ok(self.xlen_mask(v));
+        }
         let rv32 = !self.rv64;
-        let cycle = self.cycle_base().wrapping_add(self.cycle_offset);
-        let instret = self.retired_before().wrapping_add(self.instret_offset);
         let base = self.base_for_read();
         let time = self.clock.mtime(base);
         let v = match csr {
             0x001 => self.fflags as u64,
             0x002 => self.frm as u64,
             0x003 => (self.frm as u64) << 5 | self.fflags as u64,
-            0xC00 | 0xB00 => cycle,
             0xC01 => time,
-            0xC02 | 0xB02 => instret,
-            0xC80 | 0xB80 if rv32 => cycle >> 32,
             0xC81 if rv32 => time >> 32,
-            0xC82 | 0xB82 if rv32 => instret >> 32,
-            0xC03..=0xC1F | 0xB03..=0xB1F | 0x323..=0x33F => 0,
-            0xC83..=0xC9F | 0xB83..=0xB9F if rv32 => 0,
             0xF14 => self.id,
             0xF11..=0xF15 => 0,
             0x100 => self.sstatus(),
@@ -209,7 +216,6 @@ impl Hart {
             0x306 => self.mcounteren,
             0x30A => self.menvcfg,
             0x31A if rv32 => self.menvcfg >> 32,
-            0x320 => self.mcountinhibit,
             0x340 => self.mscratch,
             0x341 => self.mepc,
             0x342 => self.mcause,
@@ -276,10 +282,18 @@ impl Hart {
         let v = self.xlen_mask(v);
         let rv32 = !self.rv64;
         // A write to a counter makes the *next* instruction read `v`: the
-        // writing instruction's own increment is absorbed (§3.1.11).
-        let next = self.retired_before().wrapping_add(1);
-        // With a timing model the writing instruction counts as one cycle.
-        let next_cycle = self.cycle_base().wrapping_add(1);
+        // writing instruction's own increment is absorbed (§3.1.11). With
+        // a timing model the writing instruction counts as one cycle.
+        let before = self.pmu_before();
+        let after = crate::pmu::Now {
+            retired: before.retired.wrapping_add(1),
+            cycles: before.cycles.wrapping_add(1),
+            model: before.model,
+        };
+        let (rv64, p) = (self.rv64, self.privilege);
+        if self.pmu.write(csr, v, (&before, &after), rv64, p) {
+            return Ok(());
+        }
         let stce = self.menvcfg & MENVCFG_STCE != 0;
         match csr {
             0x001 => {
@@ -294,30 +308,6 @@ impl Hart {
                 self.fflags = (v & 0x1f) as u8;
                 self.frm = ((v >> 5) & 7) as u8;
                 self.fs = 3;
-            }
-            0xB00 => {
-                let nv = if rv32 {
-                    (next_cycle.wrapping_add(self.cycle_offset) & !0xffff_ffff) | v
-                } else {
-                    v
-                };
-                self.cycle_offset = nv.wrapping_sub(next_cycle);
-            }
-            0xB02 => {
-                let nv = if rv32 {
-                    (self.counter(self.instret_offset) & !0xffff_ffff) | v
-                } else {
-                    v
-                };
-                self.instret_offset = nv.wrapping_sub(next);
-            }
-            0xB80 => {
-                let nv = (next_cycle.wrapping_add(self.cycle_offset) & 0xffff_ffff) | v << 32;
-                self.cycle_offset = nv.wrapping_sub(next_cycle);
-            }
-            0xB82 => {
-                let nv = (self.counter(self.instret_offset) & 0xffff_ffff) | v << 32;
-                self.instret_offset = nv.wrapping_sub(next);
             }
             0x100 => self.write_mstatus(v, SSTATUS_MASK),
             0x104 => {
@@ -356,7 +346,6 @@ impl Hart {
             0x30A if rv32 => self.menvcfg = (self.menvcfg & !0xffff_ffff) | (v & MENVCFG_WRITABLE),
             0x30A => self.menvcfg = v & MENVCFG_WRITABLE,
             0x31A => self.menvcfg = (self.menvcfg & 0xffff_ffff) | (v << 32 & MENVCFG_WRITABLE),
-            0x320 => self.mcountinhibit = v,
             0x340 => self.mscratch = v,
             0x341 => self.mepc = v,
             0x342 => self.mcause = v,
@@ -385,10 +374,15 @@ impl Hart {
         Ok(())
     }
 
-    /// Current value of a counter with the given offset, as the next
-    /// instruction would read it.
-    fn counter(&self, offset: u64) -> u64 {
-        self.retired_before().wrapping_add(1).wrapping_add(offset)
+    /// The counters' sources before the current instruction (see
+    /// `crate::pmu`): retired instructions, cycles, the timing model's
+    /// events as fetched for this instruction.
+    pub(crate) fn pmu_before(&self) -> crate::pmu::Now {
+        crate::pmu::Now {
+            retired: self.retired_before(),
+            cycles: self.cycle_base(),
+            model: self.pmu.model_now,
+        }
     }
 }
 

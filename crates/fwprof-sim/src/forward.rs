@@ -24,7 +24,7 @@ use crate::hooks::{
 /// * `split_block` keeps the fewer instructions of the two answers;
 ///   `wants_direct_jump` is true if a side that wants jumps says so;
 ///   `stop_requested` stops if either side says so (both are asked);
-/// * `cycles_before` comes from the inner model if it models cycles, else
+/// * `cycles_before` and `model_events` come from the inner model if it models cycles, else
 ///   from the wrapper.
 ///
 /// The methods mirror [`Hooks`] (see there for arguments and when they
@@ -140,6 +140,12 @@ pub trait Forward {
     fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
         let _ = (id, index);
         0
+    }
+    /// [`Hooks::model_events`] (asked only if the inner model does not
+    /// model cycles).
+    #[inline]
+    fn model_events(&mut self, id: BlockId, index: u32, out: &mut [u64; crate::MODEL_EVENTS]) {
+        let _ = (id, index, out);
     }
     /// [`Hooks::on_trap`].
     #[inline]
@@ -316,6 +322,14 @@ impl<W: Forward> Hooks for W {
             self.inner().cycles_before(id, index)
         } else {
             Forward::cycles_before(self, id, index)
+        }
+    }
+    #[inline]
+    fn model_events(&mut self, id: BlockId, index: u32, out: &mut [u64; crate::MODEL_EVENTS]) {
+        if <W::Inner as Hooks>::MODELS_CYCLES {
+            self.inner().model_events(id, index, out);
+        } else {
+            Forward::model_events(self, id, index, out);
         }
     }
     #[inline]

@@ -93,7 +93,6 @@ pub struct Hart {
     pub(crate) medeleg: u64,
     pub(crate) mideleg: u64,
     pub(crate) mcounteren: u64,
-    pub(crate) mcountinhibit: u64,
     pub(crate) menvcfg: u64,
     /// `satp` and PMP (`mmu.rs`, `pmp.rs`).
     pub(crate) vm: crate::mmu::VmState,
@@ -122,10 +121,9 @@ pub struct Hart {
     /// timing model supplies them (`Hooks::MODELS_CYCLES`); `None` means
     /// cycles = retired instructions.
     pub(crate) model_cycles: Option<u64>,
-    /// Offsets added to the retired count to give `mcycle` / `minstret`
-    /// (changed by CSR writes to them).
-    pub(crate) cycle_offset: u64,
-    pub(crate) instret_offset: u64,
+    /// The performance counters: `mcycle`, `minstret`, `mhpmcounterN`
+    /// and their controls (`crate::pmu`).
+    pub(crate) pmu: crate::pmu::Pmu,
 
     /// The guest clock and the timers (`crate::irq`).
     pub(crate) clock: crate::irq::Clock,
@@ -181,7 +179,6 @@ impl Hart {
             medeleg: 0,
             mideleg: 0,
             mcounteren: 0,
-            mcountinhibit: 0,
             menvcfg: 0,
             vm: crate::mmu::VmState::default(),
             stvec: 0,
@@ -196,8 +193,7 @@ impl Hart {
             csr_point: 0,
             pending: crate::trap::Exc { cause: 0, tval: 0 },
             model_cycles: None,
-            cycle_offset: 0,
-            instret_offset: 0,
+            pmu: crate::pmu::Pmu::default(),
             clock: crate::irq::Clock::new(),
             msip: false,
             ext_irq: 0,

@@ -500,6 +500,16 @@ pub trait Hooks {
         0
     }
 
+    /// Cumulative timing-model events before instruction number `index`
+    /// of block `id` (which is executing, or ran last), into `out`, in the
+    /// order of [`crate::MODEL_EVENTS`]: for the guest's performance
+    /// counters of timing-model events (`crate::pmu`). Only with
+    /// [`Hooks::MODELS_CYCLES`]; the default leaves `out` unchanged.
+    #[inline]
+    fn model_events(&mut self, id: BlockId, index: u32, out: &mut [u64; crate::MODEL_EVENTS]) {
+        let _ = (id, index, out);
+    }
+
     /// A trap was delivered to the guest's handler. `instret` counts the
     /// trapping instruction as executed (for an interrupt, the instructions
     /// before it); `sp` is the value when the handler starts.
@@ -640,6 +650,14 @@ impl<A: Hooks, B: Hooks> Hooks for (A, B) {
             self.0.cycles_before(id, index)
         } else {
             self.1.cycles_before(id, index)
+        }
+    }
+    #[inline]
+    fn model_events(&mut self, id: BlockId, index: u32, out: &mut [u64; crate::MODEL_EVENTS]) {
+        if A::MODELS_CYCLES {
+            self.0.model_events(id, index, out);
+        } else {
+            self.1.model_events(id, index, out);
         }
     }
     #[inline]

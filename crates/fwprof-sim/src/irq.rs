@@ -48,9 +48,11 @@ pub(crate) const STIP: u64 = 1 << 5;
 pub(crate) const MTIP: u64 = 1 << 7;
 pub(crate) const SEIP: u64 = 1 << 9;
 pub(crate) const MEIP: u64 = 1 << 11;
+/// Local counter-overflow interrupt (Sscofpmf 1.0).
+pub(crate) const LCOFIP: u64 = 1 << 13;
 /// Exception codes of the interrupts, highest priority first; 13 is the
-/// local counter-overflow interrupt, which only software can raise here
-/// (QEMU 7.2 keeps `mip.LCOFIP` writable).
+/// local counter-overflow interrupt (raised by an overflowing counter with
+/// Sscofpmf, `crate::pmu`; writable in `mip` as QEMU 7.2 keeps it).
 const PRIORITY: [u64; 7] = [11, 3, 7, 9, 1, 5, 13];
 
 /// `mstatus` bits (§3.1.6).

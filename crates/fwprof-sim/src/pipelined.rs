@@ -323,6 +323,8 @@ enum Request {
     Split(Batch, Vec<u64>, Vec<Inst>),
     /// Replay, then answer `cycles_before(id, index)`.
     Cycles(Batch, BlockId, u32),
+    /// Replay, then answer `model_events(id, index)` (its values in order).
+    Events(Batch, BlockId, u32),
 }
 
 /// A [`Hooks`] adapter that runs collector `H` on a worker thread. Build it
@@ -401,6 +403,15 @@ impl<H: Hooks + Send + 'static, F: Front> Pipelined<H, F> {
                         Request::Cycles(b, id, index) => {
                             replay(&mut hooks, &b, &mut executed);
                             let _ = answer.send(hooks.cycles_before(id, index));
+                            b
+                        }
+                        Request::Events(b, id, index) => {
+                            replay(&mut hooks, &b, &mut executed);
+                            let mut out = [0; crate::MODEL_EVENTS];
+                            hooks.model_events(id, index, &mut out);
+                            for v in out {
+                                let _ = answer.send(v);
+                            }
                             b
                         }
                     };
@@ -879,6 +890,13 @@ impl<H: Hooks + Send + 'static, F: Front> Hooks for Pipelined<H, F> {
     fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
         self.send(|b| Request::Cycles(b, id, index));
         self.answer()
+    }
+
+    fn model_events(&mut self, id: BlockId, index: u32, out: &mut [u64; crate::MODEL_EVENTS]) {
+        self.send(|b| Request::Events(b, id, index));
+        for v in out.iter_mut() {
+            *v = self.answer();
+        }
     }
 
     fn on_trap(&mut self, trap: TrapInfo, instret: u64, sp: u64) {

@@ -591,6 +591,9 @@ pub(crate) fn general<const RV64: bool, H: Hooks>(
     };
     if H::MODELS_CYCLES && inst.op.class() == InstClass::Csr {
         h.model_cycles = Some(hooks.cycles_before(BlockId(id), n as u32));
+        if h.pmu.model_live {
+            hooks.model_events(BlockId(id), n as u32, &mut h.pmu.model_now);
+        }
     }
     let result = step::<RV64>(h, m, inst, pc);
     if H::MODELS_CYCLES {

@@ -21,14 +21,15 @@ use crate::params::{
 use toml_tree::{Field, Section, Source};
 
 /// Names of the shipped presets (`fwprof record --core NAME`).
-pub const PRESETS: &[&str] = &["picorv32", "ibex", "generic", "arc-hs"];
+pub const PRESETS: &[&str] = &["picorv32", "ibex", "generic", "arc-hs", "u74"];
 
 /// The preset files, embedded at build time; same order as [`PRESETS`].
-const PRESET_FILES: [(&str, &str); 4] = [
+const PRESET_FILES: [(&str, &str); 5] = [
     ("picorv32", include_str!("../presets/picorv32.toml")),
     ("ibex", include_str!("../presets/ibex.toml")),
     ("generic", include_str!("../presets/generic.toml")),
     ("arc-hs", include_str!("../presets/arc-hs.toml")),
+    ("u74", include_str!("../presets/u74.toml")),
 ];
 
 /// A complete core description.
@@ -577,7 +578,14 @@ fn read_cache(mut s: Section, data: bool) -> Result<CacheParams, ConfigError> {
 
 /// `[pmu]`.
 fn read_pmu(mut s: Section) -> Result<PmuParams, ConfigError> {
-    s.allow_only(&["counters", "width", "sscofpmf", "range_filter"])?;
+    s.allow_only(&[
+        "counters",
+        "width",
+        "events",
+        "sscofpmf",
+        "smcntrpmf",
+        "range_filter",
+    ])?;
     let d = PmuParams::default();
     let counters = s.u32("counters", d.counters)?;
     if counters.value > 29 {
@@ -598,11 +606,26 @@ fn read_pmu(mut s: Section) -> Result<PmuParams, ConfigError> {
             format!("{} bits: must be 1 to 64", width.value),
         ));
     }
+    let events = s.string("events", "generic")?;
+    let events = match events.value.as_str() {
+        "generic" => fwprof_sim::EventCoding::Generic,
+        "ibex" => fwprof_sim::EventCoding::Ibex,
+        "u74" => fwprof_sim::EventCoding::U74,
+        other => {
+            return Err(s.invalid(
+                "events",
+                events.line,
+                format!("\"{other}\": the event encodings are \"generic\", \"ibex\" and \"u74\""),
+            ))
+        }
+    };
     Ok(PmuParams {
         counters: counters.value,
         width: width.value,
         sscofpmf: s.bool("sscofpmf", d.sscofpmf)?.value,
         range_filter: s.bool("range_filter", d.range_filter)?.value,
+        smcntrpmf: s.bool("smcntrpmf", d.smcntrpmf)?.value,
+        events,
     })
 }
 

@@ -195,6 +195,11 @@ pub struct PmuParams {
     /// A counter can be limited to an address range (ARC HS counters
     /// can; standard RISC-V counters cannot).
     pub range_filter: bool,
+    /// The Smcntrpmf extension (`mcyclecfg`, `minstretcfg`).
+    pub smcntrpmf: bool,
+    /// How `mhpmeventN` selects events (`events = "generic" | "ibex" |
+    /// "u74"`, docs/pmu.md).
+    pub events: fwprof_sim::EventCoding,
 }
 
 impl Default for PmuParams {
@@ -206,6 +211,29 @@ impl Default for PmuParams {
             width: 64,
             sscofpmf: false,
             range_filter: false,
+            smcntrpmf: false,
+            events: fwprof_sim::EventCoding::Generic,
+        }
+    }
+}
+
+impl PmuParams {
+    /// The guest-visible counters of a core with these counters and
+    /// latencies `lat`: Ibex's NumCyclesLSU, NumCyclesMulWait and
+    /// NumCyclesDivWait count the cycles a load or store, multiply or
+    /// divide occupies the pipeline beyond an ALU instruction (for
+    /// multiplies and divides what the model charges as `stall_muldiv`;
+    /// with `div_variable` the fixed `div` latency is used).
+    pub fn guest(&self, lat: &ClassLatencies) -> fwprof_sim::PmuConfig {
+        fwprof_sim::PmuConfig {
+            counters: self.counters.min(29) as u8,
+            width: self.width.clamp(1, 64) as u8,
+            coding: self.events,
+            sscofpmf: self.sscofpmf,
+            smcntrpmf: self.smcntrpmf,
+            lsu_wait: lat.load.saturating_sub(lat.alu),
+            mul_wait: lat.mul.saturating_sub(lat.alu),
+            div_wait: lat.div.saturating_sub(lat.alu),
         }
     }
 }

@@ -212,6 +212,7 @@ impl<H: Hooks> Simulator<H> {
         h.icount_skip = 0;
         h.csr_point = 0;
         h.model_cycles = None;
+        h.pmu.restart();
         h.res_addr = u64::MAX;
         h.since = [None; 16];
         h.last = (crate::block::NO_BLOCK, 0);

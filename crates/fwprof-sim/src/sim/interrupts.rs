@@ -36,7 +36,15 @@ impl<H: Hooks> Simulator<H> {
         interrupt: bool,
         latency: Option<crate::Latency>,
     ) {
+        let now = self.hart.pmu.mode_filtered.then(|| self.pmu_now());
         let taken = self.hart.take_trap(exc, pc, interrupt);
+        if let Some(now) = now {
+            self.pmu_privilege_changed(&now);
+        }
+        if self.hart.pmu.class_live {
+            self.hart.pmu.account_trap();
+            self.pmu_raise();
+        }
         self.sync_translation();
         let info = TrapInfo {
             cause: exc.cause,

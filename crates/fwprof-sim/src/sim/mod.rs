@@ -5,12 +5,15 @@
 mod bus;
 mod harts;
 mod interrupts;
+mod pmu;
 mod signals;
 
 pub use bus::UnmodelledCount;
 pub use harts::DEFAULT_QUANTUM;
 
-use crate::block::{BlockCache, CacheStats, AFTER_IRQ, AFTER_NO_CHAIN, AFTER_VM, NO_BLOCK};
+use crate::block::{
+    BlockCache, CacheStats, AFTER_IRQ, AFTER_NO_CHAIN, AFTER_VM, AFTER_XRET, NO_BLOCK,
+};
 use crate::hart::Hart;
 use crate::hooks::{BlockId, Hooks, TrapInfo};
 use crate::jit::{Code, JitCall, JitStats, Tier};
@@ -363,7 +366,7 @@ impl<H: Hooks> Simulator<H> {
         if let Some(stop) = self.signal_stop.take() {
             return Ok(stop);
         }
-        let mut irq_at = self.interrupt_point();
+        let mut irq_at = self.interrupt_point().min(self.pmu_point());
         let mut cut = local_limit.min(irq_at).min(self.harts.switch_at);
         let mut checkpoint = next_checkpoint(self.hart.executed, cut);
         // (block, true = fall-through slot) to fill with the next block's id.
@@ -390,6 +393,7 @@ impl<H: Hooks> Simulator<H> {
                     irq_at = 0;
                 }
                 if self.hart.executed >= irq_at {
+                    self.pmu_check();
                     if self.take_interrupt() {
                         if let Some(stop) = self.signal_stop.take() {
                             return Ok(stop);
@@ -397,7 +401,7 @@ impl<H: Hooks> Simulator<H> {
                         chain_from = None;
                         next_id = NO_BLOCK;
                     }
-                    irq_at = self.interrupt_point();
+                    irq_at = self.interrupt_point().min(self.pmu_point());
                 }
                 cut = local_limit.min(irq_at).min(self.harts.switch_at);
                 checkpoint = next_checkpoint(self.hart.executed, cut);
@@ -444,7 +448,17 @@ impl<H: Hooks> Simulator<H> {
                 }
                 continue;
             }
-            let code = if self.jit.tier == Tier::Jit {
+            if self.hart.pmu.class_live && b.after & AFTER_IRQ != 0 && count > 1 {
+                // A class counter counts: the CSR instruction ending this
+                // block (or `mret`/`sret`) runs as a block of its own, so
+                // that what it reads has every earlier instruction counted.
+                if let Some(stop) = self.run_partial::<RV64>(id, count - 1)? {
+                    return Ok(stop);
+                }
+                (irq_at, checkpoint) = (0, 0);
+                continue;
+            }
+            let code = if self.jit.tier == Tier::Jit && !self.hart.pmu.class_live {
                 match self.jit.lookup(id) {
                     Code::Ready(f) => Some(f),
                     Code::Interpret => None,
@@ -550,6 +564,7 @@ impl<H: Hooks> Simulator<H> {
             if H::MODELS_CYCLES {
                 self.hart.last = (id, count as u32);
             }
+            let mut left = false;
             if b.term {
                 let outcome = match jit_taken {
                     Some(taken) => taken.then_some(next_pc),
@@ -576,6 +591,7 @@ impl<H: Hooks> Simulator<H> {
                 if H::WANTS_BRANCHES && (jit_taken.is_none() || !crate::jit::chains::<H>()) {
                     self.hooks.on_branch(BlockId(id), taken, next_pc);
                 }
+                left = taken;
             } else if next_pc == b.end {
                 next_id = b.fall;
                 chain_from = Some((id, true));
@@ -584,10 +600,20 @@ impl<H: Hooks> Simulator<H> {
                 chain_from = Some((id, false));
             }
             self.hart.pc = next_pc;
+            if self.hart.pmu.class_live
+                && jit_taken.is_none()
+                && self.pmu_account(first, count, left)
+            {
+                (irq_at, checkpoint) = (0, 0);
+            }
             if b.after != 0 {
                 // Translated code that chains reported its own jumps.
                 let jump_here = jit_taken.is_none() || !crate::jit::chains::<H>();
                 self.block_done(id, next_pc, jump_here);
+                if b.after & AFTER_XRET != 0 && self.hart.pmu.mode_filtered {
+                    let now = self.pmu_now();
+                    self.pmu_privilege_changed(&now);
+                }
                 if b.after & AFTER_IRQ != 0 {
                     (irq_at, checkpoint) = (0, 0);
                 }
@@ -632,6 +658,9 @@ impl<H: Hooks> Simulator<H> {
         if H::MODELS_CYCLES {
             self.hart.last = (id, k as u32);
         }
+        if self.hart.pmu.class_live {
+            self.pmu_account(first, k, false);
+        }
         self.hooks.on_block_cut(BlockId(id), k as u32);
         // Only a block's last instruction can leave the straight line, so
         // the next pc is instruction `k`'s.
@@ -663,13 +692,29 @@ impl<H: Hooks> Simulator<H> {
         if H::WANTS_MEMORY && is_data_access_fault(exc.cause) {
             self.hooks.on_access_fault(BlockId(id), ran as u32 - 1);
         }
+        let live = self.hart.pmu.class_live;
         if exc.cause == CAUSE_CODE_WRITTEN {
+            // The store that wrote code retired.
+            if live {
+                self.pmu_account(first, ran, false);
+            }
             self.hart.pc = exc.tval;
             self.invalidate_written_code();
             return Ok(None);
         }
+        // The instructions before the one that raised retired; that one
+        // retires only if the exception was resolved without a trap (a
+        // device access, a system call).
+        if live && ran > 1 {
+            self.pmu_account(first, ran - 1, false);
+        }
+        let not_retired = self.hart.not_retired;
         let inst = self.cache.insts[first + ran - 1];
-        self.exception(exc, pc, inst, (id, ran as u32 - 1))
+        let outcome = self.exception(exc, pc, inst, (id, ran as u32 - 1));
+        if live && self.hart.not_retired == not_retired && self.hart.pmu.class_live {
+            self.pmu_account(first + ran - 1, 1, false);
+        }
+        outcome
     }
 
     /// The block at `pc`, translated if needed, chained from `chain_from`.

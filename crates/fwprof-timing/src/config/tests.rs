@@ -137,7 +137,7 @@ fn unknown_preset_lists_the_presets() {
     assert!(matches!(&e, ConfigError::UnknownPreset(n) if n == "cortex-m0"));
     assert_eq!(
         e.to_string(),
-        "unknown core `cortex-m0`: not a preset (picorv32, ibex, generic, arc-hs) and not a .toml file"
+        "unknown core `cortex-m0`: not a preset (picorv32, ibex, generic, arc-hs, u74) and not a .toml file"
     );
 }
 
@@ -367,6 +367,8 @@ fn the_documented_example_reads_back_exactly() {
             width: 40,
             sscofpmf: false,
             range_filter: false,
+            smcntrpmf: false,
+            events: fwprof_sim::EventCoding::Generic,
         },
     };
     assert_eq!(c, expected);
@@ -439,7 +441,26 @@ const BAD: &[(&str, usize, &str, &str)] = &[
         "overlaps region \"flash\" [0x0, 0xfffff] (line 3)",
     ),
     ("[[region]]\nbase = \"0xffff_ffff_ffff_fff0\"\nsize = 32\n", 3, "region[0].size", "passes the end"),
+    ("[pmu]\nevents = \"arm\"\n", 2, "pmu.events", "\"generic\", \"ibex\" and \"u74\""),
 ];
+
+#[test]
+fn pmu_presets_give_the_documented_guest_counters() {
+    let cfg = |name: &str| {
+        let c = CoreConfig::load(name).unwrap();
+        c.pmu.guest(&c.pipeline.latency)
+    };
+    let u74 = cfg("u74");
+    assert_eq!((u74.counters, u74.width, u74.sscofpmf), (2, 40, false));
+    assert_eq!(u74.coding, fwprof_sim::EventCoding::U74);
+    let ibex = cfg("ibex");
+    assert_eq!(ibex.coding, fwprof_sim::EventCoding::Ibex);
+    // Ibex: loads 2 cycles, mul 3, div 37 against a 1-cycle ALU.
+    assert_eq!((ibex.lsu_wait, ibex.mul_wait, ibex.div_wait), (1, 2, 36));
+    let generic = cfg("generic");
+    assert!(generic.sscofpmf && generic.smcntrpmf);
+    assert_eq!((generic.counters, generic.width), (8, 64));
+}
 
 #[test]
 fn bad_input_names_the_file_line_and_key() {

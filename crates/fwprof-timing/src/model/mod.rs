@@ -504,6 +504,13 @@ impl Hooks for TimingModel {
         }
     }
 
+    fn model_events(&mut self, id: BlockId, index: u32, out: &mut [u64; fwprof_sim::MODEL_EVENTS]) {
+        if id.0 == self.cur {
+            self.charge_upto(index);
+        }
+        *out = self.totals();
+    }
+
     fn cycles_before(&mut self, id: BlockId, index: u32) -> u64 {
         if id.0 == self.cur {
             self.charge_upto(index);

@@ -1,0 +1,98 @@
+//! The simulator's side of the guest's performance counters
+//! (`crate::pmu`): installing a core's counters, the counters' sources
+//! at an instruction boundary, rebasing at privilege changes, counting
+//! blocks into class counters, and the counter-overflow point and
+//! interrupt (Sscofpmf 1.0).
+
+use super::*;
+use crate::pmu::{Now, PmuConfig};
+
+impl<H: Hooks> Simulator<H> {
+    /// Give every hart the performance counters of a core description
+    /// (`None`: QEMU 7.2's, with no programmable counter). Call before
+    /// the run; the counters restart from their current values.
+    pub fn set_pmu(&mut self, config: Option<PmuConfig>) {
+        let now = self.pmu_now();
+        self.hart.pmu.configure(config, &now);
+        for h in &mut self.harts.parked {
+            let now = Now {
+                retired: h.executed - h.not_retired,
+                cycles: h.executed - h.not_retired,
+                model: [0; crate::MODEL_EVENTS],
+            };
+            h.pmu.configure(config, &now);
+        }
+    }
+
+    /// The counters' sources at the current instruction boundary (after
+    /// the last instruction that ran).
+    pub(super) fn pmu_now(&mut self) -> Now {
+        let retired = self.hart.executed - self.hart.not_retired;
+        let mut now = Now {
+            retired,
+            cycles: retired,
+            model: [0; crate::MODEL_EVENTS],
+        };
+        if H::MODELS_CYCLES {
+            let (id, k) = self.hart.last;
+            now.cycles = self.hooks.cycles_before(BlockId(id), k);
+            if self.hart.pmu.model_live {
+                self.hooks.model_events(BlockId(id), k, &mut now.model);
+            }
+        }
+        now
+    }
+
+    /// The privilege may have changed (a trap, `mret`/`sret`): counters
+    /// with a mode filter take their value so far and start or stop.
+    /// `now` are the sources at the change.
+    pub(super) fn pmu_privilege_changed(&mut self, now: &Now) {
+        let p = self.hart.privilege;
+        self.hart.pmu.rebase(now, p);
+        self.pmu_raise();
+    }
+
+    /// Count the retired instructions `first .. first + n` of the block
+    /// cache's arena (a block or its first part) into the class counters.
+    /// True if that raised the overflow interrupt.
+    pub(super) fn pmu_account(&mut self, first: usize, n: usize, taken_last: bool) -> bool {
+        self.hart
+            .pmu
+            .account(&self.cache.insts[first..first + n], taken_last);
+        self.pmu_raise()
+    }
+
+    /// A counter overflowed with its OF bit clear: `mip.LCOFIP`. True if
+    /// so.
+    pub(super) fn pmu_raise(&mut self) -> bool {
+        let raise = std::mem::take(&mut self.hart.pmu.raise_lcofi);
+        if raise {
+            self.hart.mip |= crate::irq::LCOFIP;
+        }
+        raise
+    }
+
+    /// The executed count at which a counter may next overflow (`u64::MAX`
+    /// if none is watched).
+    pub(super) fn pmu_point(&mut self) -> u64 {
+        if !self.hart.pmu.watch_overflow {
+            return u64::MAX;
+        }
+        let now = self.pmu_now();
+        match self.hart.pmu.overflow_distance(&now) {
+            Some(d) => self.hart.executed.saturating_add(d),
+            None => u64::MAX,
+        }
+    }
+
+    /// At an instruction boundary where a counter may have overflowed:
+    /// find out, set its OF bit and raise LCOFI.
+    pub(super) fn pmu_check(&mut self) {
+        if self.hart.pmu.watch_overflow {
+            let now = self.pmu_now();
+            let p = self.hart.privilege;
+            self.hart.pmu.rebase(&now, p);
+            self.pmu_raise();
+        }
+    }
+}
