@@ -279,6 +279,12 @@ pub struct RecordArgs {
     /// (`cycles` needs `--core`).
     #[arg(long, value_enum, default_value = "instructions")]
     pub unit: UnitArg,
+    /// sample: count the period in instructions retired at these privilege
+    /// levels only (M, S, U; comma-separated), as perf's `:u`/`:k` event
+    /// modifiers or a counter's Sscofpmf inhibit bits (MINH, SINH, UINH)
+    /// do; the profile's unit reads e.g. `instructions:u`.
+    #[arg(long = "count-in", value_enum, value_delimiter = ',', value_name = "LEVEL")]
+    pub count_in: Vec<PrivilegeArg>,
     /// sample: draw each period at random, uniformly from 1 to 2N-1 (mean
     /// N), from a generator seeded by `--seed`, to avoid aliasing with
     /// periodic code.
@@ -749,8 +755,9 @@ pub fn parse() -> Cli {
             .expect("record's own matches");
         let given = |id: &str| m.value_source(id) == Some(ValueSource::CommandLine);
         let counters = r.method == MethodArg::Counters;
-        let rules: [(&str, &str, bool); 15] = [
+        let rules: [(&str, &str, bool); 16] = [
             ("period", "--period", r.method == MethodArg::Sample),
+            ("count_in", "--count-in", r.method == MethodArg::Sample),
             ("jitter", "--jitter", r.method == MethodArg::Sample),
             ("seed", "--seed", r.method == MethodArg::Sample),
             ("exclude", "--exclude", r.method == MethodArg::Instrument),
@@ -775,7 +782,7 @@ pub fn parse() -> Cli {
                 let only = match id {
                     "exclude" => "--method instrument",
                     "unit" => "--method sample or --method instrument",
-                    "period" | "jitter" | "seed" => "--method sample",
+                    "period" | "jitter" | "seed" | "count_in" => "--method sample",
                     _ => "--method counters",
                 };
                 Cli::command()
@@ -877,6 +884,15 @@ pub fn record_options(a: &RecordArgs) -> anyhow::Result<fwprof_record::RecordOpt
                 unit,
                 jitter: a.jitter,
                 seed: a.seed,
+                count_in: (!a.count_in.is_empty()).then(|| {
+                    a.count_in.iter().fold(0u8, |m, l| {
+                        m | match l {
+                            PrivilegeArg::U => 1,
+                            PrivilegeArg::S => 2,
+                            PrivilegeArg::M => 8,
+                        }
+                    })
+                }),
             }),
             MethodArg::Instrument => Method::Instrument(InstrumentOptions {
                 unit,

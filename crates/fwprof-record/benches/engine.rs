@@ -71,6 +71,7 @@ fn engine(c: &mut Criterion) {
     });
     g.bench_function("record --method sample/jit", |b| {
         let sample = SampleOptions {
+            count_in: None,
             period: 10007,
             unit: Unit::Instructions,
             jitter: false,

@@ -117,6 +117,14 @@ impl Session {
                 if s.period == 0 {
                     return Err(Error::Options("--period must be at least 1".into()));
                 }
+                if s.count_in.is_some() && s.unit == Unit::Cycles {
+                    return Err(Error::Options(
+                        "--count-in counts instructions per privilege level: it needs --unit instructions".into(),
+                    ));
+                }
+                if s.count_in == Some(0) {
+                    return Err(Error::Options("--count-in needs at least one level".into()));
+                }
             }
             Method::Instrument(i) => {
                 if i.unit == Unit::Cycles && opts.core.is_none() {

@@ -125,6 +125,29 @@ pub struct SampleOptions {
     pub jitter: bool,
     /// Seed of the jitter generator.
     pub seed: u64,
+    /// Count the period in instructions retired in these privilege levels
+    /// only (bit `Privilege::bits()` of each: 1 U, 2 S, 8 M; `None`: all
+    /// instructions), as perf's `:u`/`:k` event modifiers or a counter's
+    /// Sscofpmf inhibit bits do. Only with [`Unit::Instructions`].
+    pub count_in: Option<u8>,
+}
+
+impl SampleOptions {
+    /// The period's unit as the profile records it: `instructions`, or
+    /// with [`SampleOptions::count_in`] perf's notation of the levels
+    /// counted (`instructions:u`, `instructions:su`, ...).
+    pub fn unit_name(&self) -> String {
+        let mut name = self.unit.event().to_string();
+        if let Some(levels) = self.count_in {
+            name.push(':');
+            for (bit, letter) in [(1u8, 'u'), (2, 's'), (8, 'm')] {
+                if levels & bit != 0 {
+                    name.push(letter);
+                }
+            }
+        }
+        name
+    }
 }
 
 /// `--method instrument`: the program's compiled-in function hooks.

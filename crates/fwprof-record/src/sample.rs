@@ -59,6 +59,9 @@ pub(crate) fn run(
         Periods::new(o.period, o.jitter, o.seed),
         unit,
     );
+    if let Some(levels) = o.count_in {
+        sampler.count_only_in(levels);
+    }
     let end = match core {
         None => drive(
             p.launch(ctl, |prog| {
@@ -124,7 +127,7 @@ pub(crate) fn profile(
     meta.method = Method::Sample;
     meta.sampling = Some(SamplingInfo {
         period: o.period,
-        unit: o.unit.event().to_string(),
+        unit: o.unit_name(),
         jitter: o.jitter,
         seed: o.seed,
         samples: agg.taken,

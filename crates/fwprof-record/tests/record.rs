@@ -61,6 +61,7 @@ fn exact_recording_of_crc32() {
 fn sampled_recording_of_crc32() {
     let period = 997;
     let r = record(Method::Sample(SampleOptions {
+        count_in: None,
         period,
         unit: Unit::Instructions,
         jitter: false,
@@ -129,6 +130,7 @@ fn cycles_without_a_core_is_refused_before_anything_runs() {
     let opts = RecordOptions {
         exec: crc32(),
         method: Method::Sample(SampleOptions {
+            count_in: None,
             period: 10,
             unit: Unit::Cycles,
             jitter: false,

@@ -121,6 +121,10 @@ pub struct Hart {
     /// timing model supplies them (`Hooks::MODELS_CYCLES`); `None` means
     /// cycles = retired instructions.
     pub(crate) model_cycles: Option<u64>,
+    /// Retired instructions per privilege level (indexed by its encoding),
+    /// up to `mode_mark`, the retired count at the last privilege change.
+    pub(crate) mode_retired: [u64; 4],
+    pub(crate) mode_mark: u64,
     /// The performance counters: `mcycle`, `minstret`, `mhpmcounterN`
     /// and their controls (`crate::pmu`).
     pub(crate) pmu: crate::pmu::Pmu,
@@ -194,6 +198,8 @@ impl Hart {
             pending: crate::trap::Exc { cause: 0, tval: 0 },
             model_cycles: None,
             pmu: crate::pmu::Pmu::default(),
+            mode_retired: [0; 4],
+            mode_mark: 0,
             clock: crate::irq::Clock::new(),
             msip: false,
             ext_irq: 0,

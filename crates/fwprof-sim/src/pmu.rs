@@ -727,8 +727,13 @@ impl Pmu {
             if !c.counting || c.event & OF != 0 {
                 continue;
             }
-            let (v, _) = self.value(i, now);
-            let left = self.mask(i) - v + 1; // > 0: v <= mask
+            let (v, wrapped) = self.value(i, now);
+            if wrapped {
+                // Already past the wrap: look now.
+                return Some(0);
+            }
+            // Increments until the wrap (> 0: v <= mask; 2^64 saturates).
+            let left = (self.mask(i) - v).saturating_add(1);
             let d = match c.source {
                 Source::None => continue,
                 Source::Retired => left,

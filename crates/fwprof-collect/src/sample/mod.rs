@@ -50,10 +50,17 @@ pub struct Sampler {
     unit: SampleUnit,
     /// The unit's count at which the next sample is due.
     next: u64,
+    /// The count of the period's instructions at the last sample (all
+    /// executed instructions, or those of [`Sampler::count_only_in`]).
     last_instret: u64,
     last_cycles: u64,
     /// Sampling points that fell while the program slept.
     idle_samples: u64,
+    /// Paced by instructions retired in these privilege levels only (bit
+    /// `Privilege::bits()`), see [`Sampler::count_only_in`].
+    levels: Option<u8>,
+    /// At the last pause: the executed count and the filtered count.
+    paused: (u64, u64),
 }
 
 impl Sampler {
@@ -76,7 +83,18 @@ impl Sampler {
             last_instret: 0,
             last_cycles: 0,
             idle_samples: 0,
+            levels: None,
+            paused: (0, 0),
         }
+    }
+
+    /// Count the period in instructions retired in the privilege levels
+    /// of `levels` only (bit `Privilege::bits()` of each: 1 user, 2
+    /// supervisor, 8 machine), as a counter with the other levels'
+    /// Sscofpmf inhibit bits set counts, or perf's `:u`/`:k` modifiers.
+    /// Only paced by instructions.
+    pub fn count_only_in(&mut self, levels: u8) {
+        self.levels = Some(levels);
     }
 
     /// The run starts at `addr` in boot code outside the program (see
@@ -96,9 +114,15 @@ impl Sampler {
     /// The executed-instruction count at which the run must pause next
     /// (`u64::MAX` when paced by cycles: the hooks stop it).
     pub fn pause_at(&self) -> u64 {
-        match self.unit {
-            SampleUnit::Instructions => self.next,
-            SampleUnit::Cycles => u64::MAX,
+        match (self.unit, self.levels) {
+            // The filtered count grows at most as fast as the executed
+            // one: pause where it could reach the point at the earliest.
+            (SampleUnit::Instructions, Some(_)) => {
+                let (executed, counted) = self.paused;
+                executed.saturating_add(self.next.saturating_sub(counted).max(1))
+            }
+            (SampleUnit::Instructions, None) => self.next,
+            (SampleUnit::Cycles, _) => u64::MAX,
         }
     }
 
@@ -140,18 +164,21 @@ impl Sampler {
             return;
         }
         let cycles = sim.hooks_mut().cycles_now();
-        let count = if cycles_unit {
-            cycles.unwrap_or(0)
-        } else {
-            now
+        let count = match self.levels {
+            _ if cycles_unit => cycles.unwrap_or(0),
+            Some(levels) => sim.retired_in(levels),
+            None => now,
         };
+        self.paused = (now, count);
         if due_before_sleep || count >= self.next {
-            let mut interval = vec![now - self.last_instret, 1];
+            // The instructions the period counts since the last sample.
+            let counted = if self.levels.is_some() { count } else { now };
+            let mut interval = vec![counted - self.last_instret, 1];
             if let Some(c) = sim.hooks_mut().busy_cycles() {
                 interval.push(c - self.last_cycles);
                 self.last_cycles = c;
             }
-            self.last_instret = now;
+            self.last_instret = counted;
             let pc = sim.hooks_mut().sample_pc();
             let h = sim.hart();
             let regs = Registers {

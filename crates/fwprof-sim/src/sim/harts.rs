@@ -213,6 +213,8 @@ impl<H: Hooks> Simulator<H> {
         h.csr_point = 0;
         h.model_cycles = None;
         h.pmu.restart();
+        h.mode_retired = [0; 4];
+        h.mode_mark = 0;
         h.res_addr = u64::MAX;
         h.since = [None; 16];
         h.last = (crate::block::NO_BLOCK, 0);

@@ -36,6 +36,7 @@ impl<H: Hooks> Simulator<H> {
         interrupt: bool,
         latency: Option<crate::Latency>,
     ) {
+        self.mark_privilege(self.hart.privilege);
         let now = self.hart.pmu.mode_filtered.then(|| self.pmu_now());
         let taken = self.hart.take_trap(exc, pc, interrupt);
         if let Some(now) = now {

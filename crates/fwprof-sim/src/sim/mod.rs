@@ -362,6 +362,9 @@ impl<H: Hooks> Simulator<H> {
         // running hart's own count (`local_limit`), and the end of its
         // quantum (`self.harts.switch_at`) is one more point to cut at.
         let mut local_limit = limit.saturating_sub(self.harts.others_executed);
+        // A counter may have overflowed at the very point the last run
+        // stopped.
+        self.pmu_check();
         self.take_interrupt();
         if let Some(stop) = self.signal_stop.take() {
             return Ok(stop);
@@ -610,9 +613,12 @@ impl<H: Hooks> Simulator<H> {
                 // Translated code that chains reported its own jumps.
                 let jump_here = jit_taken.is_none() || !crate::jit::chains::<H>();
                 self.block_done(id, next_pc, jump_here);
-                if b.after & AFTER_XRET != 0 && self.hart.pmu.mode_filtered {
-                    let now = self.pmu_now();
-                    self.pmu_privilege_changed(&now);
+                if b.after & AFTER_XRET != 0 {
+                    self.mark_privilege(self.hart.xret_from);
+                    if self.hart.pmu.mode_filtered {
+                        let now = self.pmu_now();
+                        self.pmu_privilege_changed(&now);
+                    }
                 }
                 if b.after & AFTER_IRQ != 0 {
                     (irq_at, checkpoint) = (0, 0);

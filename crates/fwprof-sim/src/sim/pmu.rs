@@ -43,6 +43,31 @@ impl<H: Hooks> Simulator<H> {
         now
     }
 
+    /// Retired instructions so far in the privilege levels of `levels`
+    /// (bit `p.bits()` for level `p`: 1 user, 2 supervisor, 8 machine) on
+    /// the running hart: what a counter with the other levels' Sscofpmf
+    /// inhibit bits set would count, or perf's `:u`/`:k` modifiers.
+    pub fn retired_in(&self, levels: u8) -> u64 {
+        let h = &self.hart;
+        let mut n: u64 = (0..4)
+            .filter(|b| levels >> b & 1 != 0)
+            .map(|b| h.mode_retired[b])
+            .sum();
+        if levels >> h.privilege.bits() & 1 != 0 {
+            n += (h.executed - h.not_retired) - h.mode_mark;
+        }
+        n
+    }
+
+    /// The running hart leaves privilege `from`: its retired instructions
+    /// since the last change were retired there.
+    pub(super) fn mark_privilege(&mut self, from: crate::Privilege) {
+        let h = &mut self.hart;
+        let r = h.executed - h.not_retired;
+        h.mode_retired[from.bits() as usize] += r - h.mode_mark;
+        h.mode_mark = r;
+    }
+
     /// The privilege may have changed (a trap, `mret`/`sret`): counters
     /// with a mode filter take their value so far and start or stop.
     /// `now` are the sources at the change.
