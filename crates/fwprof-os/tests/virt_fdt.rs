@@ -41,8 +41,8 @@ const ALLOWED: &[Allowed] = &[
     Allowed {
         path: "/pmu",
         kind: Kind::OnlyInQemu,
-        reason: "SBI PMU event-to-counter map for OpenSBI: fwprof's mhpmcounter3..31 \
-                 read as zero and count nothing",
+        reason: "SBI PMU event-to-counter map for OpenSBI: without --core fwprof's \
+                 mhpmcounter3..31 read as zero and count nothing (docs/pmu.md)",
     },
     Allowed {
         path: "/fw-cfg@10100000",

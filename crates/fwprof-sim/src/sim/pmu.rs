@@ -11,13 +11,15 @@ impl<H: Hooks> Simulator<H> {
     /// Give every hart the performance counters of a core description
     /// (`None`: QEMU 7.2's, with no programmable counter). Call before
     /// the run; the counters restart from their current values.
+    /// (Before the run: a core model has counted nothing yet; the hooks
+    /// are not asked.)
     pub fn set_pmu(&mut self, config: Option<PmuConfig>) {
-        let now = self.pmu_now();
-        self.hart.pmu.configure(config, &now);
-        for h in &mut self.harts.parked {
+        let harts = std::iter::once(&mut self.hart).chain(self.harts.parked.iter_mut());
+        for h in harts {
+            let retired = h.executed - h.not_retired;
             let now = Now {
-                retired: h.executed - h.not_retired,
-                cycles: h.executed - h.not_retired,
+                retired,
+                cycles: retired,
                 model: [0; crate::MODEL_EVENTS],
             };
             h.pmu.configure(config, &now);
