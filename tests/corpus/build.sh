@@ -44,10 +44,8 @@ JOBS="${JOBS:-$(nproc)}"
 
 BARE_CC=riscv64-unknown-elf-gcc
 LINUX_CC=riscv64-linux-gnu-gcc
-BARE_LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
-  -Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=0x400000
-  -Wl,--defsym=__ram=0x80400000 -Wl,--defsym=__ram_size=0x7c00000
-  -Wl,--defsym=__stack_size=0x10000)
+# BARE_LINK (its COMMON is not used here: each build sets its own flags)
+source "$REPO/scripts/bare-flags.sh"
 
 # Program table: name | configurations | optimisation levels
 #   all  = rv32imac rv32imafdc rv64gc rv64-linux

@@ -14,11 +14,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 cd "$REPO"
 
-BARE_LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
-  -Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=0x400000
-  -Wl,--defsym=__ram=0x80400000 -Wl,--defsym=__ram_size=0x7c00000
-  -Wl,--defsym=__stack_size=0x10000)
-COMMON=(-g -O2 -misa-spec=2.2 "-fdebug-prefix-map=$REPO=." -Wall -Wextra)
+# BARE_LINK, COMMON
+source "$REPO/scripts/bare-flags.sh"
 RV32=(riscv64-unknown-elf-gcc -march=rv32imac -mabi=ilp32 "${COMMON[@]}")
 D=tests/counters
 

@@ -21,10 +21,8 @@ REPO="$(cd "$HERE/../.." && pwd)"
 SRC="$HERE/src"
 OUT="$HERE/build"
 CC=riscv64-unknown-elf-gcc
-LINK=(--specs=picolibc.specs --crt0=semihost --oslib=semihost
-  -Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=0x400000
-  -Wl,--defsym=__ram=0x80400000 -Wl,--defsym=__ram_size=0x7c00000
-  -Wl,--defsym=__stack_size=0x10000)
+source "$REPO/scripts/bare-flags.sh"
+LINK=("${BARE_LINK[@]}")
 
 # name: what it checks is at the top of src/<name>.c
 PROGRAMS="timer_spin timer_wfi soft_irq nested vectored deleg ecalls paging pmp coop"

@@ -55,7 +55,7 @@ pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
-pub use pmu::{EventCoding, PmuConfig, GENERIC_EXEC, MODEL_EVENTS};
+pub use pmu::{model_ev, EventCoding, PmuConfig, GENERIC_EXEC, MODEL_EVENTS};
 pub use hooks::{
     BlockId, CodeContext, CostModel, HartSwitch, Hooks, InlineCounts, Jump, JumpKind, Latency,
     SignalDelivery, SignalReturn, TrapInfo, TrapReturn,

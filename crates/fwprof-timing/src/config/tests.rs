@@ -444,6 +444,27 @@ const BAD: &[(&str, usize, &str, &str)] = &[
     ("[pmu]\nevents = \"arm\"\n", 2, "pmu.events", "\"generic\", \"ibex\" and \"u74\""),
 ];
 
+/// The guest PMU's indexes into the model's event vector (fwprof-sim
+/// cannot see this crate's) are this crate's.
+#[test]
+fn the_guest_pmu_reads_the_models_events_where_they_are() {
+    use crate::ev;
+    use fwprof_sim::model_ev as m;
+    assert_eq!(fwprof_sim::MODEL_EVENTS, crate::NUM_EVENTS);
+    for (a, b) in [
+        (m::BRANCH_MISPREDICTS, ev::BRANCH_MISPREDICTS),
+        (m::ICACHE_MISSES, ev::ICACHE_MISSES),
+        (m::DCACHE_ACCESSES, ev::DCACHE_ACCESSES),
+        (m::DCACHE_MISSES, ev::DCACHE_MISSES),
+        (m::STALL_LOAD_USE, ev::STALL_LOAD_USE),
+        (m::STALL_ICACHE, ev::STALL_ICACHE),
+        (m::STALL_DCACHE, ev::STALL_DCACHE),
+        (m::STALL_MULDIV, ev::STALL_MULDIV),
+    ] {
+        assert_eq!(a, b);
+    }
+}
+
 #[test]
 fn pmu_presets_give_the_documented_guest_counters() {
     let cfg = |name: &str| {
