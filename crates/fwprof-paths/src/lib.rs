@@ -7,11 +7,17 @@
 //! targets observed at run time ([`Cfg::add_observed`]), and those edges
 //! are marked.
 //!
+//! [`Numbering`] gives every acyclic path of a graph its Ball–Larus number
+//! and regenerates a path from its number; [`PathCounter`] counts paths
+//! from a stream of edges exactly as Ball–Larus instrumentation would.
+//!
 //! Workflow: open the ELF with [`fwprof_symbols::Program`], take a
 //! function of its [`fwprof_symbols::FunctionTable`], build its [`Cfg`]
 //! (or [`cfgs`] for every function), feed it the indirect targets seen.
 #![deny(missing_docs)]
 
+mod ball_larus;
 mod cfg;
 
+pub use ball_larus::{Activation, Node, Numbering, PathCounter};
 pub use cfg::{cfgs, Block, Cfg, Edge, EdgeKind, Loop, Term};
