@@ -18,6 +18,8 @@
 
 mod ball_larus;
 mod cfg;
+mod collect;
 
 pub use ball_larus::{Activation, Node, Numbering, PathCounter};
 pub use cfg::{cfgs, Block, Cfg, Edge, EdgeKind, Loop, Term};
+pub use collect::{number_of, FunctionPaths, PathCollector, PathRecord, PathStats, MAX_PATHS};
