@@ -283,7 +283,12 @@ pub struct RecordArgs {
     /// levels only (M, S, U; comma-separated), as perf's `:u`/`:k` event
     /// modifiers or a counter's Sscofpmf inhibit bits (MINH, SINH, UINH)
     /// do; the profile's unit reads e.g. `instructions:u`.
-    #[arg(long = "count-in", value_enum, value_delimiter = ',', value_name = "LEVEL")]
+    #[arg(
+        long = "count-in",
+        value_enum,
+        value_delimiter = ',',
+        value_name = "LEVEL"
+    )]
     pub count_in: Vec<PrivilegeArg>,
     /// sample: draw each period at random, uniformly from 1 to 2N-1 (mean
     /// N), from a generator seeded by `--seed`, to avoid aliasing with

@@ -62,7 +62,11 @@ fn inclusive(p: &Profile, function: &str, event: &str) -> u64 {
 /// Self cost of `function` in event `event`.
 fn self_cost(p: &Profile, function: &str, event: &str) -> u64 {
     let e = p.event_index(event).unwrap();
-    p.functions.iter().find(|f| f.name == function).unwrap().self_cost[e]
+    p.functions
+        .iter()
+        .find(|f| f.name == function)
+        .unwrap()
+        .self_cost[e]
 }
 
 /// `measure` runs 17 instructions of its own between the two reads of

@@ -130,7 +130,9 @@ impl Numbering {
         }
         Some(Numbering {
             total: paths[&Node::Entry],
-            num_paths: (0..n).map(|b| paths.get(&Node::Block(b)).copied().unwrap_or(0)).collect(),
+            num_paths: (0..n)
+                .map(|b| paths.get(&Node::Block(b)).copied().unwrap_or(0))
+                .collect(),
             succ: valued,
             breaking,
         })

@@ -481,7 +481,9 @@ impl Cfg {
         }
         let mut loops: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
         for &i in &self.back_edges {
-            let Edge { from, to: header, .. } = self.edges[i];
+            let Edge {
+                from, to: header, ..
+            } = self.edges[i];
             let body = loops.entry(header).or_default();
             body.insert(header);
             let mut work = vec![from];

@@ -61,7 +61,12 @@ impl FnState {
             .back_edges
             .iter()
             .chain(&c.irreducible)
-            .map(|&i| (c.blocks[c.edges[i].from].start, c.blocks[c.edges[i].to].start))
+            .map(|&i| {
+                (
+                    c.blocks[c.edges[i].from].start,
+                    c.blocks[c.edges[i].to].start,
+                )
+            })
             .collect();
     }
 }
@@ -193,7 +198,11 @@ impl PathCollector {
     fn push(&mut self, addr: u64, ret: u64, saved: Option<Option<Prev>>) {
         let func = self.function(addr).unwrap_or(0);
         let mut path = Vec::new();
-        if self.functions.get(&func).is_some_and(|s| s.leaders.contains(&addr)) {
+        if self
+            .functions
+            .get(&func)
+            .is_some_and(|s| s.leaders.contains(&addr))
+        {
             path.push(addr);
         }
         self.stack.push(Frame {
@@ -430,7 +439,11 @@ impl Hooks for PathCollector {
 
     fn on_block_exec(&mut self, id: BlockId, _executed: u64) {
         self.flush();
-        let Some(to) = self.blocks.get(id.0 as usize).and_then(|b| b.0.first().copied()) else {
+        let Some(to) = self
+            .blocks
+            .get(id.0 as usize)
+            .and_then(|b| b.0.first().copied())
+        else {
             return;
         };
         self.pending = Some((id.0, u32::MAX));

@@ -95,8 +95,9 @@ fn a_loop_is_cut_into_paths_at_its_back_edge() {
         vec![(vec![0, 4, 8], 1), (vec![4, 8], 1), (vec![4, 16], 1)]
     );
     // All seven regenerate, all different.
-    let all: std::collections::BTreeSet<_> =
-        (0..n.total).map(|i| offsets(&c, &n.path(i).unwrap())).collect();
+    let all: std::collections::BTreeSet<_> = (0..n.total)
+        .map(|i| offsets(&c, &n.path(i).unwrap()))
+        .collect();
     assert_eq!(all.len(), 7);
     assert_eq!(n.path(7), None);
 }
@@ -135,7 +136,11 @@ fn on_corpus_functions_numbers_regenerate_and_paths_cover_the_edge_counts() {
     let dir = repo().join("tests/corpus/build");
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let mut functions = 0;
-    for name in ["dhrystone.rv32imac.O2", "printf_fmt.rv64gc.O2", "qsort.rv32imac.O0"] {
+    for name in [
+        "dhrystone.rv32imac.O2",
+        "printf_fmt.rv64gc.O2",
+        "qsort.rv32imac.O0",
+    ] {
         let program = Program::open(dir.join(format!("{name}.elf"))).unwrap();
         for c in fwprof_paths::cfgs(&program) {
             let Some(n) = Numbering::new(&c) else {
@@ -188,7 +193,12 @@ fn on_corpus_functions_numbers_regenerate_and_paths_cover_the_edge_counts() {
             }
             for (&(x, y), &cnt) in &edges {
                 if !n.is_breaking(x, y) {
-                    assert_eq!(covered.remove(&(x, y)), Some(cnt), "{}: edge {x}->{y}", c.name);
+                    assert_eq!(
+                        covered.remove(&(x, y)),
+                        Some(cnt),
+                        "{}: edge {x}->{y}",
+                        c.name
+                    );
                 }
             }
             assert!(covered.is_empty(), "{}: paths over untaken edges", c.name);

@@ -13,7 +13,9 @@ use std::sync::atomic::AtomicBool;
 use fwprof_isa::Inst;
 use fwprof_os::{RunConfig, Sandbox};
 use fwprof_paths::{Cfg, EdgeKind, Term};
-use fwprof_sim::{jump_kind, BlockId, Hooks, JumpKind, Memory, Simulator, Tier, TrapInfo, TrapReturn};
+use fwprof_sim::{
+    jump_kind, BlockId, Hooks, JumpKind, Memory, Simulator, Tier, TrapInfo, TrapReturn,
+};
 use fwprof_symbols::Program;
 
 fn repo() -> PathBuf {
@@ -45,7 +47,13 @@ fn shape(c: &Cfg) -> Shape {
             .collect(),
         c.edges
             .iter()
-            .map(|e| (off(c.blocks[e.from].start), off(c.blocks[e.to].start), e.kind))
+            .map(|e| {
+                (
+                    off(c.blocks[e.from].start),
+                    off(c.blocks[e.to].start),
+                    e.kind,
+                )
+            })
             .collect(),
     )
 }
@@ -57,7 +65,10 @@ fn offsets(c: &Cfg, edges: &[usize]) -> Vec<(u64, u64)> {
         .iter()
         .map(|&i| {
             let e = c.edges[i];
-            (c.blocks[e.from].start - c.start, c.blocks[e.to].start - c.start)
+            (
+                c.blocks[e.from].start - c.start,
+                c.blocks[e.to].start - c.start,
+            )
         })
         .collect()
 }
@@ -179,7 +190,10 @@ fn a_jump_table_gets_its_successors_from_run_time_and_marks_them() {
     let jr = c.start + 20;
     assert!(c.add_observed(jr, c.start + 32));
     assert!(!c.add_observed(jr, c.start + 32), "known already");
-    assert!(!c.add_observed(c.start, c.start + 40), "not an indirect jump");
+    assert!(
+        !c.add_observed(c.start, c.start + 40),
+        "not an indirect jump"
+    );
     assert!(c.add_observed(jr, c.start + 40));
     assert_eq!(
         shape(&c).1,
@@ -283,7 +297,12 @@ fn check_program(elf: &Path) -> usize {
             g.has_transfer(from, to),
             "{}: {from:#x} -> {to:#x} ({}) is not an edge of {}'s graph",
             elf.display(),
-            fwprof_isa::disasm(inst, from, fwprof_isa::Xlen::Rv64, fwprof_isa::Style::Pseudo),
+            fwprof_isa::disasm(
+                inst,
+                from,
+                fwprof_isa::Xlen::Rv64,
+                fwprof_isa::Style::Pseudo
+            ),
             f.name
         );
         checked += 1;

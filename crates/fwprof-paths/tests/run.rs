@@ -63,7 +63,11 @@ fn check(name: &str, fps: &[FunctionPaths]) -> u64 {
                     _ => None,
                 })
                 .collect();
-            assert_eq!(starts, p.blocks, "{name}: {} path {}", fp.cfg.name, p.number);
+            assert_eq!(
+                starts, p.blocks,
+                "{name}: {} path {}",
+                fp.cfg.name, p.number
+            );
         }
         for (b, k) in &fp.unnumbered {
             add(b, *k);
@@ -108,7 +112,10 @@ fn path_counts_cover_the_edge_counts_on_corpus_programs() {
         let (fps2, stats2) = run(&elf, Tier::Jit);
         assert_eq!(stats, stats2, "{name}");
         let a: Vec<_> = fps.iter().map(|f| (f.cfg.start, f.paths.clone())).collect();
-        let b: Vec<_> = fps2.iter().map(|f| (f.cfg.start, f.paths.clone())).collect();
+        let b: Vec<_> = fps2
+            .iter()
+            .map(|f| (f.cfg.start, f.paths.clone()))
+            .collect();
         assert_eq!(a, b, "{name}: paths differ between the tiers");
     }
     assert!(edges > 500, "{edges}");

@@ -55,7 +55,6 @@ pub use block::{jump_kind, CacheStats, MAX_BLOCK_INSTS};
 pub use csr::CsrIllegal;
 pub use forward::Forward;
 pub use hart::{Hart, Privilege, CANONICAL_NAN_S};
-pub use pmu::{model_ev, EventCoding, PmuConfig, GENERIC_EXEC, MODEL_EVENTS};
 pub use hooks::{
     BlockId, CodeContext, CostModel, HartSwitch, Hooks, InlineCounts, Jump, JumpKind, Latency,
     SignalDelivery, SignalReturn, TrapInfo, TrapReturn,
@@ -66,6 +65,7 @@ pub use pipelined::{
     branch_row, predictor_slot, Direction, EventLog, Front, InlineDcache, InlinePredictor, NoFront,
     Pipelined, PredictorTables, FRONT_WORD_BITS, MEM_WORD_COSTLY,
 };
+pub use pmu::{model_ev, EventCoding, PmuConfig, GENERIC_EXEC, MODEL_EVENTS};
 pub use sim::{Simulator, UnmodelledCount, DEFAULT_QUANTUM};
 pub use trap::{
     Exc, SimError, StopReason, CAUSE_BREAKPOINT, CAUSE_ECALL_M, CAUSE_ECALL_S, CAUSE_ECALL_U,

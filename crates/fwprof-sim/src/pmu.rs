@@ -835,7 +835,13 @@ impl Pmu {
         p: Privilege,
     ) -> bool {
         let now = *now;
-        let lo = |old: u64| if rv64 { v } else { (old & !0xffff_ffff) | (v & 0xffff_ffff) };
+        let lo = |old: u64| {
+            if rv64 {
+                v
+            } else {
+                (old & !0xffff_ffff) | (v & 0xffff_ffff)
+            }
+        };
         let hi = |old: u64| (old & 0xffff_ffff) | v << 32;
         match csr {
             0xB00 | 0xB02 | 0xB03..=0xB1F | 0xB80 | 0xB82 | 0xB83..=0xB9F => {
