@@ -4,31 +4,14 @@
 //! paths whose edge values sum to the number, and on random walks the
 //! path counts sum to the edge counts they cover.
 
+mod common;
+
+use common::{cfg_of, program, repo};
+
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use fwprof_paths::{Activation, Cfg, Node, Numbering, PathCounter};
 use fwprof_symbols::Program;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn cfg_of(program: &Program, name: &str) -> Cfg {
-    let (_, f) = program
-        .functions()
-        .iter()
-        .find(|(_, f)| f.name == name)
-        .unwrap();
-    Cfg::build(program, f)
-}
-
-fn program() -> Program {
-    Program::open(repo().join("tests/paths/cfg.rv32imac.elf")).unwrap()
-}
 
 /// Block offsets of a regenerated path (ENTRY and EXIT left out).
 fn offsets(c: &Cfg, nodes: &[Node]) -> Vec<u64> {

@@ -6,33 +6,17 @@
 //!   inside a function (not a call, return or trap) is an edge of the
 //!   recovered graph, once the indirect jumps' observed targets are added.
 
+mod common;
+
+use common::{cfg_of, program, repo};
+
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::path::Path;
 
 use fwprof_isa::Inst;
-use fwprof_os::{RunConfig, Sandbox};
 use fwprof_paths::{Cfg, EdgeKind, Term};
-use fwprof_sim::{
-    jump_kind, BlockId, Hooks, JumpKind, Memory, Simulator, Tier, TrapInfo, TrapReturn,
-};
+use fwprof_sim::{jump_kind, BlockId, Hooks, JumpKind, Tier, TrapInfo, TrapReturn};
 use fwprof_symbols::Program;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn cfg_of(program: &Program, name: &str) -> Cfg {
-    let (_, f) = program
-        .functions()
-        .iter()
-        .find(|(_, f)| f.name == name)
-        .unwrap_or_else(|| panic!("no function {name}"));
-    Cfg::build(program, f)
-}
 
 /// The graph as (block start offset, end offset, term), edges as (from
 /// offset, to offset, kind).
@@ -78,10 +62,6 @@ fn nodes(c: &Cfg, pick: impl Fn(usize) -> bool) -> Vec<u64> {
         .filter(|&b| pick(b))
         .map(|b| c.blocks[b].start - c.start)
         .collect()
-}
-
-fn program() -> Program {
-    Program::open(repo().join("tests/paths/cfg.rv32imac.elf")).unwrap()
 }
 
 #[test]
@@ -250,23 +230,7 @@ impl Hooks for Transfers {
 
 /// Run `elf` in the simulator (interpreter) and check its transfers.
 fn check_program(elf: &Path) -> usize {
-    let data = std::fs::read(elf).unwrap();
-    let cfg = RunConfig {
-        program: PathBuf::from(elf.file_name().unwrap()),
-        args: vec![],
-        env: vec![],
-        target: None,
-        ram: (0x8000_0000, 128 << 20),
-        sandbox: Sandbox::default(),
-        machine: Default::default(),
-    };
-    let mut mem = Memory::new();
-    let (prog, mut env) = fwprof_os::load(&data, &cfg, &mut mem).unwrap();
-    env.capture_console(Vec::new());
-    let mut sim = Simulator::new(mem, &prog, env, Transfers::default());
-    sim.set_tier(Tier::Interp, 0);
-    sim.run(50_000_000, &AtomicBool::new(false)).unwrap();
-    let t = sim.into_hooks();
+    let t = common::run_with(elf, Transfers::default(), Tier::Interp);
     let program = Program::open(elf).unwrap();
     let table = program.functions();
     let mut graphs: BTreeMap<u64, Cfg> = BTreeMap::new();

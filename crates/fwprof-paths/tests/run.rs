@@ -4,41 +4,20 @@
 //! left incomplete) cover it, and every counted path regenerates from its
 //! number; the hand-written `early_exit` counts exactly its known paths.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+mod common;
 
-use fwprof_os::{RunConfig, Sandbox};
+use common::repo;
+
+use std::collections::HashMap;
+use std::path::Path;
+
 use fwprof_paths::{FunctionPaths, Node, PathCollector, PathStats};
-use fwprof_sim::{Memory, Simulator, Tier};
+use fwprof_sim::Tier;
 use fwprof_symbols::Program;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
 fn run(elf: &Path, tier: Tier) -> (Vec<FunctionPaths>, PathStats) {
-    let data = std::fs::read(elf).unwrap();
-    let cfg = RunConfig {
-        program: PathBuf::from(elf.file_name().unwrap()),
-        args: vec![],
-        env: vec![],
-        target: None,
-        ram: (0x8000_0000, 128 << 20),
-        sandbox: Sandbox::default(),
-        machine: Default::default(),
-    };
-    let mut mem = Memory::new();
-    let (prog, mut env) = fwprof_os::load(&data, &cfg, &mut mem).unwrap();
-    env.capture_console(Vec::new());
     let collector = PathCollector::new(Program::open(elf).unwrap());
-    let mut sim = Simulator::new(mem, &prog, env, collector);
-    sim.set_tier(tier, 0);
-    sim.run(50_000_000, &AtomicBool::new(false)).unwrap();
-    sim.into_hooks().finish()
+    common::run_with(elf, collector, tier).finish()
 }
 
 /// Each edge's traversals against the paths covering it.
