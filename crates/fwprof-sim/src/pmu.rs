@@ -659,33 +659,44 @@ impl Pmu {
     /// if it is a branch or jump that left the straight line) into the
     /// class counters.
     pub(crate) fn account(&mut self, insts: &[Inst], taken_last: bool) {
-        let n = insts.len();
+        // The class counters that count this block.
+        let mut live = [(0usize, 0u32, false); 29];
+        let mut n_live = 0;
         for i in 3..32 {
-            let c = self.counters[i];
-            if c.written {
-                self.counters[i].written = false;
+            let c = &mut self.counters[i];
+            if std::mem::take(&mut c.written) {
                 continue;
             }
-            let Source::Class {
-                mask,
-                weight,
-                taken_only,
+            if let Source::Class {
+                mask, taken_only, ..
             } = c.source
-            else {
-                continue;
-            };
-            if !c.counting {
-                continue;
-            }
-            let mut hits = 0u64;
-            for (k, inst) in insts.iter().enumerate() {
-                let taken = taken_last && k + 1 == n;
-                let p = props(inst, taken);
-                if p & mask != 0 && (!taken_only || taken) {
-                    hits += 1;
+            {
+                if c.counting {
+                    live[n_live] = (i, mask, taken_only);
+                    n_live += 1;
                 }
             }
-            self.add(i, hits * u64::from(weight));
+        }
+        let live = &live[..n_live];
+        if live.is_empty() {
+            return;
+        }
+        // Each instruction's properties once, against every counter.
+        let mut hits = [0u64; 29];
+        let n = insts.len();
+        for (k, inst) in insts.iter().enumerate() {
+            let taken = taken_last && k + 1 == n;
+            let p = props(inst, taken);
+            for (h, &(_, mask, taken_only)) in hits.iter_mut().zip(live) {
+                if p & mask != 0 && (!taken_only || taken) {
+                    *h += 1;
+                }
+            }
+        }
+        for (&h, &(i, ..)) in hits.iter().zip(live) {
+            if let Source::Class { weight, .. } = self.counters[i].source {
+                self.add(i, h * u64::from(weight));
+            }
         }
     }
 
